@@ -1,0 +1,154 @@
+"""Shared vocabulary of the 1212 rules modules: roles, rulebook section names, board queries.
+
+Section names are the rulebook's own headings (and its bold paragraph lead-ins), so that a
+``RuleError.rule`` and a test's ``@pytest.mark.rule`` point at the same place in the book.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.navas.data import CATALOG, ZONE_CAPACITY, card_text, unit, unit_text
+
+State = dict[str, Any]
+
+ROLES = ["christian", "muslim"]
+OTHER = {"christian": "muslim", "muslim": "christian"}
+SIDE_NAME = {"christian": "Christian", "muslim": "Muslim"}
+
+# Rulebook headings and paragraph lead-ins, used as RuleError.rule and test tags.
+S_COMPONENTS = "Components"
+S_BOARD = "Game board"
+S_UNITS = "Units"
+S_CARDS = "Combat cards"
+S_OBJECTIVE = "Objective"
+S_DEPLOYMENT = "Deployment"
+S_HOW = "How to play?"
+S_INITIATIVE = "Initiative phase"
+S_ACTION = "Action phase"
+S_MAINTENANCE = "Maintenance phase"
+S_END = "End of the game"
+S_AVAILABLE = "Available actions"
+S_MOVING = "How to move the troops"
+S_MOVEMENT = "Movement"
+S_MUSLIM_MOVE = "Muslim movement"
+S_CHRISTIAN_MOVE = "Christian movement"
+S_COMBAT = "Combat actions"
+S_DAMAGE = "Damage"
+S_EXHAUSTION = "Exhaustion"
+S_LIMITS = "Attack limitations"
+S_ARCHERS = "Archer attack"
+S_MELEE = "Standard attacks, Cavalry charges and karr wa-l-farr"
+S_STANDARD = "Standard attack"
+S_MUSLIM_CHARGE = "Muslim cavalry charge"
+S_CHRISTIAN_CHARGE = "Christian cavalry charge"
+S_KARR = "Karr wa-l-farr"
+S_OTHER = "Other actions"
+S_RALLY = "Rally"
+S_SWITCH = "Switch cards"
+S_MODIFIERS = "Modifiers"
+S_SPECIAL_UNITS = "Special Muslim units"
+S_KING = "For the King"
+S_ADVANCED = "Advanced variant"
+S_VICTORY = "Victory conditions"
+
+
+def special_section(card_id: str) -> str:
+    """The rulebook paragraph of a special card, e.g. ``Advanced variant / Black Guard``."""
+    return f"{S_ADVANCED} / {CATALOG.specials[card_id].name}"
+
+
+# ---------------------------------------------------------------- log
+
+
+def log(state: State, text: str, to: list[str] | None = None) -> None:
+    entry: dict[str, Any] = {"text": text}
+    if to is not None:
+        entry["to"] = list(to)
+    state["log"].append(entry)
+
+
+# ---------------------------------------------------------------- board
+
+
+def occupancy(state: State) -> dict[str, list[str]]:
+    """Units on the board by zone, in the catalog's order (stable labels and menus)."""
+    zones: dict[str, list[str]] = {}
+    units = state["units"]
+    for uid in CATALOG.unit_order:
+        zone = units[uid]["zone"]
+        if zone is not None:
+            zones.setdefault(zone, []).append(uid)
+    return zones
+
+
+def units_in(state: State, zone: str) -> list[str]:
+    units = state["units"]
+    return [uid for uid in CATALOG.unit_order if units[uid]["zone"] == zone]
+
+
+def side_of(state: State, zone: str) -> str | None:
+    """Which side occupies a zone: a zone with at least one unit of a side is that side's."""
+    units = state["units"]
+    for uid in CATALOG.unit_order:
+        if units[uid]["zone"] == zone:
+            return unit(uid).side
+    return None
+
+
+def zone_sides(state: State) -> dict[str, str]:
+    return {z: unit(ids[0]).side for z, ids in occupancy(state).items()}
+
+
+def occupied_count(state: State) -> dict[str, int]:
+    counts = {"christian": 0, "muslim": 0}
+    for side in zone_sides(state).values():
+        counts[side] += 1
+    return counts
+
+
+def alive(state: State, uid: str) -> bool:
+    return state["units"][uid]["zone"] is not None
+
+
+def kind_alive(state: State, side: str, kind: str) -> bool:
+    units = state["units"]
+    return any(u.side == side and u.kind == kind and units[u.id]["zone"] is not None
+               for u in CATALOG.units.values())
+
+
+def zone_has_kind(state: State, zone: str, kind: str) -> bool:
+    return any(unit(uid).kind == kind for uid in units_in(state, zone))
+
+
+def zone_has_icon(state: State, zone: str, icon: str) -> bool:
+    return any(icon in unit(uid).icons for uid in units_in(state, zone))
+
+
+def zone_power(state: State, zone: str) -> int:
+    units = state["units"]
+    return sum(units[uid]["power"] for uid in units_in(state, zone))
+
+
+def capacity_left(state: State, zone: str) -> int:
+    return ZONE_CAPACITY - len(units_in(state, zone))
+
+
+def describe_units(uids: list[str]) -> str:
+    return ", ".join(unit_text(u) for u in uids) if uids else "no units"
+
+
+def cost(role: str, action: str, key: str = "cost") -> int:
+    return int(CATALOG.reference[role][action][key])
+
+
+def card_value(cid: str, role: str) -> int:
+    return CATALOG.cards[cid].value(role)
+
+
+__all__ = [
+    "CATALOG", "OTHER", "ROLES", "SIDE_NAME", "State", "ZONE_CAPACITY", "alive", "capacity_left", "card_text",
+    "card_value", "cost", "describe_units", "kind_alive", "log", "occupancy", "occupied_count", "side_of",
+    "special_section", "unit", "unit_text", "units_in", "zone_has_icon", "zone_has_kind", "zone_power",
+    "zone_sides",
+]

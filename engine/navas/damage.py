@@ -1,0 +1,52 @@
+"""Damage: the side controlling the damaged zone chooses how the points fall on its units.
+
+A 2-Power unit hit once flips to its 1-Power face; a unit hit at 1 Power is eliminated for good.
+Damage at least equal to the zone's total Power empties it and the excess is lost, so there
+is nothing to choose then.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Any
+
+from engine.navas.core import State, log, unit_text, units_in
+
+
+def distributions(state: State, zone: str, amount: int) -> list[dict[str, Any]]:
+    """Every way to take ``amount`` damage in ``zone``: units flipped and units eliminated."""
+    uids = units_in(state, zone)
+    powers = [state["units"][u]["power"] for u in uids]
+    if amount <= 0 or not uids:
+        return []
+    if amount >= sum(powers):
+        return [{"flip": [], "eliminate": list(uids)}]
+    found: list[dict[str, Any]] = []
+    for hits in product(*[range(p + 1) for p in powers]):
+        if sum(hits) != amount:
+            continue
+        flip = [u for u, h, p in zip(uids, hits, powers) if 0 < h < p]
+        gone = [u for u, h, p in zip(uids, hits, powers) if h and h == p]
+        found.append({"flip": flip, "eliminate": gone})
+    # Least destructive first: a player usually prefers flipping to losing units.
+    found.sort(key=lambda d: (len(d["eliminate"]), d["eliminate"], d["flip"]))
+    return found
+
+
+def label(choice: dict[str, Any]) -> str:
+    parts = []
+    if choice["flip"]:
+        parts.append("flip " + ", ".join(unit_text(u) for u in choice["flip"]))
+    if choice["eliminate"]:
+        parts.append("eliminate " + ", ".join(unit_text(u) for u in choice["eliminate"]))
+    return "; ".join(parts) if parts else "no effect"
+
+
+def apply(state: State, zone: str, choice: dict[str, Any]) -> None:
+    units = state["units"]
+    for uid in choice["flip"]:
+        units[uid]["power"] = 1
+    for uid in choice["eliminate"]:
+        units[uid].update({"zone": None, "power": 0, "exhausted": False})
+    if choice["flip"] or choice["eliminate"]:
+        log(state, f"Damage in {zone}: {label(choice)}.")

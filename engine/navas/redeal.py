@@ -1,0 +1,48 @@
+"""Re-deal everything a side cannot see, consistently with what it has seen.
+
+Hidden from a side: the opponent's hand and face-down initiative card (minus the cards it
+knows are among them: taken-back initiative cards, a card seen with Jimenez de Rada or taken by
+Al-Husayni from the discard pile), the deck's order when it came from a shuffle (a deck made
+by turning the discard pile over is public), the opponent's special cards, the opponent's
+order still being composed, and the future draws of the generator.
+"""
+
+from __future__ import annotations
+
+from engine import rng
+from engine.api import clone
+from engine.navas.core import OTHER, State
+
+
+def redeal(state: State, role: str, seed: int) -> State:
+    s = clone(state)
+    gen = rng.Generator(seed)
+    opp = OTHER[role]
+    ini = s["initiative"]
+    face_down = ini[opp] is not None and not ini["revealed"]
+    hidden = list(s["hands"][opp]) + ([ini[opp]] if face_down else [])
+    known = [c for c in s["known"][role] if c in hidden]
+    unknown = [c for c in hidden if c not in known]
+    pool = unknown + ([] if s["deck_known"] else list(s["deck"]))
+    gen.shuffle(pool)
+    holding = known + pool[: len(unknown)]
+    rest = pool[len(unknown):]
+    gen.shuffle(holding)
+    if face_down:
+        ini[opp] = holding.pop()
+    s["hands"][opp] = holding
+    if not s["deck_known"]:
+        s["deck"] = rest
+
+    theirs = s["specials"][opp]
+    cards = theirs["hand"] + theirs["discarded"] + theirs["reserve"]
+    gen.shuffle(cards)
+    n_hand, n_disc = len(theirs["hand"]), len(theirs["discarded"])
+    theirs["hand"], theirs["discarded"], theirs["reserve"] = (
+        cards[:n_hand], cards[n_hand:n_hand + n_disc], cards[n_hand + n_disc:])
+
+    pending = s["pending"]
+    if pending is not None and pending["role"] == opp and pending["kind"] in ("zone", "units"):
+        s["pending"] = None
+    s["rng"] = rng.seed_state(gen.randbelow(1 << 62))
+    return s

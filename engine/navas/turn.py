@@ -1,0 +1,209 @@
+"""Action phase: a turn is one card's action points spent order by order.
+
+An order is picked in small steps so that every menu stays short (Discord shows 25 choices):
+first a zone of yours (or a card-wide order: switch, special card, end turn), then what that
+zone does (move to, shoot at, attack, charge, rally), then, where there is a choice, which
+units take part. ``back`` returns to the previous step without cost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.navas import combat, movement, special
+from engine.navas.core import (
+    CATALOG,
+    OTHER,
+    S_ACTION,
+    S_RALLY,
+    S_SWITCH,
+    State,
+    card_text,
+    card_value,
+    cost,
+    log,
+    occupancy,
+    unit,
+    unit_text,
+)
+
+Action = dict[str, Any]
+
+
+# ---------------------------------------------------------------- starting and ending turns
+
+
+def begin(state: State, role: str, number: int) -> None:
+    state["turn"] = {"role": role, "number": number, "card": None, "ap": 0, "combats": 0, "archers": 0,
+                     "acted": False}
+    log(state, f"Turn {number} of round {state['round']}: {role.capitalize()} ({S_ACTION}).")
+
+
+def play_card(state: State, role: str, cid: str) -> None:
+    turn = state["turn"]
+    state["hands"][role].remove(cid)
+    known = state["known"][OTHER[role]]
+    if cid in known:
+        known.remove(cid)
+    turn["card"] = cid
+    turn["ap"] = card_value(cid, role)
+    state["reveals"] += 1
+    log(state, f"{role.capitalize()} plays {card_text(cid)} as active card: {turn['ap']} action points.")
+
+
+def play_actions(state: State, role: str) -> list[Action]:
+    return [{"type": "play", "card": c,
+             "label": f"Play {card_text(c)} for {card_value(c, role)} action points"}
+            for c in state["hands"][role]]
+
+
+def end(state: State) -> None:
+    """The turn ends: the active card goes to the discard pile, every unit stands up again."""
+    turn = state["turn"]
+    state["discard"].append(turn["card"])
+    for record in state["units"].values():
+        record["exhausted"] = False
+    lost = f", {turn['ap']} action point(s) lost" if turn["ap"] else ""
+    log(state, f"{turn['role'].capitalize()} ends the turn{lost}; {card_text(turn['card'])} is discarded.")
+    state["turn"] = None
+
+
+# ---------------------------------------------------------------- the turn menu
+
+
+def rally_orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[Action]:
+    if state["turn"]["ap"] < cost(role, "rally"):
+        return []
+    units = state["units"]
+    return [{"type": "rally", "unit": u, "label": f"Rally {unit_text(u)} to its 2-Power face ({cost(role, 'rally')} AP)"}
+            for u in occ.get(zone, []) if units[u]["power"] == 1 and not units[u]["exhausted"]]
+
+
+def zone_orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[Action]:
+    ap = state["turn"]["ap"]
+    return (movement.orders(state, role, zone, occ, ap) + combat.orders(state, role, zone, occ)
+            + rally_orders(state, role, zone, occ))
+
+
+def switch_actions(state: State, role: str) -> list[Action]:
+    ini = state["initiative"]
+    ap = state["turn"]["ap"]
+    if ini["shield"] is not None:
+        return []
+    found = []
+    base = cost(role, "switch")
+    if ap >= base:
+        found.append({"type": "switch", "shield": False,
+                      "label": f"Switch initiative cards: take {card_text(ini[OTHER[role]])} ({base} AP)"})
+    extra = base + cost(role, "switch", "shield_extra")
+    if ap >= extra:
+        found.append({"type": "switch", "shield": True,
+                      "label": f"Switch initiative cards and shield yours until the round ends ({extra} AP)"})
+    return found
+
+
+def menu(state: State, role: str) -> list[Action]:
+    occ = occupancy(state)
+    found: list[Action] = []
+    for zone in CATALOG.zones:
+        here = occ.get(zone)
+        if not here or unit(here[0]).side != role:
+            continue
+        count = len(zone_orders(state, role, zone, occ))
+        if count:
+            found.append({"type": "zone", "zone": zone,
+                          "label": f"Orders for {zone} ({len(here)} unit{'s' if len(here) > 1 else ''}, "
+                                   f"{count} possible)"})
+    found += switch_actions(state, role)
+    found += special.turn_actions(state, role, occ)
+    found.append({"type": "end_turn", "label": f"End the turn ({state['turn']['ap']} action point(s) left)"})
+    return found
+
+
+def zone_actions(state: State, role: str, zone: str) -> list[Action]:
+    occ = occupancy(state)
+    return zone_orders(state, role, zone, occ) + [{"type": "back", "label": "Back to the turn menu"}]
+
+
+def units_actions(state: State, role: str, pending: dict[str, Any]) -> list[Action]:
+    order = pending["order"]
+    zone = pending["zone"]
+    if order["type"] == "move":
+        groups = move_groups(state, zone, order["to"])
+        found = [{"type": "units", "units": g, "label": f"Move {', '.join(unit_text(u) for u in g)}"} for g in groups]
+    else:
+        kind = combat.ORDER_KIND[order["type"]]
+        found = [{"type": "units", "units": g, "label": combat.units_label(kind, g)}
+                 for g in combat.unit_options(state, role, zone, order)]
+    return found + [{"type": "back", "label": f"Back to the orders for {zone}"}]
+
+
+def move_groups(state: State, zone: str, dest: str) -> list[list[str]]:
+    occ = occupancy(state)
+    movers = movement.mobile(occ.get(zone, []))
+    there = occ.get(dest, [])
+    if not there:
+        return [movers]
+    return movement.unit_choices(movers, 3 - len(there))
+
+
+# ---------------------------------------------------------------- carrying out orders
+
+
+def do_order(state: State, role: str, zone: str, order: Action) -> None:
+    """An order picked in a zone's menu: carried out now, or a unit choice opened."""
+    kind = order["type"]
+    if kind == "rally":
+        uid = order["unit"]
+        record = state["units"][uid]
+        record["power"] = 2
+        record["exhausted"] = True
+        state["turn"]["ap"] -= cost(role, "rally")
+        state["turn"]["acted"] = True
+        state["pending"] = None
+        log(state, f"{role.capitalize()} rallies {unit_text(uid)} in {zone} ({cost(role, 'rally')} AP, {S_RALLY}).")
+        return
+    clean = {k: v for k, v in order.items() if k != "label"}
+    if kind == "move":
+        groups = move_groups(state, zone, order["to"])
+        if len(groups) == 1:
+            do_move(state, role, zone, order["to"], groups[0])
+            return
+    else:
+        groups = combat.unit_options(state, role, zone, order)
+        if len(groups) == 1:
+            state["pending"] = None
+            combat.declare(state, role, zone, clean, groups[0])
+            return
+    state["pending"] = {"kind": "units", "role": role, "zone": zone, "order": clean}
+
+
+def do_move(state: State, role: str, zone: str, dest: str, group: list[str]) -> None:
+    occ = occupancy(state)
+    points = movement.move_cost(role, dest, not occ.get(dest))
+    state["turn"]["acted"] = True
+    state["pending"] = None
+    movement.execute(state, role, zone, dest, group, points)
+
+
+def do_units(state: State, role: str, pending: dict[str, Any], group: list[str]) -> None:
+    order = pending["order"]
+    if order["type"] == "move":
+        do_move(state, role, pending["zone"], order["to"], group)
+    else:
+        state["pending"] = None
+        combat.declare(state, role, pending["zone"], order, group)
+
+
+def do_switch(state: State, role: str, shield: bool) -> None:
+    ini = state["initiative"]
+    ini["christian"], ini["muslim"] = ini["muslim"], ini["christian"]
+    points = cost(role, "switch") + (cost(role, "switch", "shield_extra") if shield else 0)
+    state["turn"]["ap"] -= points
+    state["turn"]["acted"] = True
+    if shield:
+        ini["shield"] = role
+    log(state, (f"{role.capitalize()} switches the initiative cards ({points} AP"
+                f"{', shielded until the end of the round' if shield else ''}, {S_SWITCH}): "
+                f"{role.capitalize()} now has {card_text(ini[role])}, {OTHER[role].capitalize()} "
+                f"{card_text(ini[OTHER[role]])}."))
