@@ -1,0 +1,158 @@
+"""Granada: Last Stand of the Moors 1482-1492 (Compass Games), the engine contract.
+
+The state model and the decision-frame stack are described in :mod:`engine.granada.state`;
+views (and their keys, for the render and Discord front ends) in :mod:`engine.granada.views`.
+Every decision belongs to the frame on top of ``state["stack"]``; these functions only
+dispatch to the module handling that frame.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from engine.api import Action, RuleError, State, View, describe, find_action
+from engine.rng import Generator
+
+id = "granada"
+title = "Granada: Last Stand of the Moors"
+# Section 11 optional rules will be offered here; the basic game has none.
+OPTIONS: dict[str, dict[str, Any]] = {}
+
+__all__ = ["OPTIONS", "actions", "active", "apply", "choose", "id", "redeal", "result",
+           "roles", "setup", "title", "view"]
+
+
+def roles(options: dict[str, Any]) -> list[str]:
+    return ["christian", "muslim"]
+
+
+# Importing the submodule engine.granada.setup binds the package attribute "setup" to it;
+# import it first so that the contract function below is what "setup" names.
+_setup_module = importlib.import_module("engine.granada.setup")
+
+
+def setup(seed: int, options: dict[str, Any]) -> State:
+    result: State = _setup_module.setup(seed, options)
+    return result
+
+
+def active(state: State) -> list[str]:
+    from engine.granada import state as st
+
+    return st.active_roles(state)
+
+
+def actions(state: State, role: str) -> list[Action]:
+    from engine.granada import state as st
+
+    if state.get("result") is not None:
+        return []
+    frame = st.top(state)
+    if frame is None:
+        return []
+    mod = st.handler(frame)
+    if role not in mod.active(state, frame):
+        return []
+    acts: list[Action] = mod.actions(state, role, frame)
+    return acts
+
+
+def _copy(state: State) -> State:
+    """One deep copy per apply; the log is shared entry by entry (entries are never changed
+    once written), which keeps the copy's cost independent of the game's length."""
+    from engine.api import clone
+
+    log = state["log"]
+    body = {k: v for k, v in state.items() if k != "log"}
+    new: State = clone(body)
+    new["log"] = list(log)
+    return new
+
+
+def apply(state: State, role: str, action: Action) -> State:
+    from engine.granada import state as st
+    from engine.granada import victory
+
+    if not isinstance(action, dict) or "type" not in action:
+        raise RuleError("an action is a dict with a 'type'")
+    if state.get("result") is not None:
+        raise RuleError("the game is over", "6.5")
+    frame = st.top(state)
+    if frame is None:
+        raise RuleError("nothing can be done now")
+    mod = st.handler(frame)
+    if role not in mod.active(state, frame):
+        raise RuleError(f"it is not the {role} player's decision now",
+                        allowed=[f"{r} acts now" for r in mod.active(state, frame)])
+    legal = mod.actions(state, role, frame)
+    found = find_action(legal, action)
+    if found is None:
+        what = getattr(mod, "RULE", None)
+        raise RuleError(f"{describe(action)} is not a legal order now", what,
+                        [describe(a) for a in legal])
+    new = _copy(state)
+    top = st.top(new)
+    assert top is not None
+    st.handler(top).apply(new, role, found, top)
+    run(new)
+    victory.check_instant(new)
+    return new
+
+
+def run(state: State) -> None:
+    """Let the frames on top progress automatically until someone must decide."""
+    from engine.granada import state as st
+    from engine.granada import victory
+
+    for _ in range(10000):
+        if state.get("result") is not None:
+            return
+        frame = st.top(state)
+        if frame is None:
+            return
+        adv = getattr(st.handler(frame), "advance", None)
+        if adv is None or not adv(state, frame):
+            return
+        victory.check_instant(state)
+    raise RuntimeError("granada: frames keep advancing without a decision")
+
+
+def view(state: State, role: str | None) -> View:
+    from engine.granada import views
+
+    return views.view(state, role)
+
+
+def result(state: State) -> dict[str, Any] | None:
+    res: dict[str, Any] | None = state.get("result")
+    return res
+
+
+def redeal(state: State, role: str, seed: int) -> State:
+    from engine.granada import views
+
+    return views.redeal(state, role, seed)
+
+
+def choose(state: State, role: str, seed: int) -> Action:
+    """The built-in player: a random legal action, weighted so that phases end sensibly
+    (frames may weight their own actions with ``choose_weight``)."""
+    from engine.granada import state as st
+
+    legal = actions(state, role)
+    if not legal:
+        raise ValueError(f"{role} has no legal action")
+    frame = st.top(state)
+    weigh = getattr(st.handler(frame), "choose_weight", None) if frame else None
+    weights = [max(0.0, float(weigh(a))) if weigh else 1.0 for a in legal]
+    total = sum(weights)
+    gen = Generator(seed)
+    if total <= 0:
+        return gen.choice(legal)
+    x = gen.randbelow(1 << 30) / float(1 << 30) * total
+    for a, w in zip(legal, weights):
+        x -= w
+        if x < 0:
+            return a
+    return legal[-1]

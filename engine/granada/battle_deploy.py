@@ -1,0 +1,358 @@
+"""Deploying blocks into a battle (8.2, 8.3.4, 10.1, 10.2, 10.3): the steps shared by field
+combat (battle.py) and castle sieges (siege.py).
+
+One deployment takes small steps, each one decision:
+
+* ``deploy_leader`` — a leader without a card before the side's first card (8.2.3);
+* ``play`` a card — a private choice the player may still ``cancel``; then ``deploy`` the
+  block it brings (the card and the block become public together);
+* after a Double Shield card, ``deploy`` a second block of its faction or ``no_second`` (8.3.4);
+* ``bombard`` — a Bombardment card (10.2): ``place`` up to 2 artillery blocks from the
+  eliminated pile at locations with friendly blocks, then (castle siege) ``deploy`` one
+  artillery block with an artillery special attack;
+* ``watchtower`` — the defender's Watchtower card, +4 impacts, no block (10.3).
+
+A battle frame keeps ``deployed[side]`` (see battle_impacts) and an optional ``pending``
+``{"side", "card", "stage": "block" | "second" | "place" | "place_at" | "bomb_deploy",
+"blocks": [...], "placed": int, "place_block": id}``. Only the blocks of ``pending`` that are
+already deployed and its card once played are public; views show the rest to its owner only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.api import Action, State
+from engine.granada import battle_impacts as imp
+from engine.granada import cards as cd
+from engine.granada import components as comp
+from engine.granada import state as st
+
+
+def _blocks() -> dict[str, comp.Block]:
+    return comp.load().blocks
+
+
+def _cards() -> dict[str, comp.Card]:
+    return comp.load().cards
+
+
+# ---------------------------------------------------------------- forces
+
+def force(state: State, frame: dict[str, Any], side: str) -> list[str]:
+    """The blocks of ``side`` taking part in the battle now (8.1), derived from the map so
+    that no hidden identity is stored in the frame: the chosen colour when grey and white
+    blocks share the location (10.12.2); inside the castle for a besieged side, outside for
+    the others; in a field combat, blocks left inside the Alhambra do not fight (8.7.3)."""
+    loc = frame["loc"]
+    ids = st.blocks_at(state, loc, side)
+    colour = frame.get("colour", {}).get(side)
+    if colour:
+        blocks = _blocks()
+        ids = [b for b in ids if (blocks[b].colour == "grey") == (colour == "grey")]
+    recs = state["blocks"]
+    if frame.get("mode") == "siege" and side == frame["defender"]:
+        return [b for b in ids if recs[b]["inside"]]
+    return [b for b in ids if not recs[b]["inside"]]
+
+
+def deployed_ids(frame: dict[str, Any], side: str) -> list[str]:
+    return [b for dep in frame["deployed"][side] for b in dep["blocks"]]
+
+
+def undeployed(state: State, frame: dict[str, Any], side: str) -> list[str]:
+    done = set(deployed_ids(frame, side))
+    return [b for b in force(state, frame, side) if b not in done]
+
+
+def context(frame: dict[str, Any], side: str) -> cd.Context:
+    attacker = frame["attacker"]
+    defender = frame["defender"]
+    return cd.Context(
+        siege=frame.get("mode") == "siege",
+        attacker=side == attacker,
+        watchtower=bool(frame.get("watchtower")),
+        attacker_artillery=any(d["special"] == "artillery" and not d["out"]
+                               for d in frame["deployed"][attacker]),
+        defender_artillery=sum(1 for d in frame["deployed"][defender] if d["special"] == "artillery"),
+    )
+
+
+def impacts(frame: dict[str, Any], side: str) -> int:
+    """A side's impacts on the Impact track (8.3; the Watchtower card's 4, 10.3)."""
+    bonus = imp.WATCHTOWER_IMPACTS if frame.get("watchtower") == side else 0
+    return imp.total_impacts(frame["deployed"][side], _blocks(), frame.get("mode") == "siege", bonus)
+
+
+def refresh(frame: dict[str, Any]) -> None:
+    """Recompute the impacts shown beside every deployment."""
+    siege = frame.get("mode") == "siege"
+    for side in st.SIDES:
+        deps = frame["deployed"][side]
+        for dep, values in zip(deps, imp.deployment_impacts(deps, _blocks(), siege)):
+            dep["impacts"] = values
+        frame["impacts"][side] = impacts(frame, side)
+
+
+# ---------------------------------------------------------------- what may be played
+
+def eliminated_artillery(state: State) -> list[str]:
+    blocks = _blocks()
+    return sorted(b for b, rec in state["blocks"].items()
+                  if rec["loc"] == "eliminated" and blocks[b].gun and blocks[b].colour == "white"
+                  and not blocks[b].optional)
+
+
+def _friendly_locations(state: State, frame: dict[str, Any], side: str) -> list[str]:
+    """Locations with friendly blocks (10.2), the battle's own first."""
+    locs = {rec["loc"] for b, rec in state["blocks"].items()
+            if st.owner(b) == side and rec["loc"] in st.data().locations and not _blocks()[b].fleet}
+    first = [frame["loc"]] if frame["loc"] in locs else []
+    return first + sorted(locs - set(first))
+
+
+def card_targets(state: State, frame: dict[str, Any], side: str, card_id: str) -> list[tuple[str, str]]:
+    """(block, special attack) pairs the card may deploy now."""
+    card = _cards()[card_id]
+    ctx = context(frame, side)
+    out = []
+    blocks = _blocks()
+    for b in undeployed(state, frame, side):
+        special = cd.deploy_special(card, blocks[b], ctx)
+        if special is not None:
+            out.append((b, special))
+    return out
+
+
+def watchtower_allowed(state: State, frame: dict[str, Any], side: str) -> bool:
+    """10.3: the defender of a field combat at a watchtower he controls, once per combat."""
+    loc = frame["loc"]
+    return (frame.get("mode") == "field" and side == frame["defender"] and not frame.get("watchtower")
+            and st.data().locations[loc].watchtower and state["control"].get(loc) == side)
+
+
+def play_actions(state: State, frame: dict[str, Any], side: str, may_finish: bool = True) -> list[Action]:
+    """The choices of the side holding the initiative, with no deployment under way."""
+    acts: list[Action] = []
+    blocks = _blocks()
+    ctx = context(frame, side)
+    free = undeployed(state, frame, side)
+    if not frame["first_card"][side] and not (ctx.siege and not ctx.attacker):
+        for b in free:
+            if blocks[b].leader:
+                acts.append({"type": "deploy_leader", "block": b,
+                             "label": f"Deploy the leader {st.block_name(b)} without a card (8.2.3)"})
+    cards = _cards()
+    for c in state["hands"][side]:
+        card = cards[c]
+        if card.kind == "bombardment":
+            if eliminated_artillery(state) or card_targets(state, frame, side, c):
+                acts.append({"type": "bombard", "card": c, "label": f"Play {st.card_name(c)} (10.2)"})
+        elif card.kind == "watchtower":
+            if watchtower_allowed(state, frame, side):
+                acts.append({"type": "watchtower", "card": c,
+                             "label": f"Play {st.card_name(c)}: +4 impacts (10.3)"})
+        elif card.kind in cd.DEPLOYING_KINDS and card_targets(state, frame, side, c):
+            acts.append({"type": "play", "card": c, "label": f"Play {st.card_name(c)}"})
+    if may_finish:
+        acts.append({"type": "finish", "label": "Deploy no more blocks in this battle (8.2.4)"})
+    return acts
+
+
+def pending_actions(state: State, frame: dict[str, Any], side: str) -> list[Action]:
+    """The next step of a deployment under way (see the module docstring)."""
+    p = frame["pending"]
+    stage = p["stage"]
+    card_id = p["card"]
+    card = _cards()[card_id]
+    if stage == "block":
+        acts: list[Action] = [
+            {"type": "deploy", "block": b,
+             "label": f"Deploy {st.block_name(b)}" + (f" with a {s} special attack" if s else "")}
+            for b, s in card_targets(state, frame, side, card_id)]
+        acts.append({"type": "cancel", "label": f"Take back {st.card_name(card_id)}"})
+        return acts
+    if stage == "second":
+        blocks = _blocks()
+        acts = [{"type": "deploy", "block": b, "label": f"Also deploy {st.block_name(b)} (8.3.4)"}
+                for b, _ in card_targets(state, frame, side, card_id)
+                if not cd.any_faction(blocks[b]) and blocks[b].faction in card.factions]
+        acts.append({"type": "no_second", "label": "Deploy no second block with this card"})
+        return acts
+    if stage == "place":
+        acts = []
+        if p["placed"] < 2:
+            acts = [{"type": "place", "block": b,
+                     "label": f"Bring {st.block_name(b)} back from the eliminated pile (10.2)"}
+                    for b in eliminated_artillery(state)]
+        acts.append({"type": "place_done", "label": "Bring no more artillery blocks"})
+        return acts
+    if stage == "place_at":
+        used = p.get("place_locs", [])
+        locs = _friendly_locations(state, frame, side)
+        if len(set(used)) >= 2:
+            locs = [x for x in locs if x in used]
+        return [{"type": "place_at", "loc": x, "label": f"Place it at {st.data().locations[x].name}"}
+                for x in locs if x != frame["loc"] or _room_at_battle(state, frame, side)]
+    if stage == "bomb_deploy":
+        acts = [{"type": "deploy", "block": b, "label": f"Artillery special attack with {st.block_name(b)}"}
+                for b, s in card_targets(state, frame, side, card_id) if s == "artillery"]
+        acts.append({"type": "no_deploy", "label": "Deploy no artillery block with this card"})
+        return acts
+    raise ValueError(f"unknown deployment stage {stage}")
+
+
+def _room_at_battle(state: State, frame: dict[str, Any], side: str) -> bool:
+    """A besieged side keeps to the 2-block castle limit (8.7.2)."""
+    if frame.get("mode") == "siege" and side == frame["defender"]:
+        return len(force(state, frame, side)) < 2
+    return True
+
+
+def actions(state: State, frame: dict[str, Any], side: str, may_finish: bool = True) -> list[Action]:
+    p = frame.get("pending")
+    # A private card choice whose card left the hand (a re-dealt state) is void.
+    if p is not None and p["side"] == side and not (
+            p["stage"] == "block" and p["card"] not in state["hands"][side]):
+        return pending_actions(state, frame, side)
+    return play_actions(state, frame, side, may_finish)
+
+
+# ---------------------------------------------------------------- doing it
+
+def _record(state: State, frame: dict[str, Any], side: str, block_id: str, card: str | None,
+            special: str) -> dict[str, Any]:
+    dep = {"blocks": [block_id], "card": card, "special": special, "out": [], "impacts": []}
+    frame["deployed"][side].append(dep)
+    _reveal_deployed(state, frame, side, block_id, special)
+    return dep
+
+
+def _reveal_deployed(state: State, frame: dict[str, Any], side: str, block_id: str, special: str) -> None:
+    st.reveal(state, block_id)
+    refresh(frame)
+    dep = frame["deployed"][side][-1]
+    value = dep["impacts"][dep["blocks"].index(block_id)]
+    how = f" with a {special} special attack" if special else ""
+    st.log(state, f"{side.capitalize()} deploys {st.block_name(block_id)}{how}: {value} impact"
+                  f"{'s' if value != 1 else ''} (total {frame['impacts'][side]}).")
+
+
+def apply(state: State, frame: dict[str, Any], side: str, action: Action) -> str | None:
+    """Perform a deployment step; returns "deployed" when a deployment is complete (the
+    caller then offers Morale Challenges and passes the initiative), "watchtower" after a
+    Watchtower card, "finish" when the side declares it is finished, None otherwise."""
+    kind = action["type"]
+    p = frame.get("pending")
+    if kind == "finish":
+        return "finish"
+    if kind == "deploy_leader":
+        _record(state, frame, side, action["block"], None, "")
+        return "deployed"
+    if kind == "watchtower":
+        cd.play_to_battle(state, side, action["card"], "(Watchtower: +4 impacts, 10.3)")
+        frame["watchtower"] = side
+        refresh(frame)
+        return "watchtower"
+    if kind == "play":
+        frame["pending"] = {"side": side, "card": action["card"], "stage": "block"}
+        return None
+    if kind == "cancel":
+        frame["pending"] = None
+        return None
+    if kind == "bombard":
+        cd.play_to_battle(state, side, action["card"], "(Bombardment, 10.2)")
+        frame["pending"] = {"side": side, "card": action["card"], "stage": "place", "placed": 0,
+                            "place_locs": []}
+        if not eliminated_artillery(state):
+            _after_placing(state, frame, side)
+        return None
+    assert p is not None
+    card_id = p["card"]
+    card = _cards()[card_id]
+    if kind == "deploy" and p["stage"] == "block":
+        special = dict(card_targets(state, frame, side, card_id))[action["block"]]
+        cd.play_to_battle(state, side, card_id, "")
+        frame["first_card"][side] = True
+        _record(state, frame, side, action["block"], card_id, special)
+        if card.kind == "double" and not cd.any_faction(_blocks()[action["block"]]):
+            p["stage"] = "second"                      # the entry grows in place
+            p["dep"] = len(frame["deployed"][side]) - 1
+            return None
+        frame["pending"] = None
+        return "deployed"
+    if kind == "deploy" and p["stage"] == "second":
+        dep = frame["deployed"][side][p["dep"]]
+        dep["blocks"].append(action["block"])
+        _reveal_deployed(state, frame, side, action["block"], "")
+        frame["pending"] = None
+        return "deployed"
+    if kind == "no_second":
+        frame["pending"] = None
+        return "deployed"
+    if kind == "place":
+        p["stage"] = "place_at"
+        p["place_block"] = action["block"]
+        return None
+    if kind == "place_at":
+        bid = p.pop("place_block")
+        rec = state["blocks"][bid]
+        here = action["loc"] == frame["loc"]
+        inside = here and frame.get("mode") == "siege" and side == frame["defender"]
+        rec.update(loc=action["loc"], inside=inside, carried_by=None, fresh=True)
+        rec["moved"] = True
+        st.reveal(state, bid)
+        st.log(state, f"{side.capitalize()} brings {st.block_name(bid)} back from the eliminated pile "
+                      f"to {st.data().locations[action['loc']].name} (10.2).")
+        p["placed"] += 1
+        p["place_locs"].append(action["loc"])
+        frame.setdefault("placed", []).append(bid)
+        p["stage"] = "place"
+        if p["placed"] >= 2 or not eliminated_artillery(state):
+            _after_placing(state, frame, side)
+        return None
+    if kind == "place_done":
+        _after_placing(state, frame, side)
+        return None
+    if kind == "deploy" and p["stage"] == "bomb_deploy":
+        frame["first_card"][side] = True
+        _record(state, frame, side, action["block"], card_id, "artillery")
+        frame["pending"] = None
+        return "deployed"
+    if kind == "no_deploy":
+        frame["pending"] = None
+        return None
+    raise ValueError(f"not a deployment step: {kind}")
+
+
+def _after_placing(state: State, frame: dict[str, Any], side: str) -> None:
+    p = frame["pending"]
+    if frame.get("mode") == "siege" and any(
+            s == "artillery" for _, s in card_targets(state, frame, side, p["card"])):
+        p["stage"] = "bomb_deploy"
+    else:
+        frame["pending"] = None
+
+
+def last_deployment(frame: dict[str, Any], side: str) -> dict[str, Any]:
+    dep: dict[str, Any] = frame["deployed"][side][-1]
+    return dep
+
+
+def describe(frame: dict[str, Any], side: str) -> list[dict[str, Any]]:
+    """Public description of a side's deployments, for views."""
+    out = []
+    for dep in frame["deployed"][side]:
+        out.append({
+            "blocks": [{"id": b, "name": st.block_name(b), "impacts": v, "fights": b not in dep["out"]}
+                       for b, v in zip(dep["blocks"], dep.get("impacts") or [0] * len(dep["blocks"]))],
+            "card": cd.describe_card(dep["card"]) if dep["card"] else None,
+            "special": dep["special"],
+        })
+    return out
+
+
+def weight(action: Action) -> float:
+    """Built-in player: deploy readily, finish now and then, cancel rarely."""
+    return {"finish": 0.35, "cancel": 0.05, "no_second": 0.3, "place_done": 0.5,
+            "no_deploy": 0.2}.get(action["type"], 1.0)

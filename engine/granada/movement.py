@@ -1,0 +1,541 @@
+"""The Movement Phase (7.1-7.3): buying movement, activations, land movement step by step
+(7.3.1 restrictions, 7.3.2 enemies, 7.3.3 distance, 7.3.4 leadership, 7.3.5 force sizes),
+force marches, and the hand-off to mustering (muster.py), naval moves (naval.py), overruns
+(overrun.py) and the Nasrid Palace Guard (special.py).
+
+One frame ``{"module": "movement", "kind": "movement", "side": s, ...}`` per Movement Phase:
+
+* ``level``: None until the player buys movement (7.1), then "none" | "minimal" |
+  "limited" | "total"; ``pay``/``pay_for``: cards still to discard and why ("level",
+  "force", "palace");
+* ``acts``: location activations left (None: any, total movement), ``sea``: sea-zone
+  activations left, ``muster``: mustering actions left (7.2), ``redraw``: cards discarded
+  under No movement, replenished at the end;
+* ``activated``: locations and "sea:<zone>" activated this phase; ``origin``: the land
+  location whose moves are being made; ``segments``: origin -> road segments ("a|b")
+  already used by blocks from that origin (7.3.1);
+* ``mstack``: the moving stack: ``{"blocks": {id: {"dist", "maxg", "main", "lead", "start"}},
+  "at": loc, "steps": n, "picked": loc | None, "dropped": loc | None, "force": bool,
+  "grey": bool, "declared": bool}`` — per-block distance, largest group (7.3.5), whether all
+  its roads were main roads (7.3.3) and whether it began its move with leadership (7.3.4).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.api import Action, RuleError, State
+from engine.granada import muster, naval, overrun, special
+from engine.granada import state as st
+
+RULE = "7.1"
+LEVELS = {"none": 0, "minimal": 0, "limited": 1, "total": 2}     # cards to discard (7.1)
+MAX_MOVE = 4                                                     # 7.3.3
+CAPITALS = {"christian": "cordoba", "muslim": "granada"}          # 4.6
+
+
+def start(state: State, side: str) -> None:
+    st.push_frame(state, {
+        "module": "movement", "kind": "movement", "side": side, "level": None,
+        "pay": 0, "pay_for": None, "acts": 0, "sea": 0, "muster": 0, "redraw": 0,
+        "activated": [], "origin": None, "mstack": None, "segments": {}, "palace_block": None,
+    })
+    # where each side's blocks came from is only kept for locations still contested
+    idx = st.by_location(state)
+    for loc in list(state["entries"]):
+        if not (st.units_at(state, loc, "christian", idx) and st.units_at(state, loc, "muslim", idx)):
+            del state["entries"][loc]
+    st.log(state, f"{side.capitalize()} Movement Phase.")
+
+
+# ---------------------------------------------------------------- helpers
+
+def size_penalty(n: int) -> int:
+    """7.3.5: -1 at the 6th, 9th and 12th block."""
+    if n >= 12:
+        return 3
+    if n >= 9:
+        return 2
+    if n >= 6:
+        return 1
+    return 0
+
+
+def is_main(kind: str, side: str, grey: bool) -> bool:
+    """4.7, 7.3.3: red roads; red-black (hybrid) ones only for Muslims and the grey army."""
+    return kind == "main" or (kind == "hybrid" and (side == "muslim" or grey))
+
+
+def allowance(info: dict[str, Any], force: bool) -> int:
+    """How many locations a moving block may cover (7.3.3-7.3.5)."""
+    n = 1 + (1 if info["main"] else 0) + (1 if info["lead"] else 0) + (1 if force else 0)
+    return min(MAX_MOVE, n - size_penalty(info["maxg"]))
+
+
+def structural_leadership(state: State, loc: str, side: str) -> bool:
+    """A castle aligned to and controlled by the side, or its own capital under its control
+    (7.3.4): leadership that needs no declaration."""
+    L = st.data().locations[loc]
+    if L.castle and st.natural(loc) == side and state["castle"].get(loc) == side:
+        return True
+    return bool(L.capital and CAPITALS[side] == loc and state["control"].get(loc) == side)
+
+
+def leaders_at(state: State, loc: str, side: str, grey: bool,
+               index: dict[str, list[str]] | None = None) -> list[str]:
+    comps = st.data().blocks
+    return [b for b in st.blocks_at(state, loc, side, index)
+            if comps[b].leader and (comps[b].colour == "grey") == grey]
+
+
+def has_leadership(state: State, loc: str, side: str, grey: bool,
+                   index: dict[str, list[str]] | None = None) -> bool:
+    return structural_leadership(state, loc, side) or bool(leaders_at(state, loc, side, grey, index))
+
+
+def movable(state: State, bid: str, side: str) -> bool:
+    """A block that may still start or join a land move this turn (7.2, 7.3.1, 7.5.2, 10.10)."""
+    rec = state["blocks"][bid]
+    return not rec["moved"] and not rec["fresh"] and not rec["inside"] and rec["carried_by"] is None
+
+
+def segment(a: str, b: str) -> str:
+    return f"{a}|{b}" if a < b else f"{b}|{a}"
+
+
+def palace_zone() -> set[str]:
+    """Granada and its neighbours: where Nasrid Palace Guard blocks must stay (10.10)."""
+    d = st.data()
+    return {"granada"} | {n for n, _ in d.adjacency.get("granada", ())}
+
+
+def _name(loc: str) -> str:
+    return st.data().locations[loc].name
+
+
+# ---------------------------------------------------------------- frame protocol
+
+def active(state: State, frame: dict[str, Any]) -> list[str]:
+    return [frame["side"]]
+
+
+def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
+    side = frame["side"]
+    hand = sorted(set(state["hands"][side]))
+    if frame["level"] is None:
+        acts: list[Action] = [
+            {"type": "buy", "level": "none", "label": "No movement (may exchange cards)"},
+            {"type": "buy", "level": "minimal",
+             "label": "Minimal movement: 1 activation or mustering (0 cards)"},
+        ]
+        if len(hand) >= 1:
+            acts.append({"type": "buy", "level": "limited",
+                         "label": "Limited movement: 3 activations, one may be mustering (1 card)"})
+        if len(state["hands"][side]) >= 2:
+            acts.append({"type": "buy", "level": "total",
+                         "label": "Total movement: every location and sea zone + mustering (2 cards)"})
+        return acts
+    if frame["pay"] > 0:
+        why = {"level": "to buy movement", "force": "to force march",
+               "palace": "for the Nasrid Palace Guard"}[frame["pay_for"]]
+        return [{"type": "pay", "card": c, "label": f"Discard {st.card_name(c)} {why}"} for c in hand]
+    ms = frame["mstack"]
+    if ms is not None:
+        return _stack_actions(state, frame, ms)
+    if frame["origin"] is not None:
+        return _origin_actions(state, frame)
+    return _top_actions(state, frame, hand)
+
+
+def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[Action]:
+    side = frame["side"]
+    acts: list[Action] = []
+    if frame["level"] == "none":
+        acts.extend({"type": "exchange", "card": c,
+                     "label": f"Discard {st.card_name(c)} (replenished at the end)"} for c in hand)
+    else:
+        can_act = frame["acts"] is None or frame["acts"] > 0
+        if can_act:
+            idx = st.by_location(state)
+            for loc in sorted(st.data().locations):
+                if loc in frame["activated"]:
+                    continue
+                mine = st.blocks_at(state, loc, side, idx)
+                if any(movable(state, b, side) for b in mine) or \
+                        any(state["blocks"][b]["inside"] and not state["blocks"][b]["moved"]
+                            and not state["blocks"][b]["fresh"] for b in mine):
+                    acts.append({"type": "activate", "loc": loc, "label": f"Activate {_name(loc)}"})
+            if frame["sea"] is None or frame["sea"] > 0:
+                for zone in naval.activatable_zones(state, side, frame["activated"]):
+                    acts.append({"type": "activate_sea", "zone": zone,
+                                 "label": f"Activate the sea zone {st.data().sea_zones[zone].name}"})
+        if frame["muster"] > 0 and can_act and muster.can_muster(state, side):
+            acts.append({"type": "muster", "label": "Muster from the recruitment box (7.2)"})
+    if side == "muslim" and hand:
+        for bid in special.palace_box(state):
+            acts.append({"type": "palace_guard", "block": bid,
+                         "label": f"Sacrifice a card: {st.block_name(bid)} enters Granada (10.10)"})
+    acts.append({"type": "end_movement", "label": "End the Movement Phase"})
+    return acts
+
+
+def _origin_actions(state: State, frame: dict[str, Any]) -> list[Action]:
+    side = frame["side"]
+    origin = frame["origin"]
+    acts: list[Action] = []
+    idx = st.by_location(state)
+    mine = st.blocks_at(state, origin, side, idx)
+    inside = [b for b in mine if state["blocks"][b]["inside"] and not state["blocks"][b]["fresh"]
+              and not state["blocks"][b]["moved"]]
+    if inside:
+        acts.append({"type": "leave_castle", "label": f"Leave the castle of {_name(origin)} and "
+                                                      "fight outside (7.1, 7.3.2)"})
+    free = [b for b in mine if movable(state, b, side)]
+    comps = st.data().blocks
+    whites = [b for b in free if comps[b].colour != "grey"]
+    greys = [b for b in free if comps[b].colour == "grey"]
+    for b in whites:
+        acts.append({"type": "take", "block": b, "label": f"Take {st.block_name(b)}"})
+    if len(whites) > 1:
+        acts.append({"type": "take_all", "label": f"Take all {len(whites)} movable blocks"})
+    if greys:
+        acts.append({"type": "take_grey", "label": "Take the Boabdil Mixed Army (moves together, 10.12.2)"})
+    if frame["muster"] > 0 and frame["acts"] is None and muster.can_muster(state, side):
+        # total movement: mustering may come between two stacks (7.2)
+        acts.append({"type": "muster", "label": "Muster from the recruitment box (7.2)"})
+    acts.append({"type": "done_location", "label": f"Finish the moves from {_name(origin)}"})
+    return acts
+
+
+def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> list[Action]:
+    side = frame["side"]
+    acts: list[Action] = []
+    at = ms["at"]
+    comps = st.data().blocks
+    idx = st.by_location(state)
+    if ms["steps"] == 0:
+        if not ms["grey"]:
+            for b in st.blocks_at(state, at, side, idx):
+                if b not in ms["blocks"] and movable(state, b, side) and comps[b].colour != "grey":
+                    acts.append({"type": "take", "block": b, "label": f"Take {st.block_name(b)}"})
+        if not ms["force"] and state["hands"][side]:
+            acts.append({"type": "force_march", "label": "Force march: discard a card for +1 location (7.3.3)"})
+    for to, kind in st.data().adjacency.get(at, ()):
+        if _step_ok(state, frame, ms, to, kind):
+            acts.append({"type": "step", "to": to, "label": f"Step to {_name(to)}"})
+    if ms["steps"] > 0 and not ms["force"] and not ms["grey"]:
+        if ms["picked"] in (None, at):
+            for b in st.blocks_at(state, at, side, idx):
+                if b not in ms["blocks"] and movable(state, b, side) and comps[b].colour != "grey":
+                    acts.append({"type": "pick_up", "block": b,
+                                 "label": f"Pick up {st.block_name(b)} at {_name(at)}"})
+        if ms["dropped"] in (None, at) and len(ms["blocks"]) > 1:
+            for b in sorted(ms["blocks"]):
+                if ms["blocks"][b]["start"] != at:
+                    acts.append({"type": "drop_off", "block": b,
+                                 "label": f"Drop off {st.block_name(b)} at {_name(at)}"})
+    acts.append({"type": "end_move", "label": f"End this stack's move at {_name(at)}"})
+    return acts
+
+
+def _step_ok(state: State, frame: dict[str, Any], ms: dict[str, Any], to: str, kind: str) -> bool:
+    origin = frame["origin"]
+    if segment(ms["at"], to) in frame["segments"].get(origin, ()):
+        return False                          # 7.3.1 road segment already used from this origin
+    side = frame["side"]
+    main = is_main(kind, side, ms["grey"])
+    size = len(ms["blocks"])
+    for info in ms["blocks"].values():
+        step = {"main": info["main"] and main, "lead": info["lead"], "maxg": max(info["maxg"], size)}
+        if info["dist"] + 1 > allowance(step, ms["force"]):
+            return False
+    # 10.10: the Nasrid Palace Guard stays in or next to Granada
+    return not (any(st.data().blocks[b].special == "palace_guard" for b in ms["blocks"])
+                and to not in palace_zone())
+
+
+def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> None:
+    side = frame["side"]
+    kind = action["type"]
+    if kind == "buy":
+        _buy(state, frame, action["level"])
+    elif kind == "pay":
+        _pay(state, frame, action["card"])
+    elif kind == "exchange":
+        st.discard_cards(state, side, [action["card"]], "(No movement: exchanged, 7.1)")
+        frame["redraw"] += 1
+    elif kind == "activate":
+        _activate(state, frame, action["loc"])
+    elif kind == "activate_sea":
+        frame["activated"].append(f"sea:{action['zone']}")
+        _use_activation(frame, sea=True)
+        naval.start(state, side, action["zone"])
+    elif kind == "muster":
+        frame["muster"] -= 1
+        if frame["level"] in ("minimal", "limited"):
+            _use_activation(frame, sea=False)     # in lieu of an activation (7.2)
+        muster.start(state, side)
+    elif kind == "palace_guard":
+        frame["palace_block"] = action["block"]
+        frame["pay"] = 1
+        frame["pay_for"] = "palace"
+    elif kind == "end_movement":
+        _end_phase(state, frame)
+    elif kind == "leave_castle":
+        _leave_castle(state, frame)
+    elif kind == "take":
+        _take(state, frame, [action["block"]])
+    elif kind == "take_all":
+        idx = st.by_location(state)
+        comps = st.data().blocks
+        _take(state, frame, [b for b in st.blocks_at(state, frame["origin"], side, idx)
+                             if movable(state, b, side) and comps[b].colour != "grey"])
+    elif kind == "take_grey":
+        idx = st.by_location(state)
+        comps = st.data().blocks
+        _take(state, frame, [b for b in st.blocks_at(state, frame["origin"], side, idx)
+                             if movable(state, b, side) and comps[b].colour == "grey"], grey=True)
+    elif kind == "done_location":
+        _done_location(state, frame)
+    elif kind == "force_march":
+        frame["pay"] = 1
+        frame["pay_for"] = "force"
+    elif kind == "step":
+        _step(state, frame, action["to"])
+    elif kind == "pick_up":
+        _pick_up(state, frame, action["block"])
+    elif kind == "drop_off":
+        _drop_off(state, frame, action["block"])
+    elif kind == "end_move":
+        _end_move(state, frame)
+    else:  # pragma: no cover
+        raise RuleError(f"unknown movement order {kind}", RULE)
+
+
+def advance(state: State, frame: dict[str, Any]) -> bool:
+    returns = frame.pop("returns", None)
+    if special.needs_frame(state):
+        special.push_pending(state)
+        return True
+    if returns:
+        return True
+    if frame["mstack"] is None and frame["origin"] is not None and frame["pay"] == 0 \
+            and not _origin_actions_left(state, frame):
+        _done_location(state, frame)      # nothing left to move from this origin
+        return True
+    return False
+
+
+def prompt(state: State, role: str, frame: dict[str, Any]) -> str:
+    if frame["level"] is None:
+        return "Movement Phase: buy movement with 0, 1 or 2 cards (7.1)."
+    if frame["pay"]:
+        return "Choose the card to discard."
+    ms = frame["mstack"]
+    if ms is not None:
+        return (f"Move the stack of {len(ms['blocks'])} block(s) now at {_name(ms['at'])} "
+                f"({ms['steps']} location(s) so far).")
+    if frame["origin"]:
+        return f"Moves from {_name(frame['origin'])}: take blocks to form a stack (7.3.1)."
+    left = "any number of" if frame["acts"] is None else str(frame["acts"])
+    return f"Movement Phase: {left} activation(s) left; activate a location or sea zone."
+
+
+def choose_weight(action: Action) -> float:
+    """Built-in player: prefer moving on over ending, but end often enough to finish."""
+    return {"buy": 1.0, "exchange": 0.1, "palace_guard": 0.05, "end_movement": 0.3,
+            "done_location": 0.3, "end_move": 0.6, "step": 2.0, "take": 1.0, "take_all": 1.0,
+            "force_march": 0.1, "pick_up": 0.2, "drop_off": 0.2}.get(action["type"], 1.0)
+
+
+# ---------------------------------------------------------------- buying movement (7.1)
+
+def _buy(state: State, frame: dict[str, Any], level: str) -> None:
+    side = frame["side"]
+    frame["level"] = level
+    if level == "none":
+        frame.update(acts=0, sea=0, muster=0)
+    elif level == "minimal":
+        frame.update(acts=1, sea=1, muster=1)
+    elif level == "limited":
+        frame.update(acts=3, sea=1, muster=1)
+    else:
+        frame.update(acts=None, sea=None, muster=1)
+    frame["pay"] = LEVELS[level]
+    frame["pay_for"] = "level" if frame["pay"] else None
+    names = {"none": "No movement", "minimal": "Minimal movement", "limited": "Limited movement",
+             "total": "Total movement"}
+    st.log(state, f"{side.capitalize()} buys {names[level]} ({LEVELS[level]} card(s), 7.1).")
+
+
+def _pay(state: State, frame: dict[str, Any], card: str) -> None:
+    side = frame["side"]
+    why = frame["pay_for"]
+    text = {"level": "(movement, 7.1)", "force": "(force march, 7.3.3)",
+            "palace": "(Nasrid Palace Guard, 10.10)"}[why]
+    st.discard_cards(state, side, [card], text)
+    frame["pay"] -= 1
+    if frame["pay"] > 0:
+        return
+    frame["pay_for"] = None
+    if why == "force":
+        ms = frame["mstack"]
+        ms["force"] = True
+        st.log(state, f"{side.capitalize()} force marches the stack at {_name(ms['at'])}.")
+    elif why == "palace":
+        special.palace_guard_enter(state, frame["palace_block"])
+        frame["palace_block"] = None
+
+
+def _use_activation(frame: dict[str, Any], sea: bool) -> None:
+    if frame["acts"] is not None:
+        frame["acts"] -= 1
+    if sea and frame["sea"] is not None:
+        frame["sea"] -= 1
+
+
+def _end_phase(state: State, frame: dict[str, Any]) -> None:
+    side = frame["side"]
+    if frame["redraw"]:
+        st.draw_cards(state, side, frame["redraw"])
+    st.log(state, f"{side.capitalize()} ends the Movement Phase.")
+    st.finish_frame(state, {"kind": "movement", "side": side})
+
+
+# ---------------------------------------------------------------- land movement (7.3)
+
+def _activate(state: State, frame: dict[str, Any], loc: str) -> None:
+    frame["activated"].append(loc)
+    _use_activation(frame, sea=False)
+    frame["origin"] = loc
+    st.log(state, f"{frame['side'].capitalize()} activates {_name(loc)}.")
+
+
+def _origin_actions_left(state: State, frame: dict[str, Any]) -> bool:
+    side = frame["side"]
+    for b in st.blocks_at(state, frame["origin"], side):
+        rec = state["blocks"][b]
+        if movable(state, b, side):
+            return True
+        if rec["inside"] and not rec["moved"] and not rec["fresh"]:
+            return True
+    return False
+
+
+def _done_location(state: State, frame: dict[str, Any]) -> None:
+    frame["origin"] = None
+
+
+def _leave_castle(state: State, frame: dict[str, Any]) -> None:
+    side = frame["side"]
+    loc = frame["origin"]
+    for b in st.blocks_at(state, loc, side):
+        rec = state["blocks"][b]
+        if rec["inside"]:
+            rec["inside"] = False
+            rec["moved"] = True
+    st.log(state, f"{side.capitalize()} leaves the castle of {_name(loc)} to fight outside (7.3.2).")
+    st.settle_location(state, loc)
+
+
+def _new_info(state: State, loc: str, side: str, grey: bool) -> dict[str, Any]:
+    return {"dist": 0, "maxg": 0, "main": True, "start": loc,
+            "lead": has_leadership(state, loc, side, grey)}
+
+
+def _take(state: State, frame: dict[str, Any], blocks: list[str], grey: bool = False) -> None:
+    side = frame["side"]
+    origin = frame["origin"]
+    ms = frame["mstack"]
+    if ms is None:
+        ms = frame["mstack"] = {"blocks": {}, "at": origin, "steps": 0, "picked": None,
+                                "dropped": None, "force": False, "grey": grey, "declared": False}
+    for b in blocks:
+        ms["blocks"][b] = _new_info(state, origin, side, ms["grey"])
+
+
+def _declare_leader(state: State, frame: dict[str, Any], ms: dict[str, Any], loc: str) -> None:
+    """7.3.4: a leader used to travel further is declared (revealed) to the opponent."""
+    side = frame["side"]
+    if structural_leadership(state, loc, side):
+        return
+    leaders = leaders_at(state, loc, side, ms["grey"])
+    if not leaders:
+        return
+    in_stack = [b for b in leaders if b in ms["blocks"]]
+    chosen = (in_stack or leaders)[0]
+    if not state["blocks"][chosen]["revealed"] or chosen not in state["known"][st.other(side)]:
+        st.reveal(state, chosen, "leader declared for movement, 7.3.4")
+    # the declaration is momentary: the block stands up again
+    if st.data().blocks[chosen].colour != "grey":
+        state["blocks"][chosen]["revealed"] = False
+
+
+def _step(state: State, frame: dict[str, Any], to: str) -> None:
+    side = frame["side"]
+    ms = frame["mstack"]
+    at = ms["at"]
+    kind = next(k for n, k in st.data().adjacency[at] if n == to)
+    main = is_main(kind, side, ms["grey"])
+    size = len(ms["blocks"])
+    declared_at: set[str] = set()
+    for bid, info in ms["blocks"].items():
+        info["dist"] += 1
+        info["main"] = info["main"] and main
+        info["maxg"] = max(info["maxg"], size)
+        no_lead = dict(info, lead=False)
+        if info["dist"] > allowance(no_lead, ms["force"]) and info["start"] not in declared_at:
+            declared_at.add(info["start"])
+            _declare_leader(state, frame, ms, info["start"])
+        rec = state["blocks"][bid]
+        rec["loc"] = to
+        rec["moved"] = True
+    frame["segments"].setdefault(frame["origin"], []).append(segment(at, to))
+    st.settle_location(state, at)        # an emptied castle reverts to its alignment (4.3)
+    ms["at"] = to
+    ms["steps"] += 1
+    ent = state["entries"].setdefault(to, {}).setdefault(side, [])
+    if at not in ent:
+        ent.append(at)
+    # 7.3.2 / 7.4: enemies stop the move unless they are overrun
+    idx = st.by_location(state)
+    if st.enemy_units_at(state, to, side, idx):
+        if overrun.resolve(state, to, side):
+            st.pass_through(state, to, side, ms["grey"])
+            return
+        st.log(state, f"{side.capitalize()} moves {size} block(s) from {_name(at)} to {_name(to)} "
+                      "and must stop: enemy units (7.3.2).")
+        st.settle_location(state, to)
+        _finish_stack(state, frame)
+        return
+    st.pass_through(state, to, side, ms["grey"], idx)
+    st.log(state, f"{side.capitalize()} moves {size} block(s) from {_name(at)} to {_name(to)}.")
+
+
+def _pick_up(state: State, frame: dict[str, Any], bid: str) -> None:
+    side = frame["side"]
+    ms = frame["mstack"]
+    ms["picked"] = ms["at"]
+    ms["blocks"][bid] = _new_info(state, ms["at"], side, ms["grey"])
+    state["blocks"][bid]["moved"] = True
+    st.log(state, f"{side.capitalize()} picks up a block at {_name(ms['at'])}.")
+
+
+def _drop_off(state: State, frame: dict[str, Any], bid: str) -> None:
+    side = frame["side"]
+    ms = frame["mstack"]
+    ms["dropped"] = ms["at"]
+    del ms["blocks"][bid]
+    state["blocks"][bid]["moved"] = True
+    st.log(state, f"{side.capitalize()} drops off a block at {_name(ms['at'])}.")
+
+
+def _end_move(state: State, frame: dict[str, Any]) -> None:
+    _finish_stack(state, frame)
+
+
+def _finish_stack(state: State, frame: dict[str, Any]) -> None:
+    ms = frame["mstack"]
+    for bid in ms["blocks"]:
+        state["blocks"][bid]["moved"] = True
+    frame["mstack"] = None

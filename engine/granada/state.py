@@ -1,0 +1,556 @@
+"""The Granada game state: its shape, the small helpers every Granada module shares, and the
+decision-frame stack through which movement, battles, sieges, naval battles and reactions
+hand control to each other.
+
+Everything here is plain JSON-compatible data so that the service can store and replay it.
+Three engineers code against this module (core, battle, components): keep it backward
+compatible. Changes after the first version are listed at the end of this docstring.
+
+STATE SHAPE
+===========
+::
+
+    state = {
+      "game": "granada", "version": 1,
+      "options": {...},                 # setup options (section 11 optional rules later)
+      "rng": int,                       # engine.rng generator state (the ONLY randomness)
+      "log": [{"text": str, "to"?: [side]}],   # "to" = private line (engine.api.visible_log)
+      "reveals": int,                   # bumped on every reveal of hidden information
+      "year": 0..6,                     # index into YEARS ("1482" .. "1491-1492")
+      "turn": 1 | 2,                    # turn I or II of the year (1482 starts in II)
+      "first": side | None,             # who moves first both turns this year (6.2)
+      "active_side": side | None,       # whose Movement/Combat phase it is
+      "blocks": {block_id: {
+          "loc": str,        # location id | "bag:<side>" | "recruit:<side>" | "palace" |
+                             # "boabdil_box" | "eliminated" | "sea:<zone id>" | "aside" |
+                             # "captured" (Boabdil black while the grey army is out) |
+                             # "removed" (out of play for good, e.g. Boabdil after a 3rd defeat)
+          "revealed": bool,  # identity currently visible to the opponent (deployed, shown)
+          "inside": bool,    # inside the castle of its location (castle siege, 8.7)
+          "carried_by": fleet id | None,   # land block at sea aboard that fleet (7.5.2)
+          "moved": bool,     # already part of a move this turn (7.3.1, 7.5.1)
+          "fresh": bool,     # arrived this turn (muster 7.2, palace guard 10.10, disembark
+                             # 7.5.2, grey army 10.12.1): may not use land movement
+      }},
+      "disks": {"el_zegri": loc | "eliminated", "sidi_yahya": loc | "eliminated"},
+      "control": {loc: side | None},    # location control (cube / round tower / last mover 4.1)
+      "castle": {loc: side | None},     # castle control (square tower, 4.3); castle locs only
+      "hands": {side: [card id]},
+      "decks": {"christian": [...], "muslim": [...], "naval": [...]},  # draw piles, top = last
+      "discards": {"christian": [...], "muslim": [...], "naval": [...]},
+      "battle_discard": {side: [card id]},   # temporary battle discard pile (8.2.1, 8.8)
+      "surrender": {side: [card id]},        # Castle Surrender cards beside the board (10.5)
+      "hand_known": {side: [card id]},  # cards in side's hand the OPPONENT has seen (e.g. a card
+                                        # shown to refute a Morale Challenge, 8.4.1)
+      "known": {side: [block id]},      # opponent blocks whose identity side has seen
+      "bids": {side: card id | None},   # secret bids of the Turn Order Step (6.2)
+      "entries": {loc: {side: [from loc | "sea:<zone>" | "muster"]}},  # where each side's
+                                        # blocks came from this turn (retreats 8.6.2/8.6.3)
+      "stack": [frame, ...],            # decision frames, top = last (see below)
+      "prefs": {side: {"auto_pass": bool}},  # reaction prompts auto-pass (DESIGN.md)
+      "boabdil": {"captures": int, "allied_until": turn index | None,
+                  "pending": None | "place" | "wait" | "return",
+                  "grey": [grey block ids in play]},   # 10.12 (special.py)
+      "result": None | {"winner": side | None, "reason": str, "score": {...}},
+    }
+
+Sides are "christian" and "muslim". Grey blocks (colour "grey") belong to the Christian
+player while on the map (10.12); :func:`owner` says so.
+
+Block ids never leave the engine towards a role that may not know them: views replace
+unrevealed opposing blocks by opaque keys (views.py).
+
+DECISION-FRAME STACK
+====================
+``state["stack"]`` is a list of frames; the LAST one is on top and is the only one that
+decides who acts. A frame is a dict with at least::
+
+    {"module": <module name in engine.granada>, "kind": str, ...module-specific keys...}
+
+``module`` names the module that handles the frame ("sequence", "movement", "naval",
+"special", "battle", "siege", "seabattle", ...). That module must define:
+
+    active(state, frame) -> list[str]               # roles that must act now
+    actions(state, role, frame) -> list[Action]     # that role's legal actions
+    apply(state, role, action, frame) -> None       # perform a LEGAL action (already matched
+                                                    # against actions(); state is a private
+                                                    # copy: mutate it in place)
+
+and may define:
+
+    advance(state, frame) -> bool     # automatic progress with no decision (e.g. a child
+                                      # frame just finished); return True if it changed the
+                                      # state (the dispatcher then calls advance again on the
+                                      # new top frame), False when the frame waits for a role
+    prompt(state, role, frame) -> str # the sentence shown to role
+    view(state, role, frame) -> dict  # what role may see of this frame (battle board etc.)
+    choose_weight(action) -> float    # weight of an action for the built-in player
+
+Dispatch (engine/granada/__init__.py): ``actions(state, role)`` calls the top frame's
+module; ``apply`` clones the state once, matches the action against the legal ones, calls
+the top frame's ``apply``, then :func:`settle` runs ``advance`` on whatever frame is on top
+until it returns False, and checks instant victory.
+
+Starting a sub-decision: push a frame with :func:`push_frame` (from inside an ``apply`` or
+``advance``). Ending it: the handling module calls :func:`finish_frame(state, outcome)`,
+which pops the top frame and appends ``outcome`` (a dict with at least "kind") to the
+``"returns"`` list of the frame below, whose ``advance`` consumes it. This is how a battle
+says "battle over, continue": e.g. the combat phase frame (sequence.py) sees the returned
+{"kind": "battle", "loc": ...} and offers the next pending battle; the naval movement
+frame (naval.py) sees {"kind": "naval_battle", ...} and lets surviving fleets continue.
+
+Battle entry points the BATTLE engineer provides (called by core code):
+
+    battle.start_battle(state, loc, attacker) -> None
+        # pushes the frame(s) of the land battle at loc with attacker = the phasing side:
+        # pre-battle retreats (Commander 10.1, Castle Surrender 10.5), inside/outside
+        # declarations (8.7.2), grey/white choice (10.12.2), then field combat (8.2-8.6)
+        # or castle siege (8.7); ends with finish_frame(state, {"kind": "battle", "loc": loc,
+        # "winner": side | None, ...}).  Nasrid Palace Guard entry at combat declaration
+        # (10.10) is done by the core BEFORE the call (special.palace_guard_join).
+    seabattle.start_naval_battle(state, zone, attacker, moving, card) -> None
+        # moving = ids of the active side's moving fleets, card = the Naval Battle card
+        # just drawn from the Naval deck (its draw_winner breaks ties, 9.1); the frame
+        # below is naval.py's "sea_move" frame ("moves_left": zones the moving stack may
+        # still enter, for evasion 9.2). Ends with finish_frame(state,
+        # {"kind": "naval_battle", "zone": zone, "survivors": [fleet ids of moving fleets
+        # still in zone], "evaded": {side: [fleet ids]}}).
+
+Core entry points battle code may call: overrun.resolve(state, loc, side) (overruns on a
+retreat path, 7.4), special.capture_boabdil(state) (10.12.1, when the Muslims lose a battle
+in which all blocks accompanying Boabdil were eliminated), special.grey_defeated(state)
+(grey Boabdil lost a combat against the Muslims), victory.check_instant(state),
+draw_cards / discard_cards / reveal / eliminate below.
+
+Changes since version 1: start_naval_battle also receives the Naval Battle card drawn;
+finish_frame also marks the location of a finished {"kind": "battle"} as fought in the
+current Combat Phase (so a follow-on battle caused by a retreat is not declared twice).
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+from engine import rng
+from engine.api import RuleError, State
+from engine.granada import components as comp
+
+SIDES = ("christian", "muslim")
+YEARS = ("1482", "1483-1484", "1485", "1486", "1487-1488", "1489-1490", "1491-1492")
+# Every turn of the game in order: (year index, turn). 1482 has only turn II, 1491-1492 only I.
+TURNS: tuple[tuple[int, int], ...] = ((0, 2),) + tuple(
+    (y, t) for y in range(1, 6) for t in (1, 2)) + ((6, 1),)
+ROMAN = {1: "I", 2: "II"}
+DISKS = ("el_zegri", "sidi_yahya")
+
+__all__ = [
+    "DISKS", "ROMAN", "SIDES", "TURNS", "YEARS", "RuleError",
+    "active_roles", "block", "blocks_at", "by_location", "castle_owner_natural", "cards_of",
+    "data", "discard_cards", "draw_cards", "draw_naval", "eliminate", "enemy_units_at",
+    "finish_frame", "handler", "log", "log_private", "natural", "other", "owner",
+    "pop_frame", "push_frame", "reveal", "settle", "settle_location", "show_card", "top",
+    "turn_index", "turn_label", "units_at",
+]
+
+
+def data() -> comp.Components:
+    """The cached components (map, blocks, cards)."""
+    return comp.load()
+
+
+def other(side: str) -> str:
+    return "muslim" if side == "christian" else "christian"
+
+
+_OWNER: dict[str, str] = {}
+
+
+def _owners() -> dict[str, str]:
+    if not _OWNER:
+        for bid, b in data().blocks.items():
+            _OWNER[bid] = "christian" if b.colour == "grey" else b.side
+    return _OWNER
+
+
+def owner(block_id: str) -> str:
+    """The side that moves and fights with a block (grey blocks: the Christians, 10.12)."""
+    return (_OWNER or _owners())[block_id]
+
+
+def block(state: State, block_id: str) -> dict[str, Any]:
+    rec: dict[str, Any] = state["blocks"][block_id]
+    return rec
+
+
+# ---------------------------------------------------------------- turns
+
+def turn_index(state: State) -> int:
+    """Position of the current turn in TURNS (0 = 1482 II, 11 = 1491-1492 I)."""
+    return TURNS.index((state["year"], state["turn"]))
+
+
+def turn_label(year: int, turn: int) -> str:
+    return f"{YEARS[year]} {ROMAN[turn]}"
+
+
+def index_label(index: int) -> str:
+    """The label of a position on the Turn track, even one beyond the last turn."""
+    if 0 <= index < len(TURNS):
+        return turn_label(*TURNS[index])
+    return "after the end of the game"
+
+
+# ---------------------------------------------------------------- log
+
+def log(state: State, text: str) -> None:
+    """A public log line."""
+    state["log"].append({"text": text})
+
+
+def log_private(state: State, side: str, text: str) -> None:
+    """A log line only ``side`` may read."""
+    state["log"].append({"text": text, "to": [side]})
+
+
+# ---------------------------------------------------------------- blocks and units
+
+def by_location(state: State) -> dict[str, list[str]]:
+    """loc -> block ids there (map locations, boxes and sea zones alike), in id order."""
+    out: dict[str, list[str]] = {}
+    for bid, rec in state["blocks"].items():
+        loc = rec["loc"]
+        if loc in out:
+            out[loc].append(bid)
+        else:
+            out[loc] = [bid]
+    return out
+
+
+def blocks_at(state: State, loc: str, side: str | None = None,
+              index: dict[str, list[str]] | None = None) -> list[str]:
+    """Blocks at a map location (not counting carried blocks at sea), optionally of one side."""
+    if index is not None:
+        ids = index.get(loc, [])
+    else:
+        ids = [b for b, rec in state["blocks"].items() if rec["loc"] == loc]
+    if side is None:
+        return list(ids)
+    own = _OWNER or _owners()
+    return [b for b in ids if own[b] == side]
+
+
+def disks_at(state: State, loc: str) -> list[str]:
+    return [d for d in DISKS if state["disks"].get(d) == loc]
+
+
+def units_at(state: State, loc: str, side: str, index: dict[str, list[str]] | None = None) -> int:
+    """Number of ``side``'s units at a location: blocks plus (Muslim) disks (8.7.4)."""
+    n = len(blocks_at(state, loc, side, index))
+    if side == "muslim":
+        n += len(disks_at(state, loc))
+    return n
+
+
+def enemy_units_at(state: State, loc: str, side: str,
+                   index: dict[str, list[str]] | None = None) -> int:
+    return units_at(state, loc, other(side), index)
+
+
+def natural(loc: str) -> str:
+    """Natural alignment of a location: Muslim inside the Kingdom of Granada (4.3)."""
+    return "muslim" if data().locations[loc].kingdom else "christian"
+
+
+castle_owner_natural = natural
+
+
+def reveal(state: State, block_id: str, why: str = "") -> None:
+    """Show a block's identity to the opponent (deployment, muster display, leader declared,
+    loss). Bumps ``state["reveals"]`` (undo barrier) and remembers the opponent saw it."""
+    rec = state["blocks"][block_id]
+    side = owner(block_id)
+    opp = other(side)
+    if not rec["revealed"]:
+        rec["revealed"] = True
+        state["reveals"] += 1
+    if data().blocks[block_id].colour != "grey" and block_id not in state["known"][opp]:
+        state["known"][opp].append(block_id)
+        state["known"][opp].sort()
+    if why:
+        log(state, f"{side.capitalize()} reveals {block_name(block_id)} ({why}).")
+
+
+def conceal(state: State, block_ids: list[str] | None = None) -> None:
+    """Turn revealed blocks face down again (8.1: after a battle). Grey blocks and fleets
+    stay face up, and so do blocks off the map that are public (eliminated, boxes)."""
+    comps = data().blocks
+    for bid in block_ids if block_ids is not None else list(state["blocks"]):
+        rec = state["blocks"][bid]
+        b = comps[bid]
+        if b.fleet or b.colour == "grey" or rec["loc"] in ("eliminated", "palace", "boabdil_box",
+                                                             "removed", "captured", "aside"):
+            continue
+        rec["revealed"] = False
+
+
+def block_name(block_id: str) -> str:
+    """A human name of a block's face (only for lines its viewer may read)."""
+    b = data().blocks[block_id]
+    if b.name:
+        return b.name
+    if b.fleet:
+        return f"fleet {block_id}"
+    fac = (b.faction or "").replace("_", " ").title()
+    extra = "".join(s for s, f in ((" cavalry", b.horse), (" crossbow", b.crossbow),
+                                   (" artillery", b.gun)) if f)
+    lead = " leader" if b.leader else ""
+    return f"{fac} {b.shields}-shield{extra}{lead} ({block_id})"
+
+
+def eliminate(state: State, block_id: str) -> None:
+    """A block lost (combat, overrun, naval battle): to the eliminated pile, face up (8.5).
+    Carried blocks of an eliminated fleet go with it (9.1). Boabdil (black) cannot be
+    eliminated (3.2): callers use special.capture_boabdil instead."""
+    rec = state["blocks"][block_id]
+    rec.update(loc="eliminated", inside=False, carried_by=None)
+    reveal(state, block_id)
+    if data().blocks[block_id].fleet:
+        for bid, other_rec in state["blocks"].items():
+            if other_rec.get("carried_by") == block_id:
+                other_rec.update(loc="eliminated", inside=False, carried_by=None)
+                reveal(state, bid)
+
+
+# ---------------------------------------------------------------- control
+
+def settle_location(state: State, loc: str, index: dict[str, list[str]] | None = None) -> None:
+    """Bring the control pieces of a location in line with who is there (4.1, 4.3, 10.12.2).
+
+    * Location control (cube / round tower): a side that is alone at the location takes it;
+      a side outside facing enemies that are all inside the castle takes it (8.7: castle to
+      one side, location to the other); grey blocks alone remove Muslim control without
+      placing Christian control (10.12.2); otherwise unchanged (4.1: the last mover keeps it).
+    * Castle control: the side alone there (grey alone: Muslim castle removed); both present:
+      unchanged (the side that was there first, 4.3); nobody: natural alignment (4.3).
+    * Blocks are no longer "inside" once no enemy is present.
+    """
+    locs = data().locations
+    idx = index if index is not None else by_location(state)
+    ids = idx.get(loc, [])
+    white_out = white_in = grey = 0
+    black_out = black_in = 0
+    for bid in ids:
+        rec = state["blocks"][bid]
+        colour = data().blocks[bid].colour
+        if colour == "black":
+            if rec["inside"]:
+                black_in += 1
+            else:
+                black_out += 1
+        elif colour == "grey":
+            grey += 1
+        elif rec["inside"]:
+            white_in += 1
+        else:
+            white_out += 1
+    black_in += len(disks_at(state, loc))
+    chris = white_out + white_in + grey
+    mus = black_out + black_in
+    L = locs[loc]
+    if chris and not mus:
+        if white_out + white_in:
+            state["control"][loc] = "christian"
+            if L.castle:
+                state["castle"][loc] = "christian"
+        else:  # grey alone
+            if state["control"].get(loc) == "muslim":
+                state["control"][loc] = None
+            if L.castle and state["castle"].get(loc) == "muslim":
+                state["castle"][loc] = None
+        for bid in ids:
+            state["blocks"][bid]["inside"] = False
+    elif mus and not chris:
+        state["control"][loc] = "muslim"
+        if L.castle:
+            state["castle"][loc] = "muslim"
+        for bid in ids:
+            state["blocks"][bid]["inside"] = False
+    elif not mus and not chris:
+        if L.castle:
+            state["castle"][loc] = natural(loc)
+    else:
+        if mus and black_out == 0 and (white_out + grey) and not white_in:
+            if white_out:
+                state["control"][loc] = "christian"
+            elif state["control"].get(loc) == "muslim":
+                state["control"][loc] = None
+        elif chris and white_out + grey == 0 and black_out:
+            state["control"][loc] = "muslim"
+
+
+def pass_through(state: State, loc: str, side: str, grey: bool,
+                 index: dict[str, list[str]] | None = None) -> None:
+    """A block of ``side`` moves onto or through ``loc`` (4.1): if the location is free of
+    enemies its control pieces change (grey blocks only remove Muslim ones, 10.12.2)."""
+    if enemy_units_at(state, loc, side, index):
+        return
+    L = data().locations[loc]
+    if grey:
+        if state["control"].get(loc) == "muslim":
+            state["control"][loc] = None
+        if L.castle and state["castle"].get(loc) == "muslim":
+            state["castle"][loc] = None
+        return
+    state["control"][loc] = side
+    if L.castle:
+        state["castle"][loc] = side
+
+
+def settle(state: State) -> None:
+    """settle_location for every map location."""
+    idx = by_location(state)
+    for loc in data().locations:
+        settle_location(state, loc, idx)
+
+
+# ---------------------------------------------------------------- cards
+
+def cards_of(side: str) -> str:
+    """The deck key of a side."""
+    return side
+
+
+def draw_cards(state: State, side: str, n: int) -> list[str]:
+    """Draw n cards into side's hand; when the draw pile is exhausted the discard pile is
+    shuffled into a new draw pile (3.3). Draws stop early only if both piles are empty.
+    The drawn cards are named in a line only ``side`` reads."""
+    drawn: list[str] = []
+    deck = state["decks"][side]
+    for _ in range(n):
+        if not deck:
+            pile = state["discards"][side]
+            if not pile:
+                break
+            deck.extend(pile)
+            pile.clear()
+            rng.shuffle(state, deck)
+            log(state, f"The {side} discard pile is shuffled into a new draw pile (3.3).")
+        drawn.append(deck.pop())
+    state["hands"][side].extend(drawn)
+    if drawn:
+        names = ", ".join(card_name(c) for c in drawn)
+        log_private(state, side, f"You draw {names}.")
+        log(state, f"{side.capitalize()} draws {len(drawn)} card{'s' if len(drawn) != 1 else ''}.")
+    return drawn
+
+
+def draw_naval(state: State) -> str | None:
+    """Draw the top card of the shared Naval deck (7.5.3), reshuffling its discards (3.3).
+    The card is shown to both players and goes to the naval discard pile."""
+    deck = state["decks"]["naval"]
+    if not deck:
+        pile = state["discards"]["naval"]
+        if not pile:
+            return None
+        deck.extend(pile)
+        pile.clear()
+        rng.shuffle(state, deck)
+        log(state, "The Naval discard pile is shuffled into a new draw pile (3.3).")
+    card = deck.pop()
+    state["discards"]["naval"].append(card)
+    state["reveals"] += 1
+    return card
+
+
+def card_name(card_id: str) -> str:
+    c = data().cards[card_id]
+    return f"{c.name} ({card_id})"
+
+
+def discard_cards(state: State, side: str, cards: list[str], why: str = "") -> None:
+    """Cards from side's hand to its discard pile, face up (3.3: all discards are public)."""
+    hand = state["hands"][side]
+    for c in cards:
+        hand.remove(c)
+        state["discards"][side].append(c)
+        if c in state["hand_known"][side]:
+            state["hand_known"][side].remove(c)
+    if cards:
+        state["reveals"] += 1
+        names = ", ".join(card_name(c) for c in cards)
+        log(state, f"{side.capitalize()} discards {names}{' ' + why if why else ''}.")
+
+
+def show_card(state: State, side: str, card: str) -> None:
+    """side shows a card of its hand to the opponent (e.g. refuting a Morale Challenge,
+    8.4.1); the card stays in hand and the opponent now knows it is there."""
+    if card not in state["hand_known"][side]:
+        state["hand_known"][side].append(card)
+    state["reveals"] += 1
+
+
+# ---------------------------------------------------------------- frames
+
+_HANDLERS: dict[str, ModuleType] = {}
+
+
+def handler(frame: dict[str, Any]) -> ModuleType:
+    """The module that handles a frame; RuleError if it is not written yet."""
+    name = frame["module"]
+    mod = _HANDLERS.get(name)
+    if mod is None:
+        try:
+            mod = importlib.import_module(f"engine.granada.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"engine.granada.{name}":
+                raise
+            raise RuleError(f"this part of the rules ({name}) is not available yet") from None
+        _HANDLERS[name] = mod
+    return mod
+
+
+def top(state: State) -> dict[str, Any] | None:
+    stack = state["stack"]
+    return stack[-1] if stack else None
+
+
+def push_frame(state: State, frame: dict[str, Any]) -> dict[str, Any]:
+    """Put a decision frame on top; it decides who acts until it is finished."""
+    if "module" not in frame or "kind" not in frame:
+        raise ValueError("a frame needs 'module' and 'kind'")
+    state["stack"].append(frame)
+    return frame
+
+
+def pop_frame(state: State) -> dict[str, Any]:
+    frame: dict[str, Any] = state["stack"].pop()
+    return frame
+
+
+def finish_frame(state: State, outcome: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Pop the top frame; hand ``outcome`` to the frame below (its "returns" list)."""
+    frame = pop_frame(state)
+    below = top(state)
+    if below is not None and outcome is not None:
+        below.setdefault("returns", []).append(outcome)
+    if outcome is not None and outcome.get("kind") == "battle" and outcome.get("loc"):
+        # a battle fought anywhere (even one caused by a retreat, 8.6.6) is not declared
+        # again in this Combat Phase
+        for f in reversed(state["stack"]):
+            if f.get("module") == "sequence" and f.get("kind") == "combat":
+                if outcome["loc"] not in f["done"]:
+                    f["done"].append(outcome["loc"])
+                break
+    return frame
+
+
+def active_roles(state: State) -> list[str]:
+    if state.get("result") is not None:
+        return []
+    f = top(state)
+    if f is None:
+        return []
+    roles: list[str] = handler(f).active(state, f)
+    return roles

@@ -1,0 +1,329 @@
+"""What each role may see (view) and a re-deal of everything hidden from a role (redeal).
+
+VIEW KEYS (render and Discord front ends depend on them)
+=========================================================
+``view(state, role)`` with role "christian", "muslim" or None (spectator: what both see)::
+
+    game         "granada"
+    role         the role viewed for (None for a spectator)
+    prompt       sentence for that role (what to do now, or whom we wait for)
+    actions      that role's legal actions (dicts with "type" and "label"); [] for spectators
+    active       roles that must act now
+    log          log entries that role may read ({"text": ..., "to"?: [...]})
+    year         0..6; year_label "1482".."1491-1492"; turn 1 | 2; turn_label "1485 II"
+    turn_index   0..11 (position on the Turn track, 0 = 1482 II)
+    first        side moving first this year (initiative marker) | None
+    active_side  side whose Movement/Combat phase it is | None
+    frame        {"module", "kind"} of the decision under way (e.g. "movement"/"movement")
+    locations    {loc id: {
+                    "control": side | None,       # cube / round tower / last mover (4.1)
+                    "castle": side | None,        # square tower; key present only at castles
+                    "disks": [disk names],        # "el_zegri", "sidi_yahya"
+                    "blocks": {"christian": [block], "muslim": [block]},
+                 }}  only locations with something to draw beyond the printed map are
+                 listed with blocks, but every location has control/castle entries
+    seas         {zone id: {"fleets": [{"id", "side", "carrying": [block]}]}}
+    block        a visible block: {"key": id, "id", "side", "colour", "faction", "shields",
+                 "leader", "name", "horse", "crossbow", "gun", "fleet", "special",
+                 "inside", "revealed", "moved", "fresh"}
+                 an opposing concealed block: {"key": "<side>:<place>:<n>", "side",
+                 "colour", "inside", "moved"}  (the key is opaque and per view; it is not
+                 the block id and is renumbered by position, so it tells nothing)
+    boxes        {"recruit": {side: [block] (own: full) | {"count": n, "fleets": [ids]}},
+                  "bag": {side: n}, "palace": [block], "boabdil_box": [block],
+                  "aside": [block], "eliminated": [block], "captured": [block]}
+    disks        {"el_zegri": loc | "eliminated", "sidi_yahya": ...}
+    hand         own cards [{"id", "name", "kind", "factions", "trumpet", "bid", "naval",
+                 "evade"}] ([] for spectators); known_opponent_cards: opponent cards this
+                 role has seen still in his hand
+    hand_sizes   {side: n}; deck_sizes {"christian", "muslim", "naval": n};
+    discard_sizes {...}; naval_discard_top: last Naval card drawn (public) | None
+    surrender    {side: number of Castle Surrender cards left}
+    bids         {side: "placed" | None} (own bid: the card id)
+    vp           {side: {"castles", "watchtowers", "resources", "unlinked_resources",
+                 "points"}} (victory.breakdown, what both can compute)
+    boabdil      {"captures", "allied_until": turn label | None, "pending", "in_play": bool}
+    contested    [{"loc", "siege": bool}] locations where both sides have units
+    pending_battles  locations the phasing side must still fight this Combat Phase
+    movement     during a Movement Phase: {"side", "level", "activations_left",
+                 "sea_left", "muster_left", "activated": [...], "origin": loc | None,
+                 "stack": {"at", "steps", "size"} | None}
+    battle       the public information of the battle under way (battle/siege/seabattle
+                 module ``view(state, role, frame)``), or None
+    prefs        own reaction preferences ({"auto_pass": bool}); {} for spectators
+    result       state["result"] (None while playing)
+
+REDEAL
+======
+``redeal(state, role, seed)`` re-draws what ``role`` cannot see: the identities of the
+opponent's blocks role has never identified (on the map, at sea, in the recruitment box,
+in the bag), the opponent's hand (except cards role saw there) together with the opponent's
+draw pile and secret bid, the order of role's own draw pile and of the Naval deck, and the
+generator. Frames may re-deal their own hidden data with ``redeal(state, role, frame, gen)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import rng
+from engine.api import State, View, visible_log
+from engine.granada import sequence, victory
+from engine.granada import state as st
+
+PUBLIC_PLACES = ("eliminated", "palace", "boabdil_box", "aside", "captured", "removed")
+BATTLE_MODULES = ("battle", "siege", "seabattle", "cards")
+
+
+_STATIC: dict[str, dict[str, Any]] = {}
+
+
+def _static(bid: str) -> dict[str, Any]:
+    """The printed face of a block (cached: components never change)."""
+    face = _STATIC.get(bid)
+    if face is None:
+        b = st.data().blocks[bid]
+        face = _STATIC[bid] = {
+            "key": bid, "id": bid, "side": st.owner(bid), "colour": b.colour, "faction": b.faction,
+            "shields": b.shields, "leader": b.leader, "name": b.name, "horse": b.horse,
+            "crossbow": b.crossbow, "gun": b.gun, "fleet": b.fleet, "special": b.special,
+            "always_public": b.fleet or b.colour == "grey"}
+    return face
+
+
+def _full(state: State, bid: str) -> dict[str, Any]:
+    rec = state["blocks"][bid]
+    out = dict(_static(bid))
+    del out["always_public"]
+    out.update(inside=rec["inside"], revealed=rec["revealed"], moved=rec["moved"], fresh=rec["fresh"])
+    return out
+
+
+def _visible(state: State, bid: str, role: str | None) -> bool:
+    face = _static(bid)
+    if face["always_public"] or face["side"] == role:
+        return True
+    return bool(state["blocks"][bid]["revealed"])
+
+
+def _blocks_for(state: State, ids: list[str], role: str | None, place: str) -> list[dict[str, Any]]:
+    shown: list[dict[str, Any]] = []
+    hidden: list[tuple[Any, ...]] = []
+    for bid in ids:
+        if _visible(state, bid, role):
+            shown.append(_full(state, bid))
+        else:
+            rec = state["blocks"][bid]
+            face = _static(bid)
+            hidden.append((face["colour"], rec["inside"], rec["moved"], face["side"]))
+    hidden.sort()
+    out = sorted(shown, key=lambda x: x["id"])
+    for n, (colour, inside, moved, side) in enumerate(hidden, 1):
+        out.append({"key": f"{side}:{place}:{n}", "side": side, "colour": colour,
+                    "inside": inside, "moved": moved})
+    return out
+
+
+def _card(cid: str) -> dict[str, Any]:
+    c = st.data().cards[cid]
+    return {"id": cid, "name": c.name, "kind": c.kind, "factions": list(c.factions),
+            "trumpet": c.trumpet, "bid": c.bid, "naval": c.naval, "evade": c.evade}
+
+
+def view(state: State, role: str | None) -> View:
+    from engine.granada import actions as legal_actions
+    d = st.data()
+    idx = st.by_location(state)
+    frame = st.top(state)
+    active = st.active_roles(state)
+    locations: dict[str, Any] = {}
+    for loc, L in d.locations.items():
+        entry: dict[str, Any] = {"control": state["control"].get(loc)}
+        if L.castle:
+            entry["castle"] = state["castle"].get(loc)
+        entry["disks"] = st.disks_at(state, loc)
+        ids = idx.get(loc)
+        if ids:
+            entry["blocks"] = {s: _blocks_for(state, [b for b in ids if st.owner(b) == s], role, loc)
+                               for s in st.SIDES}
+        else:
+            entry["blocks"] = {"christian": [], "muslim": []}
+        locations[loc] = entry
+    seas: dict[str, Any] = {}
+    for zone in d.sea_zones:
+        fleets = []
+        for bid in idx.get(f"sea:{zone}", []):
+            if not d.blocks[bid].fleet:
+                continue
+            aboard = [b for b in idx.get(f"sea:{zone}", []) if state["blocks"][b]["carried_by"] == bid]
+            fleets.append({"id": bid, "side": st.owner(bid),
+                           "carrying": _blocks_for(state, aboard, role, f"{zone}:{bid}")})
+        seas[zone] = {"fleets": fleets}
+    recruit: dict[str, Any] = {}
+    for s in st.SIDES:
+        ids = idx.get(f"recruit:{s}", [])
+        if role == s:
+            recruit[s] = [_full(state, b) for b in ids]
+        else:
+            recruit[s] = {"count": len(ids), "fleets": [b for b in ids if d.blocks[b].fleet]}
+    boxes = {
+        "recruit": recruit,
+        "bag": {s: len(idx.get(f"bag:{s}", [])) for s in st.SIDES},
+        "palace": [_full(state, b) for b in idx.get("palace", [])],
+        "boabdil_box": [_full(state, b) for b in idx.get("boabdil_box", [])],
+        "aside": [_full(state, b) for b in idx.get("aside", []) if not d.blocks[b].optional],
+        "eliminated": [_full(state, b) for b in idx.get("eliminated", [])],
+        "captured": [_full(state, b) for b in idx.get("captured", [])],
+    }
+    bo = state["boabdil"]
+    contested = []
+    for loc in d.locations:
+        if st.units_at(state, loc, "christian", idx) and st.units_at(state, loc, "muslim", idx):
+            siege = any(state["blocks"][b]["inside"] for b in idx.get(loc, [])) or \
+                bool(st.disks_at(state, loc) and not st.blocks_at(state, loc, "muslim", idx))
+            contested.append({"loc": loc, "siege": siege})
+    pending: list[str] = []
+    move_info = None
+    battle = None
+    for f in reversed(state["stack"]):
+        if f["module"] in BATTLE_MODULES and battle is None:
+            hook = getattr(st.handler(f), "view", None)
+            battle = hook(state, role, f) if hook else {"module": f["module"], "kind": f["kind"]}
+        if f.get("kind") == "combat" and f["module"] == "sequence":
+            pending = sequence.pending_battles(state, f["side"], f["done"])
+        if f.get("kind") == "movement" and move_info is None:
+            ms = f["mstack"]
+            move_info = {"side": f["side"], "level": f["level"], "activations_left": f["acts"],
+                         "sea_left": f["sea"], "muster_left": f["muster"],
+                         "activated": list(f["activated"]), "origin": f["origin"],
+                         "stack": None if ms is None else {"at": ms["at"], "steps": ms["steps"],
+                                                           "size": len(ms["blocks"])}}
+    prompt = ""
+    if state.get("result"):
+        res = state["result"]
+        prompt = f"The game is over: {res['reason']}."
+    elif frame is not None and role is not None and role in active:
+        hook = getattr(st.handler(frame), "prompt", None)
+        prompt = hook(state, role, frame) if hook else "Your decision."
+    elif active:
+        prompt = "Waiting for " + " and ".join(a.capitalize() for a in active) + "."
+    opp = st.other(role) if role in st.SIDES else None
+    y, t = state["year"], state["turn"]
+    naval_top = state["discards"]["naval"][-1] if state["discards"]["naval"] else None
+    return {
+        "game": "granada",
+        "role": role,
+        "prompt": prompt,
+        "actions": legal_actions(state, role) if role in st.SIDES else [],
+        "active": active,
+        "log": visible_log(state["log"], role),
+        "year": y, "year_label": st.YEARS[y], "turn": t, "turn_label": st.turn_label(y, t),
+        "turn_index": st.TURNS.index((y, t)),
+        "first": state["first"], "active_side": state["active_side"],
+        "frame": {"module": frame["module"], "kind": frame["kind"]} if frame else None,
+        "locations": locations,
+        "seas": seas,
+        "boxes": boxes,
+        "disks": dict(state["disks"]),
+        "hand": [_card(c) for c in sorted(state["hands"][role])] if role in st.SIDES else [],
+        "known_opponent_cards": sorted(state["hand_known"][opp]) if opp else [],
+        "hand_sizes": {s: len(state["hands"][s]) for s in st.SIDES},
+        "deck_sizes": {k: len(v) for k, v in state["decks"].items()},
+        "discard_sizes": {k: len(v) for k, v in state["discards"].items()},
+        "naval_discard_top": naval_top,
+        "surrender": {s: len(state["surrender"][s]) for s in st.SIDES},
+        "bids": {s: (state["bids"][s] if s == role else ("placed" if state["bids"][s] else None))
+                 for s in st.SIDES},
+        "vp": victory.breakdown(state),
+        "boabdil": {"captures": bo["captures"], "pending": bo["pending"],
+                    "allied_until": st.index_label(bo["allied_until"])
+                    if bo["allied_until"] is not None else None,
+                    "in_play": bool(bo["grey"])},
+        "contested": contested,
+        "pending_battles": pending,
+        "movement": move_info,
+        "battle": battle,
+        "prefs": dict(state["prefs"][role]) if role in st.SIDES else {},
+        "result": state.get("result"),
+    }
+
+
+# ---------------------------------------------------------------- redeal
+
+def _remap(value: Any, mapping: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return mapping.get(value, value)
+    if isinstance(value, list):
+        return [_remap(v, mapping) for v in value]
+    if isinstance(value, dict):
+        return {mapping.get(k, k): _remap(v, mapping) for k, v in value.items()}
+    return value
+
+
+def redeal(state: State, role: str, seed: int) -> State:
+    from engine.api import clone
+
+    new: State = clone(state)
+    gen = rng.Generator(seed)
+    d = st.data()
+    opp = st.other(role)
+    known = set(new["known"][role])
+    # ---- the opponent's blocks role never identified
+    pool = []
+    for bid in sorted(new["blocks"]):
+        b = d.blocks[bid]
+        rec = new["blocks"][bid]
+        if b.side != opp or b.colour == "grey" or b.optional or bid in known or rec["revealed"]:
+            continue
+        loc = rec["loc"]
+        if loc in PUBLIC_PLACES:
+            continue
+        if b.fleet and loc != f"bag:{opp}":
+            continue                       # fleets are face up outside the bag
+        pool.append(bid)
+    records = {bid: new["blocks"][bid] for bid in pool}
+    bag_key = f"bag:{opp}"
+    slots_fixed = [bid for bid in pool if records[bid]["loc"] != bag_key]   # land-only slots
+    slots_bag = [bid for bid in pool if records[bid]["loc"] == bag_key]
+    land = [bid for bid in pool if not d.blocks[bid].fleet]
+    gen.shuffle(land)
+    chosen = land[:len(slots_fixed)]
+    rest = [bid for bid in pool if bid not in set(chosen)]
+    gen.shuffle(rest)
+    mapping: dict[str, str] = {}       # old holder of a record -> block id now holding it
+    for slot, bid in zip(slots_fixed, chosen):
+        mapping[slot] = bid
+    for slot, bid in zip(slots_bag, rest):
+        mapping[slot] = bid
+    for slot, bid in mapping.items():
+        new["blocks"][bid] = dict(records[slot])
+    if mapping:
+        new["stack"] = _remap(new["stack"], mapping)
+        for ent in (new.get("entries") or {}).values():
+            for s in list(ent):
+                ent[s] = _remap(ent[s], mapping)
+    # ---- cards: the opponent's unseen hand, draw pile and secret bid
+    seen = [c for c in new["hand_known"][opp] if c in new["hands"][opp]]
+    hidden_hand = [c for c in new["hands"][opp] if c not in seen]
+    deck = new["decks"][opp]
+    bid = new["bids"][opp]
+    cards = hidden_hand + list(deck) + ([bid] if bid not in (None, "none") else [])
+    gen.shuffle(cards)
+    if bid not in (None, "none"):
+        biddable = [c for c in cards if d.cards[c].bid is not None]
+        new_bid = biddable[0] if biddable else bid
+        cards.remove(new_bid)
+        new["bids"][opp] = new_bid
+    new["hands"][opp] = seen + cards[:len(hidden_hand)]
+    new["decks"][opp] = cards[len(hidden_hand):]
+    gen.shuffle(new["decks"][role])
+    gen.shuffle(new["decks"]["naval"])
+    # ---- frames re-deal their own secrets
+    for f in new["stack"]:
+        hook = getattr(st.handler(f), "redeal", None)
+        if hook is not None:
+            hook(new, role, f, gen)
+    # lines only the opponent reads may name what was re-dealt: keep role's and public ones
+    new["log"] = [e for e in new["log"] if "to" not in e or role in e["to"]]
+    new["rng"] = rng.seed_state(gen.randbelow(1 << 62))
+    return new

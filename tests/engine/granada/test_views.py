@@ -1,0 +1,156 @@
+"""Views hide what they must (3.1, 3.3, DESIGN.md) and redeal re-draws it invisibly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import engine.granada as g
+from engine.granada import state as st
+from engine.players import choose
+from tests.engine.granada.core_helpers import (
+    D,
+    act,
+    at_movement,
+    buy,
+    clear_board,
+    land_blocks,
+    new_game,
+    put,
+)
+
+
+def dump(v) -> str:
+    return json.dumps(v, sort_keys=True)
+
+
+def played(seed: int, steps: int):
+    """States along a game played by the built-in player."""
+    s = new_game(seed)
+    out = [s]
+    for k in range(steps):
+        if g.result(s) is not None:
+            break
+        role = g.active(s)[0]
+        s = g.apply(s, role, choose(g, s, role, seed * 1000 + k))
+        out.append(s)
+    return out
+
+
+@pytest.mark.rule("3.1")
+def test_opponent_blocks_are_colour_and_place_only_under_opaque_keys():
+    s = new_game()
+    v = g.view(s, "christian")
+    text = dump(v)
+    hidden = [b for b, r in s["blocks"].items() if st.owner(b) == "muslim" and not r["revealed"]
+              and not D.blocks[b].fleet]
+    for b in hidden:
+        assert f'"{b}"' not in text
+    granada = v["locations"]["granada"]["blocks"]["muslim"]
+    assert granada and all(set(x) == {"key", "side", "colour", "inside", "moved"} for x in granada)
+    assert [x["key"] for x in granada] == [f"muslim:granada:{i}" for i in range(1, len(granada) + 1)]
+    mine = v["locations"]["cordoba"]["blocks"]["christian"]
+    assert all("faction" in x and x["key"] == x["id"] for x in mine)
+
+
+@pytest.mark.rule("3.3")
+def test_hands_deck_orders_bags_are_hidden_and_the_spectator_sees_the_common_part():
+    s = new_game()
+    spect = g.view(s, None)
+    assert spect["hand"] == [] and spect["actions"] == [] and spect["prefs"] == {}
+    text = dump(spect)
+    for side in st.SIDES:
+        for c in s["hands"][side]:
+            assert f'"{c}"' not in text
+    mus = dump(g.view(s, "muslim"))
+    for c in s["hands"]["christian"] + s["decks"]["christian"][-3:]:
+        assert f'"{c}"' not in mus
+    v = g.view(s, "christian")
+    assert {c["id"] for c in v["hand"]} == set(s["hands"]["christian"])
+    assert v["boxes"]["recruit"]["muslim"]["count"] == 3
+    assert isinstance(v["boxes"]["recruit"]["christian"], list)
+
+
+@pytest.mark.rule("3.1", "3.3")
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_redeal_leaves_the_role_view_unchanged(seed):
+    for s in played(seed, 300)[::20]:
+        for role in st.SIDES:
+            before = dump(g.view(s, role))
+            for k in range(3):
+                assert dump(g.view(g.redeal(s, role, k), role)) == before
+
+
+@pytest.mark.rule("3.1")
+def test_redeal_really_redraws_the_opponent_identities_but_keeps_what_was_shown():
+    s = clear_board(new_game())
+    ids = land_blocks("muslim", 2, faction="andalusies")
+    for b in ids:
+        s["blocks"][b]["loc"] = "recruit:muslim"
+    put(s, "loja", *land_blocks("muslim", 2, exclude=tuple(ids)))     # unseen ones
+    s = at_movement(s, "muslim")
+    s = buy(s, "muslim", "total")
+    s = act(s, "muslim", type="muster")
+    s = act(s, "muslim", type="muster_faction", faction="andalusies")
+    s = act(s, "muslim", type="muster_at", loc="velez_malaga")
+    s = act(s, "muslim", type="bring", block=ids[0])
+    s = act(s, "muslim", type="bring", block=ids[1])
+    changed = False
+    for k in range(5):
+        r = g.redeal(s, "christian", k)
+        assert [r["blocks"][b]["loc"] for b in ids] == ["velez_malaga"] * 2   # shown at muster
+        where = {b: r["blocks"][b]["loc"] for b in r["blocks"]}
+        if where != {b: s["blocks"][b]["loc"] for b in s["blocks"]}:
+            changed = True
+        assert sorted(r["hands"]["muslim"] + r["decks"]["muslim"]) == \
+            sorted(s["hands"]["muslim"] + s["decks"]["muslim"])
+        assert r["hands"]["christian"] == s["hands"]["christian"]
+    assert changed
+
+
+@pytest.mark.rule("6.2")
+def test_redeal_keeps_a_secret_bid_secret_and_biddable():
+    s = new_game()
+    card = next(a["card"] for a in g.actions(s, "muslim"))
+    s = act(s, "muslim", type="bid", card=card)
+    for k in range(5):
+        r = g.redeal(s, "christian", k)
+        assert D.cards[r["bids"]["muslim"]].bid is not None
+        assert dump(g.view(r, "christian")) == dump(g.view(s, "christian"))
+
+
+def test_view_keys_documented_for_front_ends():
+    v = g.view(new_game(), "muslim")
+    for key in ("prompt", "actions", "log", "locations", "seas", "boxes", "hand", "hand_sizes",
+                "vp", "year_label", "turn_label", "first", "boabdil", "pending_battles", "battle",
+                "contested", "disks", "surrender", "bids", "result"):
+        assert key in v
+    assert v["locations"]["malaga"]["disks"] == ["el_zegri"]
+    assert v["locations"]["granada"]["castle"] == "muslim"
+    assert "castle" not in v["locations"]["olvera"]
+
+
+@pytest.mark.rule("3.3")
+def test_private_log_lines_stay_private():
+    s = new_game()
+    mine = [e["text"] for e in g.view(s, "christian")["log"]]
+    theirs = [e["text"] for e in g.view(s, "muslim")["log"]]
+    assert any(t.startswith("You draw") for t in mine)
+    drawn = [st.card_name(c) for c in s["hands"]["christian"]]
+    assert not any(n in t for t in theirs for n in drawn)
+
+
+def test_views_of_a_random_game_are_json():
+    for s in played(4, 200)[::25]:
+        for role in ("christian", "muslim", None):
+            json.dumps(g.view(s, role))
+
+
+@pytest.mark.rule("10.12.2", "3.1")
+def test_grey_blocks_are_always_face_up():
+    s = clear_board(new_game())
+    grey = [b for b, blk in D.blocks.items() if blk.colour == "grey"]
+    put(s, "guadix", *grey)
+    v = g.view(s, "muslim")
+    assert sorted(x["id"] for x in v["locations"]["guadix"]["blocks"]["christian"]) == sorted(grey)
