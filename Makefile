@@ -3,10 +3,13 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Files of the server core that are type-checked besides the engine.
+TYPED_BOT := bot/service.py bot/db.py bot/models.py bot/settings.py bot/cli.py bot/local.py migrations
 
-.PHONY: run test install lint typecheck contract smoke clean bench golden
+.PHONY: run test install lint typecheck pytest contract smoke clean bench golden
 
 $(STAMP): pyproject.toml
+	$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PY=python3.11)")'
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,postgres]'
@@ -19,23 +22,32 @@ run: $(STAMP)
 	$(BIN)/alcazaba run
 
 ## test: set everything up and run the whole test suite (lint, types, tests, contract, smoke)
-test: $(STAMP) lint typecheck
-	$(BIN)/python -m pytest -q
-	$(MAKE) contract smoke
+test: $(STAMP) lint typecheck pytest contract smoke
 
 lint: $(STAMP)
 	$(BIN)/ruff check engine bot render migrations tests
 
 typecheck: $(STAMP)
 	$(BIN)/mypy engine
+	$(BIN)/mypy $(TYPED_BOT)
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest -q
 
 contract: $(STAMP)
-	$(BIN)/python ../shared/tools/contract_check.py --games 100 --seed 1 > /tmp/alcazaba-contract.log 2>&1 || (tail -n 40 /tmp/alcazaba-contract.log; exit 1)
-	tail -n 3 /tmp/alcazaba-contract.log
+	@log=$$(mktemp); \
+	$(BIN)/python ../shared/tools/contract_check.py --games 100 --seed 1 > $$log 2>&1; rc=$$?; \
+	if [ $$rc -ne 0 ]; then tail -n 40 $$log; else tail -n 3 $$log; fi; rm -f $$log; exit $$rc
 
+## smoke: one whole game of Las Navas played by the built-in player through the real command line
 smoke: $(STAMP)
-	rm -f /tmp/alcazaba-smoke.db
-	$(BIN)/alcazaba local navas --autoplay --seed 1 --db /tmp/alcazaba-smoke.db | tail -n 1
+	@dir=$$(mktemp -d); \
+	DATA_DIR=$$dir $(BIN)/alcazaba local navas --autoplay --seed 1 --db $$dir/smoke.db > $$dir/smoke.log 2>&1; rc=$$?; \
+	tail -n 1 $$dir/smoke.log; \
+	if [ $$rc -eq 0 ] && ! tail -n 1 $$dir/smoke.log | grep -Eq '^game [0-9]+ finished: \{'; then \
+		echo "smoke: the last line is not 'game <id> finished: <result>'"; rc=1; fi; \
+	if [ $$rc -ne 0 ]; then tail -n 30 $$dir/smoke.log; fi; \
+	rm -rf $$dir; exit $$rc
 
 bench: $(STAMP)
 	$(BIN)/alcazaba bench

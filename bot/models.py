@@ -1,0 +1,221 @@
+"""Database tables of the server (SQLModel over SQLAlchemy; SQLite or PostgreSQL).
+
+JSON values (options, state, actions, payloads) are stored as text written by
+:func:`dumps`: one canonical serialisation everywhere, so that a state's text and its hash
+are the same on every database and a replay can be compared byte for byte. Discord ids
+(snowflakes) fit a signed 64-bit integer. Times are UTC.
+
+The schema is created by the Alembic migration in ``migrations/versions``; a test checks
+that migration and these models agree.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+GAME_STATUSES = ("open", "running", "finished", "aborted")
+MOVE_KINDS = ("step", "undo")
+OUTBOX_KINDS = ("dm", "channel")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def dumps(value: Any) -> str:
+    """The canonical JSON text of a value (sorted keys, no spaces, no NaN)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+# Naming convention so that constraint names are stable across SQLite and PostgreSQL and
+# Alembic can compare them.
+SQLModel.metadata.naming_convention = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Game(SQLModel, table=True):
+    """One game: its engine, seed and options, where it is played, and how far it got.
+
+    ``version`` counts the moves (steps and undos) recorded so far; a command carries the
+    version it was made against and is refused when it is stale.
+    """
+
+    __tablename__ = "game"
+    __table_args__ = (
+        sa.Index("ix_game_status_updated_at", "status", "updated_at"),
+        sa.Index("ix_game_guild_id_status", "guild_id", "status"),
+        sa.Index("ix_game_channel_id", "channel_id"),
+        sa.Index("ix_game_thread_id", "thread_id"),
+        sa.Index("ix_game_deadline_at", "deadline_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(sa_type=sa.String(40), description="engine id, e.g. 'navas'")
+    seed: int = Field(sa_type=sa.BigInteger)
+    options: str = Field(sa_type=sa.Text, description="JSON object")
+    status: str = Field(default="open", sa_type=sa.String(16))
+    version: int = Field(default=0)
+    active: str = Field(default="[]", sa_type=sa.Text, description="JSON list of roles that must act now")
+    created_by: int | None = Field(default=None, sa_type=sa.BigInteger)
+    guild_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    channel_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    thread_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    pace: str | None = Field(default=None, sa_type=sa.String(32), description="e.g. 'live', '24h' (for deadlines)")
+    deadline_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+    reminded_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+    result: str | None = Field(default=None, sa_type=sa.Text, description="JSON result once over")
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
+class Seat(SQLModel, table=True):
+    """Who holds a role. A row exists only once the role is taken.
+
+    ``user_id`` None and ``is_bot`` False is a terminal seat (hot-seat at the local table).
+    """
+
+    __tablename__ = "seat"
+    __table_args__ = (
+        sa.UniqueConstraint("game_pk", "role"),
+        sa.Index("ix_seat_user_id", "user_id"),
+        sa.Index("ix_seat_is_bot_game_pk", "is_bot", "game_pk"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_pk: int = Field(sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], nullable=False)
+    role: str = Field(sa_type=sa.String(40))
+    user_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    display_name: str = Field(default="", sa_type=sa.String(100))
+    is_bot: bool = Field(default=False)
+    prefs: str = Field(default="{}", sa_type=sa.Text, description="JSON object, e.g. auto-pass choices")
+    joined_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
+class Move(SQLModel, table=True):
+    """The append-only log. Never updated nor deleted: an undo is a new row naming the step
+    it takes back (``undoes_seq``). ``seq`` is the game version the row produced.
+
+    ``barrier`` records that the step drew at random or revealed something (it can never
+    be taken back); ``state_hash`` is the hash of the state after the row, so that a replay
+    names the first move where it differs.
+    """
+
+    __tablename__ = "move"
+    __table_args__ = (sa.UniqueConstraint("game_pk", "seq"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_pk: int = Field(sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], nullable=False)
+    seq: int
+    role: str = Field(sa_type=sa.String(40))
+    user_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    action: str = Field(sa_type=sa.Text, description="JSON action (label stripped); {} for an undo")
+    kind: str = Field(default="step", sa_type=sa.String(8))
+    undoes_seq: int | None = Field(default=None)
+    barrier: bool = Field(default=False)
+    state_hash: str = Field(sa_type=sa.String(64))
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
+class GameState(SQLModel, table=True):
+    """The latest state of a game (one row per game), as canonical JSON text."""
+
+    __tablename__ = "game_state"
+
+    game_pk: int = Field(
+        sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], primary_key=True, nullable=False
+    )
+    version: int
+    state: str = Field(sa_type=sa.Text)
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
+class Outbox(SQLModel, table=True):
+    """A notification to deliver after the command that wrote it committed.
+
+    ``recipient`` is a Discord user id (kind 'dm') or channel/thread id (kind 'channel'),
+    as text. ``dedupe_key`` is unique so that a notification is written at most once; a
+    worker claims a row (``claimed_by``/``claimed_at``, a lease), sends it and sets
+    ``sent_at``; failures raise ``attempts`` and push ``next_attempt_at`` back.
+    """
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        sa.UniqueConstraint("dedupe_key"),
+        sa.Index("ix_outbox_sent_at_next_attempt_at", "sent_at", "next_attempt_at"),
+        sa.Index("ix_outbox_game_pk", "game_pk"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_pk: int | None = Field(
+        default=None, sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], nullable=True
+    )
+    kind: str = Field(sa_type=sa.String(16))
+    recipient: str = Field(sa_type=sa.String(64))
+    payload: str = Field(sa_type=sa.Text, description="JSON object; 'type' says what it is")
+    dedupe_key: str = Field(sa_type=sa.String(200))
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+    sent_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+    attempts: int = Field(default=0)
+    next_attempt_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+    claimed_by: str | None = Field(default=None, sa_type=sa.String(100))
+    claimed_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+    last_error: str | None = Field(default=None, sa_type=sa.Text)
+
+
+# --------------------------------------------------------------------------- Discord front end
+# Added by the Discord front end (migration 0002): what it keeps beyond the game's own columns.
+
+
+class DiscordGame(SQLModel, table=True):
+    """A game's Discord settings and bookkeeping: what happens at a deadline, the vacation
+    allowance, the invited opponent, which version the running deadline belongs to, and the
+    phase of the last spectator map posted (so a restart neither repeats nor skips one)."""
+
+    __tablename__ = "discord_game"
+
+    game_pk: int = Field(
+        sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], primary_key=True, nullable=False
+    )
+    deadline_action: str = Field(default="remind", sa_type=sa.String(16), description="remind | autopass | claim")
+    vacation_days: int = Field(default=14, description="vacation each player may take in this game")
+    invited_user_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    deadline_version: int | None = Field(default=None, description="game version the deadline was set for")
+    overdue_role: str | None = Field(default=None, sa_type=sa.String(40), description="late role the opponent may claim against")
+    map_key: str | None = Field(default=None, sa_type=sa.String(200), description="phase of the last spectator map")
+
+
+class DiscordSeat(SQLModel, table=True):
+    """Per seat: the private thread used when the player's DMs are closed, and vacation."""
+
+    __tablename__ = "discord_seat"
+
+    game_pk: int = Field(
+        sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], primary_key=True, nullable=False
+    )
+    role: str = Field(sa_type=sa.String(40), primary_key=True)
+    thread_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    vacation_until: datetime | None = Field(default=None, sa_type=sa.DateTime)
+    vacation_used_s: int = Field(default=0)
+
+
+class DiscordUser(SQLModel, table=True):
+    """Per Discord user: since when his DMs refuse the bot, and when he was told so (once)."""
+
+    __tablename__ = "discord_user"
+
+    user_id: int = Field(sa_type=sa.BigInteger, primary_key=True)
+    dms_closed_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+    told_at: datetime | None = Field(default=None, sa_type=sa.DateTime)

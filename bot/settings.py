@@ -1,0 +1,80 @@
+"""Server settings, read from the environment (and an optional ``.env`` file).
+
+Every setting is documented, with its default, in README.md ("Configuration"). Secrets are
+``SecretStr`` so that a ``repr`` of the settings, a log line or a traceback never shows them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+
+
+class Settings(BaseSettings):
+    """One place for every knob an operator may turn; nothing else reads the environment."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    data_dir: Path = Field(default=Path("./data"), description="Where the database, images and backups live.")
+    database_url: str | None = Field(
+        default=None,
+        description="SQLAlchemy async URL; unset = SQLite file DATA_DIR/alcazaba.db.",
+    )
+    discord_token: SecretStr | None = Field(default=None, description="Bot token; unset = terminal table.")
+    discord_api_base: str | None = Field(default=None, description="Discord HTTP API base URL; unset = Discord's own.")
+    discord_gateway_url: str | None = Field(default=None, description="Discord gateway URL; unset = Discord's own.")
+    discord_dev_guild_id: int | None = Field(
+        default=None, description="Sync slash commands to this one server at start (instant, for testing)."
+    )
+    log_level: str = Field(default="INFO", description="Python logging level.")
+    render_concurrency: int = Field(default=2, ge=1, description="Board images drawn at the same time.")
+    sqlite_busy_timeout_ms: int = Field(
+        default=5000, ge=0, description="How long a SQLite writer waits for another one before failing."
+    )
+    default_game: str = Field(default="navas", description="Game the terminal table offers first.")
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        level = value.strip().upper()
+        if level not in LOG_LEVELS:
+            raise ValueError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {value!r}")
+        return level
+
+    @field_validator("discord_token", mode="before")
+    @classmethod
+    def _empty_token_is_unset(cls, value: Any) -> Any:
+        # An empty DISCORD_TOKEN= line in .env means "no Discord", not "log in with ''".
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @property
+    def db_url(self) -> str:
+        """The database URL actually used (DATABASE_URL, or the SQLite file in DATA_DIR)."""
+        if self.database_url:
+            return self.database_url
+        return sqlite_url(self.data_dir / "alcazaba.db")
+
+    @property
+    def images_dir(self) -> Path:
+        return self.data_dir / "images"
+
+
+def sqlite_url(path: Path | str) -> str:
+    """The async SQLAlchemy URL of a SQLite file (absolute, so a later ``chdir`` cannot move it)."""
+    return f"sqlite+aiosqlite:///{Path(path).expanduser().resolve()}"
+
+
+def url_for_db_option(value: str | None, settings: Settings) -> str:
+    """``--db`` takes a file path or a full URL; no ``--db`` means the configured database."""
+    if not value:
+        return settings.db_url
+    if "://" in value:
+        return value
+    return sqlite_url(value)

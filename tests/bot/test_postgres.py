@@ -1,0 +1,65 @@
+"""The service on PostgreSQL (asyncpg). Runs when ALCAZABA_TEST_PG_URL names a scratch
+database (its tables are dropped and re-created), e.g.
+``ALCAZABA_TEST_PG_URL=postgresql+asyncpg://postgres@127.0.0.1:5432/alcazaba_test``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator
+
+import pytest
+from alembic import command
+
+from bot.db import alembic_config, migrate_async
+from bot.service import GameService, StaleVersion, UndoRefused
+from engine.api import RuleError
+
+pytestmark = pytest.mark.postgres
+PG_URL = os.environ.get("ALCAZABA_TEST_PG_URL", "")
+
+
+@pytest.fixture
+async def pg_service() -> AsyncIterator[GameService]:
+    if not PG_URL:
+        pytest.skip("ALCAZABA_TEST_PG_URL is not set")
+    await asyncio.to_thread(command.downgrade, alembic_config(PG_URL), "base")
+    await migrate_async(PG_URL)
+    service = GameService.open(PG_URL)
+    yield service
+    await service.close()
+
+
+async def test_a_game_on_postgresql(pg_service: GameService) -> None:
+    service = pg_service
+    info = await service.create_game("toy", {"target": 5}, seed=2**62, channel_id=2**60, created_by=2**61)
+    await service.join(info.id, 2**61, "Ann")
+    await service.join(info.id, 2**61 + 1, "Bob")
+    await service.start(info.id)
+    step = await service.apply(info.id, "red", {"type": "add", "n": 2}, 0, 2**61)
+    with pytest.raises(StaleVersion):
+        await service.apply(info.id, "red", {"type": "add", "n": 2}, 0, 2**61)
+    with pytest.raises(RuleError):
+        await service.apply(info.id, "red", {"type": "add", "n": 9}, 1, 2**61)
+    step = await service.undo(info.id, "red", step.version, 2**61)
+    step = await service.apply(info.id, "red", {"type": "draw"}, step.version, 2**61)
+    with pytest.raises(UndoRefused):
+        await service.undo(info.id, "red", step.version, 2**61)
+    # two orders racing for the same version: one wins
+    other = GameService.open(PG_URL)
+    try:
+        outcomes = await asyncio.gather(
+            service.apply(info.id, "red", {"type": "add", "n": 1}, step.version, 2**61),
+            other.apply(info.id, "red", {"type": "add", "n": 2}, step.version, 2**61),
+            return_exceptions=True,
+        )
+    finally:
+        await other.close()
+    assert sorted(type(o).__name__ for o in outcomes) == ["StaleVersion", "StepResult"]
+    assert (await service.replay_check(info.id)).ok
+    data = await service.export(info.id)
+    copy = await service.import_game(data)
+    assert (await service.state(copy))[1] == (await service.state(info.id))[1]
+    claimed = await service.claim_outbox("w1", limit=100)
+    assert claimed and await service.claim_outbox("w2") == []
+    assert all(await asyncio.gather(*(service.mark_sent(o.id, "w1") for o in claimed)))

@@ -1,0 +1,67 @@
+"""Every image kind decodes as what it claims, within its size limits, and matches its
+golden reference (tests/render/golden, rewritten by ``python -m tests.render.regenerate``)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from tests.render.cases import CASES, Case
+from tests.render.compare import check
+
+
+@pytest.fixture(scope="module")
+def rendered() -> dict[str, bytes]:
+    return {}
+
+
+def _png(case: Case, rendered: dict[str, bytes]) -> bytes:
+    if case.name not in rendered:
+        rendered[case.name] = case.make()
+    return rendered[case.name]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_decodes_with_format_size_and_weight(case: Case, rendered: dict[str, bytes]) -> None:
+    data = _png(case, rendered)
+    img = Image.open(io.BytesIO(data))
+    img.load()
+    assert img.format == case.fmt
+    w, h = img.size
+    assert case.min_size[0] <= w <= case.max_size[0], f"width {w} outside {case.min_size[0]}..{case.max_size[0]}"
+    assert case.min_size[1] <= h <= case.max_size[1], f"height {h} outside {case.min_size[1]}..{case.max_size[1]}"
+    assert len(data) <= case.max_bytes, f"{len(data)} bytes > {case.max_bytes}"
+    # not a blank picture: a real board has many colours
+    colours = img.convert("RGB").resize((200, 200)).getcolors(maxcolors=200 * 200)
+    assert colours is not None and len(colours) > 30
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.golden], ids=[c.name for c in CASES if c.golden])
+def test_matches_golden_reference(case: Case, rendered: dict[str, bytes]) -> None:
+    ok, message = check(case.name, _png(case, rendered))
+    print(message)
+    assert ok, message
+
+
+def test_replay_has_one_frame_per_turn(rendered: dict[str, bytes]) -> None:
+    from tests.render.cases import BY_NAME, granada_turn_views
+
+    data = _png(BY_NAME["granada_replay"], rendered)
+    img = Image.open(io.BytesIO(data))
+    assert getattr(img, "n_frames", 1) == len(granada_turn_views())
+    assert len(granada_turn_views()) >= 10  # 12 turns in a game that runs to the end
+
+
+def test_closeup_accepts_names_with_or_without_accents() -> None:
+    from render import granada
+    from tests.render.cases import game, granada_state
+
+    view = game("granada").view(granada_state(), "muslim")
+    by_id = granada.closeup(view, "almunecar")
+    assert granada.closeup(view, "Almuñécar") == by_id
+    assert granada.closeup(view, "ALMUNECAR") == by_id
+    assert granada.resolve_place("Bay of Málaga") == "bay_of_malaga"
+    with pytest.raises(KeyError, match="unknown location"):
+        granada.closeup(view, "Atlantis")
