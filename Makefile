@@ -37,7 +37,7 @@ pytest: $(STAMP)
 contract: $(STAMP)
 	@log=$$(mktemp); \
 	$(BIN)/python ../shared/tools/contract_check.py --games 100 --seed 1 > $$log 2>&1; rc=$$?; \
-	if [ $$rc -ne 0 ]; then tail -n 40 $$log; else tail -n 3 $$log; fi; rm -f $$log; exit $$rc
+	if [ $$rc -ne 0 ]; then grep -E '^(FAIL|summary)' $$log | head -n 40; tail -n 20 $$log; else grep -E '^(summary|PASS)' $$log; fi; rm -f $$log; exit $$rc
 
 ## smoke: one whole game of Las Navas played by the built-in player through the real command line
 smoke: $(STAMP)

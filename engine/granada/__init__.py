@@ -19,8 +19,8 @@ title = "Granada: Last Stand of the Moors"
 # Section 11 optional rules will be offered here; the basic game has none.
 OPTIONS: dict[str, dict[str, Any]] = {}
 
-__all__ = ["OPTIONS", "actions", "active", "apply", "choose", "id", "redeal", "result",
-           "roles", "setup", "title", "view"]
+__all__ = ["OPTIONS", "actions", "active", "apply", "choose", "id", "legal_actions", "redeal",
+           "result", "roles", "setup", "title", "view"]
 
 
 def roles(options: dict[str, Any]) -> list[str]:
@@ -44,6 +44,20 @@ def active(state: State) -> list[str]:
 
 
 def actions(state: State, role: str) -> list[Action]:
+    """The role's legal actions as offered to a player: at most 25 at a time (menus.py)."""
+    from engine.granada import menus
+    from engine.granada import state as st
+
+    full = legal_actions(state, role)
+    if len(full) <= menus.LIMIT:
+        return full
+    frame = st.top(state)
+    menu = (frame or {}).get("_menu", {}).get(role)
+    return menus.paged(full, menu)
+
+
+def legal_actions(state: State, role: str) -> list[Action]:
+    """Every legal action of the role, unpaged (the built-in player and apply use it)."""
     from engine.granada import state as st
 
     if state.get("result") is not None:
@@ -71,6 +85,7 @@ def _copy(state: State) -> State:
 
 
 def apply(state: State, role: str, action: Action) -> State:
+    from engine.granada import menus
     from engine.granada import state as st
     from engine.granada import victory
 
@@ -85,6 +100,17 @@ def apply(state: State, role: str, action: Action) -> State:
     if role not in mod.active(state, frame):
         raise RuleError(f"it is not the {role} player's decision now",
                         allowed=[f"{r} acts now" for r in mod.active(state, frame)])
+    if action["type"] == menus.MENU:
+        # navigating a long list (menus.py): no rule is involved, nothing else changes
+        offered = actions(state, role)
+        if find_action(offered, action) is None:
+            raise RuleError(f"{describe(action)} is not a menu offered now",
+                            allowed=[describe(a) for a in offered])
+        new = _copy(state)
+        top = st.top(new)
+        assert top is not None
+        top.setdefault("_menu", {})[role] = menus.chosen(action)
+        return new
     legal = mod.actions(state, role, frame)
     found = find_action(legal, action)
     if found is None:
@@ -94,6 +120,8 @@ def apply(state: State, role: str, action: Action) -> State:
     new = _copy(state)
     top = st.top(new)
     assert top is not None
+    if "_menu" in top:
+        top["_menu"].pop(role, None)
     st.handler(top).apply(new, role, found, top)
     run(new)
     victory.check_instant(new)
@@ -140,7 +168,7 @@ def choose(state: State, role: str, seed: int) -> Action:
     (frames may weight their own actions with ``choose_weight``)."""
     from engine.granada import state as st
 
-    legal = actions(state, role)
+    legal = legal_actions(state, role)
     if not legal:
         raise ValueError(f"{role} has no legal action")
     frame = st.top(state)

@@ -30,6 +30,7 @@ from engine.granada import battle_end as be
 from engine.granada import cards as cd
 from engine.granada import components as comp
 from engine.granada import retreat as rt
+from engine.granada import battle_prefs as prefs
 from engine.granada import state as st
 
 RULE = "8.2"
@@ -120,7 +121,7 @@ def begin(state: State, frame: dict[str, Any]) -> None:
 
 
 def _auto_pass(state: State, side: str) -> bool:
-    return bool(state.get("prefs", {}).get(side, {}).get("auto_pass"))
+    return prefs.auto_pass(state, side)
 
 
 # ---------------------------------------------------------------- pre-battle options
@@ -164,7 +165,7 @@ def avoid_actions(state: State, frame: dict[str, Any], side: str) -> list[Action
 def _apply_avoid(state: State, frame: dict[str, Any], side: str, action: Action) -> None:
     kind = action["type"]
     if kind == "fight_always":
-        state.setdefault("prefs", {}).setdefault(side, {})["auto_pass"] = True
+        prefs.set_auto_pass(state, side, True)
     if kind in ("fight", "fight_always"):
         begin(state, frame)
         return
@@ -281,7 +282,7 @@ def _apply_morale(state: State, frame: dict[str, Any], side: str, action: Action
     ch = frame["challenge"]
     if action["type"] in ("pass", "pass_always"):
         if action["type"] == "pass_always":
-            state.setdefault("prefs", {}).setdefault(side, {})["auto_pass"] = True
+            prefs.set_auto_pass(state, side, True)
         _pass_initiative(state, frame)
         return
     cd.play_to_battle(state, side, action["card"], "to challenge the morale of that deployment (8.4)")
@@ -330,6 +331,10 @@ def active(state: State, frame: dict[str, Any]) -> list[str]:
 
 
 def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
+    return prefs.offer(state, role, _actions(state, role, frame))
+
+
+def _actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
     step = frame["step"]
     if step == "colour":
         return [{"type": "fight_with", "colour": c,
@@ -353,6 +358,8 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
 
 
 def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> None:
+    if prefs.intercept(state, frame, role, action):
+        return
     step = frame["step"]
     if step == "colour":
         frame["colour"]["christian"] = action["colour"]

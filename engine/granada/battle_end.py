@@ -157,11 +157,19 @@ def next_retreat(state: State, frame: dict[str, Any]) -> None:
         if not dests:
             st.log(state, f"The {side} blocks at {_name(frame['loc'])} have nowhere to retreat and "
                           "are eliminated (8.6.1).")
+            boabdil = [b for b in g if cd.is_boabdil(_blocks()[b])]
             for b in g:
-                if cd.is_boabdil(_blocks()[b]):
+                if b in boabdil:
                     continue
                 st.eliminate(state, b)
                 frame["lost"][side].append(b)
+            if boabdil and _blocks()[boabdil[0]].colour == "black":
+                # every block accompanying him is now eliminated: captured, never eliminated
+                from engine.granada import special
+
+                st.log(state, "Every block accompanying Boabdil is eliminated: Boabdil is "
+                              "captured (10.12.1).")
+                special.capture_boabdil(state)
             frame["queue"].pop(0)
             continue
         if len(dests) == 1:                      # nothing to choose (the map is public)

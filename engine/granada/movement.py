@@ -12,12 +12,14 @@ One frame ``{"module": "movement", "kind": "movement", "side": s, ...}`` per Mov
   activations left, ``muster``: mustering actions left (7.2), ``redraw``: cards discarded
   under No movement, replenished at the end;
 * ``activated``: locations and "sea:<zone>" activated this phase; ``origin``: the land
-  location whose moves are being made; ``segments``: origin -> road segments ("a|b")
-  already used by blocks from that origin (7.3.1);
+  location whose moves are being made; ``segments``: initial location -> road segments
+  ("a|b") used by finished stacks' blocks that began their move there (7.3.1: no block may
+  use a segment other blocks of the same initial location used earlier this turn);
 * ``mstack``: the moving stack: ``{"blocks": {id: {"dist", "maxg", "main", "lead", "start"}},
-  "at": loc, "steps": n, "picked": loc | None, "dropped": loc | None, "force": bool,
-  "grey": bool, "declared": bool}`` — per-block distance, largest group (7.3.5), whether all
-  its roads were main roads (7.3.3) and whether it began its move with leadership (7.3.4).
+  "at": loc, "steps": n, "picked": loc | None, "picked_step": n, "dropped": loc | None,
+  "dropped_step": n, "force": bool, "grey": bool, "declared": bool, "segs": {start: [seg]}}``
+  — per-block distance, largest group (7.3.5), whether all its roads were main roads
+  (7.3.3), whether it began its move with leadership (7.3.4), and where it began ("start").
 """
 
 from __future__ import annotations
@@ -200,8 +202,10 @@ def _origin_actions(state: State, frame: dict[str, Any]) -> list[Action]:
         acts.append({"type": "take_all", "label": f"Take all {len(whites)} movable blocks"})
     if greys:
         acts.append({"type": "take_grey", "label": "Take the Boabdil Mixed Army (moves together, 10.12.2)"})
-    if frame["muster"] > 0 and frame["acts"] is None and muster.can_muster(state, side):
-        # total movement: mustering may come between two stacks (7.2)
+    if frame["muster"] > 0 and (frame["acts"] is None or frame["acts"] > 0) \
+            and muster.can_muster(state, side):
+        # mustering may come before or after the movement of any stack (7.2); under minimal
+        # or limited movement it still costs one of the activations left
         acts.append({"type": "muster", "label": "Muster from the recruitment box (7.2)"})
     acts.append({"type": "done_location", "label": f"Finish the moves from {_name(origin)}"})
     return acts
@@ -224,24 +228,31 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
         if _step_ok(state, frame, ms, to, kind):
             acts.append({"type": "step", "to": to, "label": f"Step to {_name(to)}"})
     if ms["steps"] > 0 and not ms["force"] and not ms["grey"]:
-        if ms["picked"] in (None, at):
+        # one pick-up and one drop-off per stack (7.3.1): once made, only more blocks at
+        # that same place and moment
+        if ms["picked"] is None or (ms["picked"] == at and ms.get("picked_step") == ms["steps"]):
             for b in st.blocks_at(state, at, side, idx):
                 if b not in ms["blocks"] and movable(state, b, side) and comps[b].colour != "grey":
                     acts.append({"type": "pick_up", "block": b,
                                  "label": f"Pick up {st.block_name(b)} at {_name(at)}"})
-        if ms["dropped"] in (None, at) and len(ms["blocks"]) > 1:
+        if (ms["dropped"] is None or (ms["dropped"] == at and ms.get("dropped_step") == ms["steps"])) \
+                and len(ms["blocks"]) > 1:
             for b in sorted(ms["blocks"]):
                 if ms["blocks"][b]["start"] != at:
                     acts.append({"type": "drop_off", "block": b,
                                  "label": f"Drop off {st.block_name(b)} at {_name(at)}"})
-    acts.append({"type": "end_move", "label": f"End this stack's move at {_name(at)}"})
+    if ms["steps"] == 0:
+        acts.append({"type": "end_move", "label": "Put these blocks back: they do not move"})
+    else:
+        acts.append({"type": "end_move", "label": f"End this stack's move at {_name(at)}"})
     return acts
 
 
 def _step_ok(state: State, frame: dict[str, Any], ms: dict[str, Any], to: str, kind: str) -> bool:
-    origin = frame["origin"]
-    if segment(ms["at"], to) in frame["segments"].get(origin, ()):
-        return False                          # 7.3.1 road segment already used from this origin
+    seg = segment(ms["at"], to)
+    used = frame["segments"]
+    if any(seg in used.get(info["start"], ()) for info in ms["blocks"].values()):
+        return False        # 7.3.1: other blocks of the same initial location already used it
     side = frame["side"]
     main = is_main(kind, side, ms["grey"])
     size = len(ms["blocks"])
@@ -490,7 +501,11 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
         rec = state["blocks"][bid]
         rec["loc"] = to
         rec["moved"] = True
-    frame["segments"].setdefault(frame["origin"], []).append(segment(at, to))
+    segs = ms.setdefault("segs", {})
+    for info in ms["blocks"].values():
+        mine = segs.setdefault(info["start"], [])
+        if segment(at, to) not in mine:
+            mine.append(segment(at, to))
     st.settle_location(state, at)        # an emptied castle reverts to its alignment (4.3)
     ms["at"] = to
     ms["steps"] += 1
@@ -516,6 +531,7 @@ def _pick_up(state: State, frame: dict[str, Any], bid: str) -> None:
     side = frame["side"]
     ms = frame["mstack"]
     ms["picked"] = ms["at"]
+    ms["picked_step"] = ms["steps"]
     ms["blocks"][bid] = _new_info(state, ms["at"], side, ms["grey"])
     state["blocks"][bid]["moved"] = True
     st.log(state, f"{side.capitalize()} picks up a block at {_name(ms['at'])}.")
@@ -525,17 +541,28 @@ def _drop_off(state: State, frame: dict[str, Any], bid: str) -> None:
     side = frame["side"]
     ms = frame["mstack"]
     ms["dropped"] = ms["at"]
+    ms["dropped_step"] = ms["steps"]
     del ms["blocks"][bid]
     state["blocks"][bid]["moved"] = True
     st.log(state, f"{side.capitalize()} drops off a block at {_name(ms['at'])}.")
 
 
 def _end_move(state: State, frame: dict[str, Any]) -> None:
+    ms = frame["mstack"]
+    if ms["steps"] == 0:
+        # blocks taken but not moved were part of no move (7.3.1): they stay free
+        frame["mstack"] = None
+        return
     _finish_stack(state, frame)
 
 
 def _finish_stack(state: State, frame: dict[str, Any]) -> None:
+    """The stack's move is over: its blocks have moved, and the road segments they used are
+    closed to later blocks of the same initial location (7.3.1)."""
     ms = frame["mstack"]
     for bid in ms["blocks"]:
         state["blocks"][bid]["moved"] = True
+    for start, segs in ms.get("segs", {}).items():
+        used = frame["segments"].setdefault(start, [])
+        used.extend(x for x in segs if x not in used)
     frame["mstack"] = None

@@ -45,7 +45,11 @@ def recruitment_locations(side: str, faction: str | None = None) -> list[str]:
 
 def friendly_location(state: State, loc: str, side: str,
                       index: dict[str, list[str]] | None = None) -> bool:
-    return state["control"].get(loc) == side or st.units_at(state, loc, side, index) > 0
+    """Friendly units there, or friendly control and no enemy unit: mustered blocks may
+    support a combat begun by blocks on the map, never begin one themselves (7.2)."""
+    if st.units_at(state, loc, side, index) > 0:
+        return True
+    return state["control"].get(loc) == side and not st.enemy_units_at(state, loc, side, index)
 
 
 def eligible(state: State, side: str, faction: str | None = None,

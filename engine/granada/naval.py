@@ -103,7 +103,10 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
             acts.append({"type": "cancel", "label": "Move no fleet after all"})
     elif phase == "embark":
         port = d.sea_zones[frame["at"]].port
-        if _room(state, frame) > 0:
+        aboard = [b for b in _carried(state, frame) if b not in frame["embarked"]]
+        # all transported units embark together at one port (7.5.2): a stack already
+        # carrying troops from an earlier turn takes no more on board
+        if _room(state, frame) > 0 and not aboard:
             for b in st.blocks_at(state, port, side):
                 rec = state["blocks"][b]
                 blk = d.blocks[b]
@@ -146,8 +149,9 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
                     key=lambda f: len(carried_by(state, f)))
         state["blocks"][b].update(loc=f"sea:{frame['at']}", carried_by=fleet, moved=True)
         frame["embarked"].append(b)
-        st.log(state, f"{side.capitalize()} embarks a block at "
-                      f"{d.locations[d.sea_zones[frame['at']].port].name} (7.5.2).")
+        port = d.sea_zones[frame["at"]].port
+        st.log(state, f"{side.capitalize()} embarks a block at {d.locations[port].name} (7.5.2).")
+        st.settle_location(state, port)       # a castle left empty reverts (4.3)
     elif kind == "sail":
         frame["phase"] = "sail"
     elif kind == "sail_to":
@@ -171,6 +175,12 @@ def advance(state: State, frame: dict[str, Any]) -> bool:
         if out.get("kind") != "naval_battle":
             continue
         side = frame["side"]
+        zone = out.get("zone") or frame["at"]
+        for f in fleets_in(state, zone, side):
+            if f not in frame["fleets"]:
+                # 9.1: friendly fleets already present in the battle's zone may neither move
+                # nor land their troops this turn
+                state["blocks"][f]["moved"] = True
         alive = [f for f in frame["fleets"] if state["blocks"][f]["loc"].startswith("sea:")]
         evaded = [f for f in alive if state["blocks"][f]["loc"] != f"sea:{frame['at']}"]
         frame["fleets"] = alive

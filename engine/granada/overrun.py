@@ -32,7 +32,9 @@ def can_overrun(state: State, loc: str, side: str,
         return False                 # enemy units who control a castle (7.4)
     if L.watchtower and state["control"].get(loc) == enemy:
         return False                 # blocks controlling a watchtower (4.4, 7.4)
-    friends = len(st.blocks_at(state, loc, side, idx))   # inside ones count too (7.4)
+    # units inside a castle count too (7.4), disks among them: "all other rules apply to
+    # disks as if they were regular infantry blocks inside castles" (8.7.4)
+    friends = st.units_at(state, loc, side, idx)
     return friends >= RATIO * len(foes)
 
 

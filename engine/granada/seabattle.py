@@ -11,13 +11,16 @@ Frame ``{"module": "seabattle", "kind": "naval_battle", ...}`` steps:
   (``frame["secret"]``, shown to its owner only) until both have chosen (9.1);
 * ``sink`` — the loser picks which of his fleets are sunk when he has more than that many;
 * ``evade`` — a player who showed an arrow moves his fleets to an adjacent zone, the
-  attacker first (9.2).
+  attacker first (9.2); the attacker's moving fleets may not end further than 3 zones
+  from where their move began (``frame["origin"]``);
+* ``evade_battle`` — evading fleets met enemy fleets and drew a Naval Battle card: that
+  battle is fought at once in a frame on top of this one (9.2), then the evasions go on.
 
 It ends with ``finish_frame(state, {"kind": "naval_battle", "zone", "winner", "survivors":
 [moving fleets still in the zone], "evaded": {side: [fleets]}, "evaded_to": {side: zone}})``.
 Evading fleets that meet enemy fleets draw Naval cards at once (9.2, through
-naval.encounter_draws); a Naval Battle card so drawn starts a new naval battle right after
-this one.
+naval.encounter_draws); a Naval Battle card so drawn starts that naval battle immediately,
+before the other player's evasion (the evading player is its attacker).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 
 from engine.api import Action, State
 from engine.granada import components as comp
+from engine.granada import battle_prefs as prefs
 from engine.granada import state as st
 
 RULE = "9.1"
@@ -84,16 +88,23 @@ def naval_outcome(attacker_card: comp.Card | None, defender_card: comp.Card | No
 # ---------------------------------------------------------------- entry point
 
 def start_naval_battle(state: State, zone: str, attacker: str, moving: list[str],
-                       card: str | None = None) -> None:
+                       card: str | None = None, origin: str | None = None) -> None:
+    """``origin``: the sea zone where the attacker's moving fleets began their move (their
+    evasion may not end further away than 3 zones from it, 9.2); by default the start zone
+    of the naval movement frame below."""
     if card is None:
         card = state["discards"]["naval"][-1] if state["discards"]["naval"] else None
     draw_winner = _cards()[card].draw_winner if card else None
+    below = st.top(state)
+    if origin is None and below is not None and below.get("module") == "naval" \
+            and below.get("side") == attacker:
+        origin = below.get("zone")
     frame = st.push_frame(state, {
         "module": "seabattle", "kind": "naval_battle", "zone": zone, "attacker": attacker,
         "defender": st.other(attacker), "moving": list(moving), "card": card,
         "draw_winner": draw_winner or attacker, "step": "choose", "secret": {}, "played": {},
         "winner": None, "to_sink": 0, "sunk": [], "lost_carried": 0, "evaders": [],
-        "evaded": {}, "evaded_to": {}, "follow": [],
+        "evaded": {}, "evaded_to": {}, "origin": origin,
     })
     if not participants(state, frame, attacker) or not participants(state, frame, frame["defender"]):
         _close(state, frame)
@@ -190,15 +201,39 @@ def _replenish(state: State, frame: dict[str, Any]) -> None:
 def _next_evasion(state: State, frame: dict[str, Any]) -> None:
     while frame["evaders"]:
         side = frame["evaders"][0]
-        if participants(state, frame, side) and _evade_zones(frame):
+        if participants(state, frame, side) and _evade_zones(frame, side):
             frame["step"] = "evade"
             return
         frame["evaders"].pop(0)
     _close(state, frame)
 
 
-def _evade_zones(frame: dict[str, Any]) -> list[str]:
-    return list(st.data().sea_zones[frame["zone"]].adjacent)
+def sea_distance(a: str, b: str) -> int:
+    """Number of sea-zone steps from zone a to zone b (large when unreachable)."""
+    zones = st.data().sea_zones
+    seen = {a: 0}
+    todo = [a]
+    while todo:
+        z = todo.pop(0)
+        if z == b:
+            return seen[z]
+        for n in zones[z].adjacent:
+            if n not in seen:
+                seen[n] = seen[z] + 1
+                todo.append(n)
+    return 1 << 20
+
+
+def _evade_zones(frame: dict[str, Any], side: str) -> list[str]:
+    """9.2: an adjacent sea zone; the attacker's moving fleets may not end their evasion
+    further than their 3-sea-zone allowance from the zone where their move began."""
+    adjacent = list(st.data().sea_zones[frame["zone"]].adjacent)
+    origin = frame.get("origin")
+    if side != frame["attacker"] or not origin:
+        return adjacent
+    from engine.granada.naval import MAX_ZONES
+
+    return [z for z in adjacent if sea_distance(origin, z) <= MAX_ZONES]
 
 
 def _evade(state: State, frame: dict[str, Any], side: str, to: str) -> None:
@@ -214,21 +249,27 @@ def _evade(state: State, frame: dict[str, Any], side: str, to: str) -> None:
     frame["evaders"].pop(0)
     st.log(state, f"{side.capitalize()} evades with {len(fleets)} fleet(s) to {_zone_name(to)} (9.2).")
     if fleets_in(state, to, st.other(side)):
+        # 9.2: the evading player draws one Naval card per evading fleet (7.5.3); a naval
+        # battle so caused "is resolved immediately", before the other player evades.
         card = naval.encounter_draws(state, to, side, fleets)
         if card is not None:
-            frame["follow"].append({"zone": to, "side": side, "fleets": fleets, "card": card})
+            frame["step"] = "evade_battle"
+            origin = frame.get("origin") if side == frame["attacker"] else None
+            start_naval_battle(state, to, side, fleets, card, origin)
+            if st.top(state) is frame:          # nothing to fight after all: go on
+                frame.pop("returns", None)
+                frame["step"] = "evade"
+                _next_evasion(state, frame)
+            return
     _next_evasion(state, frame)
 
 
 def _close(state: State, frame: dict[str, Any]) -> None:
     att = frame["attacker"]
     survivors = [f for f in frame["moving"] if state["blocks"][f]["loc"] == f"sea:{frame['zone']}"]
-    follow = frame["follow"]
     st.finish_frame(state, {"kind": "naval_battle", "zone": frame["zone"], "winner": frame["winner"],
                             "attacker": att, "survivors": survivors,
                             "evaded": dict(frame["evaded"]), "evaded_to": dict(frame["evaded_to"])})
-    for f in reversed(follow):
-        start_naval_battle(state, f["zone"], f["side"], f["fleets"], f["card"])
 
 
 # ---------------------------------------------------------------- frame protocol
@@ -249,6 +290,10 @@ def active(state: State, frame: dict[str, Any]) -> list[str]:
 
 
 def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
+    return prefs.offer(state, role, _actions(state, role, frame))
+
+
+def _actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
     step = frame["step"]
     if step == "choose":
         return _choose_actions(state, role)
@@ -257,11 +302,13 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
                 for f in participants(state, frame, role)]
     if step == "evade":
         return [{"type": "evade", "zone": z, "label": f"Evade to {_zone_name(z)} (9.2)"}
-                for z in _evade_zones(frame)]
+                for z in _evade_zones(frame, role)]
     return []
 
 
 def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> None:
+    if prefs.intercept(state, frame, role, action):
+        return
     step = frame["step"]
     if step == "choose":
         frame["secret"][role] = action["card"]
@@ -278,7 +325,12 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
 
 
 def advance(state: State, frame: dict[str, Any]) -> bool:
-    frame.pop("returns", None)
+    """A naval battle caused by an evasion is over (9.2): the evasions go on."""
+    returns = frame.pop("returns", None)
+    if frame["step"] == "evade_battle" and returns:
+        frame["step"] = "evade"
+        _next_evasion(state, frame)
+        return True
     return False
 
 
@@ -316,4 +368,4 @@ def redeal(state: State, role: str, frame: dict[str, Any], gen: Any) -> None:
 
 
 def choose_weight(action: Action) -> float:
-    return 1.0
+    return {"auto_pass_off": 0.02}.get(action["type"], 1.0)

@@ -25,6 +25,7 @@ from engine.granada import battle_end as be
 from engine.granada import battle_impacts as imp
 from engine.granada import cards as cd
 from engine.granada import components as comp
+from engine.granada import battle_prefs as prefs
 from engine.granada import state as st
 
 RULE = "8.7"
@@ -143,9 +144,9 @@ def begin(state: State, frame: dict[str, Any]) -> None:
     frame["step"] = "besiege"
     frame["initiative"] = frame["attacker"]
     frame["fire_done"] = False
+    # The attacker is asked even when his blocks and hand cannot deliver one loss (8.7.1):
+    # he then may only hold. Holding at once would tell the defender about his hand.
     st.log(state, f"Castle siege at {_name(frame['loc'])} (8.7).")
-    if not can_assault(state, frame):
-        _hold(state, frame)            # 8.7.1: no assault possible; the log reads the same
 
 
 def _hold(state: State, frame: dict[str, Any]) -> None:
@@ -198,7 +199,7 @@ def _fire_offered(state: State, frame: dict[str, Any], final: bool) -> bool:
     dfn = frame["defender"]
     if frame["fire_done"] or not bd.force(state, frame, dfn):
         return False
-    return final or not bool(state.get("prefs", {}).get(dfn, {}).get("auto_pass"))
+    return final or not prefs.auto_pass(state, dfn)
 
 
 def _after_attacker(state: State, frame: dict[str, Any], outcome: str | None) -> None:
@@ -297,6 +298,10 @@ def active(state: State, frame: dict[str, Any]) -> list[str]:
 
 
 def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
+    return prefs.offer(state, role, _actions(state, role, frame))
+
+
+def _actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
     step = frame["step"]
     if step == "besiege":
         acts: list[Action] = []
@@ -324,6 +329,8 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
 
 
 def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> None:
+    if prefs.intercept(state, frame, role, action):
+        return
     step = frame["step"]
     kind = action["type"]
     if step == "besiege":
@@ -338,7 +345,7 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
     if step in ("fire", "fire_final"):
         if kind in ("hold_fire", "cease_fire", "pass_always"):
             if kind == "pass_always":
-                state.setdefault("prefs", {}).setdefault(role, {})["auto_pass"] = True
+                prefs.set_auto_pass(state, role, True)
             if kind == "cease_fire" or step == "fire_final":
                 frame["fire_done"] = True
             if step == "fire_final":

@@ -163,7 +163,9 @@ def test_road_segment_used_once_per_initial_location():
     s = act(s, "christian", type="end_move")
     s = act(s, "christian", type="take", block=b)
     assert "ecija" not in steps_possible(s)          # Sevilla-Écija already used from Sevilla
-    s = act(s, "christian", type="end_move")
+    s = act(s, "christian", type="end_move")         # b is put back without moving
+    assert not s["blocks"][b]["moved"]
+    s = act(s, "christian", type="done_location")
     s = act(s, "christian", type="activate", loc="jerez")
     s = act(s, "christian", type="take", block=c)
     s = act(s, "christian", type="step", to="sevilla")
@@ -275,8 +277,9 @@ def test_a_secondary_road_loses_the_main_road_bonus():
     s = act(s, "christian", type="activate", loc="sevilla")
     s = act(s, "christian", type="take", block=a)
     s = act(s, "christian", type="step", to="olvera")        # secondary road
-    # base 1 + castle leadership 1 = 2: one more location, on any road
-    assert steps_possible(s) == {"antequera", "setenil", "zahara"}
+    # base 1 + castle leadership 1 = 2: one more location, on any road (even back: no other
+    # block of Sevilla used that road, 7.3.1)
+    assert steps_possible(s) == {"antequera", "setenil", "zahara", "sevilla"}
     s = act(s, "christian", type="step", to="antequera")
     assert steps_possible(s) == set()
 
@@ -387,8 +390,9 @@ def test_palace_guard_stays_in_or_next_to_granada():
     s = act(s, "muslim", type="activate", loc="granada")
     s = act(s, "muslim", type="take", block=guard)
     s = act(s, "muslim", type="step", to="loja")
-    # from Loja: Alhama (next to Granada) yes; Archidona, Lucena, Montefrío no
-    assert steps_possible(s, "muslim") == {"alhama"}
+    # from Loja: Alhama (next to Granada) and back to Granada yes; Archidona, Lucena,
+    # Montefrío no
+    assert steps_possible(s, "muslim") == {"alhama", "granada"}
 
 
 @pytest.mark.rule("7.2", "7.1")

@@ -52,8 +52,11 @@ def test_book_example_naval_battle_at_adra() -> None:
     assert st.active_roles(s) == ["muslim"]
     hands = {side: len(s["hands"][side]) for side in st.SIDES}
     act(s, "muslim", "naval_card", card="M03")
-    # difference 3: up to two Christian fleets; only the moving one fights: it sinks with the
-    # Aragón block aboard
+    # "the Muslim player wins with a difference higher than 3, so up to two Christian fleets
+    # could be eliminated" (the reconstructed decks have no Muslim naval 5: 4 against 1 is a
+    # difference of 3, which 9.1 already counts: "equal to or higher than 3")
+    assert seabattle.naval_outcome(C["C02"], C["M03"], "christian", "muslim") == ("muslim", 2, [])
+    # "Only the moving Christian fleet is eliminated": it sinks with the Aragón block aboard
     assert s["blocks"]["W60"]["loc"] == "eliminated" and s["blocks"]["W24"]["loc"] == "eliminated"
     assert s["blocks"]["W59"]["loc"] == "sea:adra_coast"
     assert s["stack"][-1]["module"] == "sequence"
@@ -166,3 +169,99 @@ def test_redeal_keeps_the_secret_choice_consistent() -> None:
         choice = top(other)["secret"]["christian"]
         assert choice in other["hands"]["christian"]
         assert g.view(other, "muslim") == g.view(s, "muslim")
+
+
+def naval_top(s: dict[str, Any], *cards: str) -> None:
+    """Put Naval cards on top of the Naval deck (the last one is drawn first)."""
+    for c in cards:
+        for pile in (s["decks"]["naval"], s["discards"]["naval"]):
+            if c in pile:
+                pile.remove(c)
+        s["decks"]["naval"].append(c)
+
+
+@pytest.mark.rule("9.2", "7.5.3")
+def test_a_naval_battle_caused_by_an_evasion_is_resolved_immediately() -> None:
+    # Both players show an arrow at Adra. The Christian (active) evades first into the Gulf
+    # of Almería where a Muslim fleet waits: he draws one Naval card (one evading fleet), a
+    # Naval Battle card, and that battle is fought at once, before the Muslim evades.
+    s = blank()
+    at_sea(s, "adra_coast", "W60", "K58")
+    at_sea(s, "gulf_of_almeria", "K59")
+    c_arrow = next(c for c in ("C57", "C59") if C[c].evade)
+    m_arrow = next(c for c in ("M52", "M54") if C[c].evade)
+    give(s, "christian", c_arrow, "C03")           # C03: naval 4
+    give(s, "muslim", m_arrow, "M02")              # M02: naval 1
+    seabattle.start_naval_battle(s, "adra_coast", "christian", ["W60"], "N15")
+    act(s, "christian", "naval_card", card=c_arrow)
+    act(s, "muslim", "naval_card", card=m_arrow)
+    naval_top(s, "N14")                            # Christian arms win a draw
+    act(s, "christian", "evade", zone="gulf_of_almeria")
+    f = top(s)
+    assert f["module"] == "seabattle" and f["zone"] == "gulf_of_almeria" and f["step"] == "choose"
+    assert f["attacker"] == "christian" and f["moving"] == ["W60"]
+    assert seabattle.participants(s, f, "muslim") == ["K59"]
+    assert s["blocks"]["K58"]["loc"] == "sea:adra_coast"        # the Muslim has not evaded yet
+    assert s["stack"][-2]["step"] == "evade_battle"
+    act(s, "christian", "naval_card", card="C03")
+    act(s, "muslim", "naval_card", card="M02")
+    assert s["blocks"]["K59"]["loc"] == "eliminated"            # 4 against 1: one fleet sunk
+    # the first battle goes on: now the Muslim evades (through the dispatcher's advance)
+    g.run(s)
+    assert top(s)["zone"] == "adra_coast" and st.active_roles(s) == ["muslim"]
+    assert {a["type"] for a in legal(s, "muslim")} == {"evade"}
+    act(s, "muslim", "evade", zone="almunecar_coast")
+    assert s["blocks"]["K58"]["loc"] == "sea:almunecar_coast"
+    assert s["stack"][-1]["module"] == "sequence"
+
+
+@pytest.mark.rule("9.2")
+def test_both_evading_into_the_same_zone_the_last_mover_checks() -> None:
+    s = blank()
+    at_sea(s, "adra_coast", "W60", "K58", "K59")
+    c_arrow = next(c for c in ("C57", "C59") if C[c].evade)
+    m_arrow = next(c for c in ("M52", "M54") if C[c].evade)
+    give(s, "christian", c_arrow, "C02")
+    give(s, "muslim", m_arrow, "M03")
+    seabattle.start_naval_battle(s, "adra_coast", "christian", ["W60"], "N15")
+    act(s, "christian", "naval_card", card=c_arrow)
+    act(s, "muslim", "naval_card", card=m_arrow)
+    drawn = len(s["discards"]["naval"])
+    act(s, "christian", "evade", zone="gulf_of_oran")           # an empty zone: no draw
+    assert len(s["discards"]["naval"]) == drawn
+    naval_top(s, "N13", "N15")                     # two Muslim fleets: two draws, N15 first
+    act(s, "muslim", "evade", zone="gulf_of_oran")
+    f = top(s)
+    # the Muslim, last to move, drew a Naval Battle card: he attacks with his two fleets
+    assert f["zone"] == "gulf_of_oran" and f["attacker"] == "muslim" and f["moving"] == ["K58", "K59"]
+    assert f["draw_winner"] == "muslim"
+    assert seabattle.participants(s, f, "christian") == ["W60"]
+    act(s, "muslim", "naval_card", card="M03")
+    act(s, "christian", "naval_card", card="C02")
+    assert s["blocks"]["W60"]["loc"] == "eliminated"
+    g.run(s)
+    assert s["stack"][-1]["module"] == "sequence"
+
+
+@pytest.mark.rule("9.2")
+def test_moving_fleets_evade_no_further_than_their_three_zone_allowance() -> None:
+    from engine.granada import naval
+
+    def evasion_zones(start: str) -> list[str]:
+        s = blank()
+        at_sea(s, "adra_coast", "W60", "K58")
+        c_arrow = next(c for c in ("C57", "C59") if C[c].evade)
+        give(s, "christian", c_arrow)
+        give(s, "muslim", "M03")
+        naval.start(s, "christian", start)         # the move began in ``start``
+        top(s)["fleets"] = ["W60"]
+        seabattle.start_naval_battle(s, "adra_coast", "christian", ["W60"], "N15")
+        act(s, "christian", "naval_card", card=c_arrow)
+        act(s, "muslim", "naval_card", card="M03")
+        return sorted(a["zone"] for a in legal(s, "christian"))
+
+    # from the Bay of Málaga Adra is 2 zones away: every zone next to Adra is within 3
+    assert evasion_zones("bay_of_malaga") == ["almunecar_coast", "gulf_of_almeria", "gulf_of_oran"]
+    # from the Bay of Marbella Adra is 3 zones away: the Gulfs of Almería and Orán would be 4
+    assert evasion_zones("bay_of_marbella") == ["almunecar_coast"]
+    assert seabattle.sea_distance("bay_of_marbella", "gulf_of_oran") == 4

@@ -106,7 +106,11 @@ def test_without_artillery_nine_impacts_per_loss() -> None:
 @pytest.mark.rule("8.7.1")
 def test_an_assault_that_cannot_eliminate_a_unit_cannot_start() -> None:
     s = besieged("loja", ("K04",), ("W16", "W17"), ("C07", "C08"))
-    # 1 + 2 = 3 impacts at most: the siege cannot start; nothing to decide, it is held at once
+    # 1 + 2 = 3 impacts at most: the siege cannot start. The attacker is still asked (holding
+    # at once would tell the defender about his hand), but may only hold.
+    assert top(s)["step"] == "besiege"
+    assert [a["type"] for a in legal(s, "christian")] == ["hold"]
+    act(s, "christian", "hold")
     assert s["stack"][-1]["module"] == "sequence"
     assert "does not assault" in s["log"][-1]["text"]
     s = besieged("loja", ("K04",), ("W04", "W09", "W15"), ("C07", "C08", "C09"))
