@@ -85,9 +85,8 @@ def _copy(state: State) -> State:
 
 
 def apply(state: State, role: str, action: Action) -> State:
-    from engine.granada import menus
+    from engine.granada import menus, victory
     from engine.granada import state as st
-    from engine.granada import victory
 
     if not isinstance(action, dict) or "type" not in action:
         raise RuleError("an action is a dict with a 'type'")

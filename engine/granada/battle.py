@@ -27,10 +27,10 @@ from typing import Any
 from engine.api import Action, State
 from engine.granada import battle_deploy as bd
 from engine.granada import battle_end as be
+from engine.granada import battle_prefs as prefs
 from engine.granada import cards as cd
 from engine.granada import components as comp
 from engine.granada import retreat as rt
-from engine.granada import battle_prefs as prefs
 from engine.granada import state as st
 
 RULE = "8.2"

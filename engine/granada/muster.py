@@ -8,10 +8,11 @@ opponent, to a Recruitment Location bearing that faction's shield; or a single b
 faction, unseen, to any friendly Recruitment Location. Either way one fleet may also come
 out, to a sea zone whose port is friendly controlled (enemy fleets there or not).
 
-A Recruitment Location is friendly when the side controls it or has units there: that
-covers the book's situations A (besieged friendly unit), B (unoccupied location it
-controls) and C (besieging friendly units), and excludes D (enemy-controlled location
-occupied by the enemy only). Blocks mustered where friendly units are inside a besieged
+A Recruitment Location is friendly when the side has units there, or controls it with no
+enemy unit there: that covers the book's situations A (besieged friendly unit), B
+(unoccupied location it controls) and C (besieging friendly units), and excludes D
+(enemy-controlled location occupied by the enemy only) and any location held by enemy
+units alone: mustered blocks may support a combat, never begin one (7.2). Blocks mustered where friendly units are inside a besieged
 castle join them inside; more than two inside ends the siege (all fight outside).
 """
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.api import Action, State
-from engine.granada import components as comp
 from engine.granada import battle_prefs as prefs
+from engine.granada import components as comp
 from engine.granada import state as st
 
 RULE = "9.1"

@@ -7,7 +7,8 @@ then takes the frame over (``frame["module"] = "siege"``) with these steps:
 
 * ``besiege`` — the attacker assaults, or holds this turn (8.7.5 note: the besieger may
   continue the siege any other turn). The assault is offered only when the attacker's
-  blocks and hand could eliminate at least one defending unit (8.7.1);
+  blocks and hand could eliminate at least one defending unit (8.7.1); the attacker is
+  asked even when he may only hold, so that the defender learns nothing of his hand;
 * ``assault`` — the attacker holds the initiative throughout and deploys as he wishes;
 * ``fire`` — after each attacker deployment the defender may make artillery special attacks
   or play a Bombardment card (8.7.5 B, "at any moment"); auto-pass applies; ``fire_final``
@@ -23,9 +24,9 @@ from engine.api import Action, State
 from engine.granada import battle_deploy as bd
 from engine.granada import battle_end as be
 from engine.granada import battle_impacts as imp
+from engine.granada import battle_prefs as prefs
 from engine.granada import cards as cd
 from engine.granada import components as comp
-from engine.granada import battle_prefs as prefs
 from engine.granada import state as st
 
 RULE = "8.7"

@@ -7,7 +7,9 @@ VIEW KEYS (render and Discord front ends depend on them)
     game         "granada"
     role         the role viewed for (None for a spectator)
     prompt       sentence for that role (what to do now, or whom we wait for)
-    actions      that role's legal actions (dicts with "type" and "label"); [] for spectators
+    actions      that role's legal actions as offered, at most 25 (longer lists come in pages:
+                 {"type": "menu", ...} entries, menus.py); dicts with "type" and "label";
+                 [] for spectators
     active       roles that must act now
     log          log entries that role may read ({"text": ..., "to"?: [...]})
     year         0..6; year_label "1482".."1491-1492"; turn 1 | 2; turn_label "1485 II"

@@ -7,8 +7,11 @@ from typing import Any
 import pytest
 
 from engine.granada import battle
+from engine.granada import components as comp
 from engine.granada import state as st
 from tests.engine.granada.test_battle_impacts import act, blank, came, deploy, give, has, legal, place, top
+
+B = comp.load().blocks
 
 
 def example_battle() -> dict[str, Any]:
@@ -382,3 +385,254 @@ def test_through_the_engine_contract_a_refuted_challenge_is_public() -> None:
     s = g.apply(s, "muslim", {"type": "challenge", "card": "M51"})
     s = g.apply(s, "christian", {"type": "refute", "card": "C32"})
     assert g.view(s, "muslim")["known_opponent_cards"] == ["C32"]
+
+
+# ---------------------------------------------------------------- hidden information (8.1, 8.5.2)
+
+@pytest.mark.rule("8.1", "8.5.2")
+def test_book_example_survivors_are_concealed_again_and_lost_blocks_stay_revealed() -> None:
+    import engine.granada as g
+
+    s = example_battle()
+    play_example(s)
+    act(s, "christian", "finish")
+    act(s, "muslim", "finish")
+    act(s, "christian", "lose", block="W18")
+    act(s, "christian", "lose", block="W26")
+    act(s, "muslim", "lose", block="K49")
+    # "After the battle is concluded, revealed blocks become concealed again" ...
+    for b in ("W36", "W27", "W44", "K20", "K19", "K21"):
+        assert not s["blocks"][b]["revealed"], b
+    # ... but "the identity of the lost blocks is revealed" and they stay visible
+    for b in ("W18", "W26", "K49"):
+        assert s["blocks"][b]["revealed"] and s["blocks"][b]["loc"] == "eliminated"
+    view_c = g.view(s, "christian")
+    muslims = view_c["locations"]["huescar"]["blocks"]["muslim"]
+    assert len(muslims) == 5 and all("id" not in b for b in muslims)
+    assert "K49" in {b["id"] for b in view_c["boxes"]["eliminated"]}
+    view_m = g.view(s, "muslim")
+    assert all("id" not in b for b in view_m["locations"]["ubeda"]["blocks"]["christian"])
+
+
+@pytest.mark.rule("8.5.2")
+def test_an_undeployed_block_lost_is_revealed() -> None:
+    s = blank()
+    place(s, "huescar", "W16", "W17")
+    place(s, "huescar", "K20")
+    came(s, "huescar", "christian", "ubeda")
+    give(s, "muslim", "M22")
+    battle.start_battle(s, "huescar", "christian")
+    act(s, "muslim", "fight")
+    act(s, "christian", "finish")                  # nothing deployed
+    deploy(s, "muslim", "M22", "K20")
+    act(s, "christian", "pass")
+    act(s, "muslim", "finish")
+    act(s, "christian", "lose", block="W17")       # the defeat: a block that was not deployed
+    assert s["blocks"]["W17"]["loc"] == "eliminated" and s["blocks"]["W17"]["revealed"]
+    assert "W17" in s["known"]["muslim"]
+    assert s["blocks"]["W16"]["loc"] == "ubeda" and not s["blocks"]["W16"]["revealed"]
+
+
+@pytest.mark.rule("8.1")
+def test_illegal_orders_are_refused_without_telling_hidden_things() -> None:
+    import engine.granada as g
+    from engine.api import RuleError
+
+    s = challenge_setup(muslim_cards=("M51", "M22"))
+    s = g.apply(s, "christian", {"type": "play", "card": "C25"})
+    s = g.apply(s, "christian", {"type": "deploy", "block": "W26"})
+    secrets = ("M51", "M22", "K20", "K21")
+    # the Christian acts out of turn, naming a concealed Muslim block
+    with pytest.raises(RuleError) as e1:
+        g.apply(s, "christian", {"type": "lose", "block": "K20"})
+    # the Muslim tries a card he does not hold: he is told his own choices only
+    with pytest.raises(RuleError) as e2:
+        g.apply(s, "muslim", {"type": "challenge", "card": "M52"})
+    text1 = str(e1.value) + " ".join(e1.value.allowed or [])
+    assert all(x not in text1 for x in secrets if x != "K20")    # K20: his own words only
+    text2 = " ".join(e2.value.allowed or [])
+    assert "M51" in text2                                          # his own card
+    assert all(x not in text2 for x in ("C32", "C60", "W27", "W04"))   # nothing of the Christian's
+
+
+# ---------------------------------------------------------------- reaction prompts (8.4, 10.1-10.5)
+
+def _twins(build: Any, side: str, step: str, cards: tuple[str, str]) -> None:
+    """Two states differing only in one card of the reacting player's hand: he is asked in
+    both, and his opponent's view is the same."""
+    import engine.granada as g
+
+    views = []
+    for card in cards:
+        s = build(card)
+        assert st.active_roles(s) == [side] and top(s)["step"] == step, (card, top(s)["step"])
+        assert g.actions(s, side)
+        views.append(g.view(s, st.other(side)))
+    assert views[0] == views[1]
+
+
+@pytest.mark.rule("8.4.1")
+def test_the_morale_prompt_tells_nothing_about_the_hand() -> None:
+    def build(card: str) -> dict[str, Any]:
+        s = challenge_setup(muslim_cards=(card,))
+        deploy(s, "christian", "C25", "W26")
+        return s
+
+    _twins(build, "muslim", "morale", ("M51", "M22"))       # Morale Challenge / Zegries card
+
+
+@pytest.mark.rule("8.4.1", "10.1")
+def test_the_answer_to_a_challenge_is_asked_whatever_the_hand() -> None:
+    def build(card: str) -> dict[str, Any]:
+        s = blank()
+        place(s, "huescar", "W26", "W04")
+        place(s, "huescar", "K20")
+        give(s, "christian", "C25", card)
+        give(s, "muslim", "M51")
+        battle.start_battle(s, "huescar", "christian")
+        act(s, "muslim", "fight")
+        deploy(s, "christian", "C25", "W26")
+        act(s, "muslim", "challenge", card="M51")
+        return s
+
+    _twins(build, "christian", "respond", ("C60", "C07"))   # Commander / a Castile card
+    s = build("C07")
+    assert [a["type"] for a in legal(s, "christian")] == ["concede"]
+
+
+@pytest.mark.rule("10.1", "10.3")
+def test_the_pre_battle_prompt_and_the_watchtower_tell_nothing_about_the_hand() -> None:
+    def build(card: str) -> dict[str, Any]:
+        s = blank()
+        place(s, "velez_malaga", "W04")
+        place(s, "velez_malaga", "K20", "K21")
+        give(s, "muslim", card)
+        battle.start_battle(s, "velez_malaga", "christian")
+        return s
+
+    _twins(build, "muslim", "avoid", ("M57", "M22"))        # Watchtower / Zegries card
+    _twins(build, "muslim", "avoid", ("M55", "M22"))        # Commander / Zegries card
+    assert {"watchtower", "fight"} <= {a["type"] for a in legal(build("M57"), "muslim")}
+
+
+@pytest.mark.rule("10.5", "10.1", "8.7.5")
+def test_the_besieged_side_is_asked_whatever_its_hand() -> None:
+    def build(card: str) -> dict[str, Any]:
+        s = blank()
+        place(s, "loja", "K17", inside=True)
+        place(s, "loja", "W25", "W24")
+        give(s, "christian", "C21", "C25")
+        give(s, "muslim", card)
+        battle.start_battle(s, "loja", "christian")
+        act(s, "muslim", "stay_inside")
+        return s
+
+    # before the siege: surrender the castle (the cards are public) or a Commander retreat
+    _twins(build, "muslim", "avoid", ("M55", "M22"))
+
+    def fire(card: str) -> dict[str, Any]:
+        s = build(card)
+        act(s, "muslim", "fight")
+        act(s, "christian", "assault")
+        deploy(s, "christian", "C21", "W25")
+        return s
+
+    # during the assault: the artillery of the castle (M01: Andalusies with a trumpet)
+    _twins(fire, "muslim", "fire", ("M01", "M22"))
+
+
+@pytest.mark.rule("8.4.1")
+def test_auto_pass_can_be_turned_off_and_stays_private() -> None:
+    import engine.granada as g
+
+    s = challenge_setup(muslim_cards=("M22",))
+    deploy(s, "christian", "C25", "W26")
+    on = g.apply(s, "muslim", {"type": "pass_always"})
+    off = g.apply(s, "muslim", {"type": "pass"})
+    # the Christian cannot tell the two apart; the Muslim sees his own preference
+    assert g.view(on, "christian") == g.view(off, "christian")
+    assert g.view(on, "muslim")["prefs"] == {"auto_pass": True}
+    assert "auto_pass_off" not in {a["type"] for a in g.actions(off, "muslim")}
+    assert "auto_pass_off" in {a["type"] for a in g.actions(on, "muslim")}
+    s = g.apply(on, "muslim", {"type": "auto_pass_off"})
+    assert s["prefs"]["muslim"]["auto_pass"] is False and top(s)["step"] == "deploy"
+    s = g.apply(s, "muslim", {"type": "play", "card": "M22"})
+    s = g.apply(s, "muslim", {"type": "deploy", "block": "K20"})
+    s = g.apply(s, "christian", {"type": "pass"})
+    s = g.apply(s, "christian", {"type": "play", "card": "C32"})
+    s = g.apply(s, "christian", {"type": "deploy", "block": "W27"})
+    s = g.apply(s, "christian", {"type": "no_second"})
+    assert top(s)["step"] == "morale" and g.active(s) == ["muslim"]      # asked again
+
+
+# ---------------------------------------------------------------- small choice lists
+
+def _reach(s: dict[str, Any], role: str, target: dict[str, Any]) -> dict[str, Any]:
+    """Apply ``target`` after finding it in the lists offered (the top list, or one of the
+    pages it points to); every list offered has at most 25 entries."""
+    import engine.granada as g
+
+    def find(offered: list[dict[str, Any]]) -> dict[str, Any] | None:
+        assert 0 < len(offered) <= 25
+        return next((a for a in offered if all(a.get(k) == v for k, v in target.items())), None)
+
+    top_list = g.actions(s, role)
+    found = find(top_list)
+    if found is not None:
+        return g.apply(s, role, found)
+    for page in (a for a in top_list if a["type"] == "menu"):
+        paged = g.apply(s, role, page)
+        found = find(g.actions(paged, role))
+        if found is not None:
+            return g.apply(paged, role, found)
+    raise AssertionError(f"{target} is offered nowhere")
+
+
+@pytest.mark.rule("8.2.2", "10.1")
+def test_a_huge_stack_is_deployed_through_lists_of_25_at_most() -> None:
+    import engine.granada as g
+
+    s = blank()
+    whites = [b for b, blk in sorted(B.items()) if blk.side == "christian" and blk.colour == "white"
+              and not blk.fleet and not blk.optional and not blk.leader][:30]
+    assert len(whites) == 30
+    place(s, "huescar", *whites)
+    place(s, "huescar", "K20")
+    came(s, "huescar", "christian", "ubeda")
+    give(s, "christian", "C60")
+    battle.start_battle(s, "huescar", "christian")
+    s = g.apply(s, "muslim", {"type": "fight"})
+    s = _reach(s, "christian", {"type": "play", "card": "C60"})
+    last = whites[-1]
+    s = _reach(s, "christian", {"type": "deploy", "block": last})
+    assert top(s)["deployed"]["christian"][0]["blocks"] == [last]
+
+
+@pytest.mark.rule("10.2")
+def test_bombardment_placements_anywhere_through_lists_of_25_at_most() -> None:
+    import engine.granada as g
+
+    s = blank()
+    locs = [x for x in sorted(st.data().locations) if x not in ("huescar", "oran")][:30]
+    whites = [b for b, blk in sorted(B.items()) if blk.side == "christian" and blk.colour == "white"
+              and not blk.fleet and not blk.optional and not blk.gun and b != "W04"][:30]
+    for loc, b in zip(locs, whites):
+        place(s, loc, b)
+    place(s, "huescar", "W04")
+    place(s, "huescar", "K20")
+    for gun in ("W06", "W13"):
+        s["blocks"][gun]["loc"] = "eliminated"
+    give(s, "christian", "C62")
+    battle.start_battle(s, "huescar", "christian")
+    s = g.apply(s, "muslim", {"type": "fight"})
+    s = _reach(s, "christian", {"type": "bombard", "card": "C62"})
+    s = _reach(s, "christian", {"type": "place", "block": "W06"})
+    assert len(battle.actions(s, "christian", top(s))) == 31      # the battle's own + 30 others
+    far = locs[-1]
+    s = _reach(s, "christian", {"type": "place_at", "loc": far})
+    assert s["blocks"]["W06"]["loc"] == far
+    s = _reach(s, "christian", {"type": "place", "block": "W13"})
+    # 10.2: "up to 2 locations": the second may go anywhere as well
+    s = _reach(s, "christian", {"type": "place_at", "loc": "huescar"})
+    assert s["blocks"]["W13"]["loc"] == "huescar"
+    assert top(s)["pending"] is None and s["battle_discard"]["christian"] == ["C62"]

@@ -253,3 +253,13 @@ def test_battle_frames_offer_only_to_the_active_role() -> None:
     s = muslim_defeat_at("huescar", ("K20", "K21"))
     assert legal(s, "christian") == []
     assert st.top(s)["step"] == "retreat"
+
+
+@pytest.mark.rule("8.6.1", "10.12.1")
+def test_boabdil_with_nowhere_to_retreat_is_captured_not_left_behind() -> None:
+    # Orán has no road: the defeated Muslims cannot retreat and are eliminated, all but
+    # Boabdil, who is then alone: captured (he "cannot be eliminated").
+    s = muslim_defeat_at("oran", ("K01", "K20", "K21"), lose="K20")
+    assert s["blocks"]["K21"]["loc"] == "eliminated"
+    assert s["blocks"]["K01"]["loc"] == "captured" and s["boabdil"]["captures"] == 1
+    assert not st.blocks_at(s, "oran", "muslim")

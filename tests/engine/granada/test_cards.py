@@ -263,3 +263,25 @@ def test_bombardment_in_a_field_combat_only_brings_artillery_back() -> None:
     assert deps(s, "christian") == [[3]]
     act(s, "muslim", "pass")
     assert st.top(s)["initiative"] == "muslim"
+
+
+@pytest.mark.rule("10.3", "8.3.3.2")
+def test_the_watchtower_defender_fires_one_artillery_special_attack_at_most() -> None:
+    s = field(("W06",), ("K17", "K48"), ("C01",), ("M57", "M01", "M55"), loc="velez_malaga")
+    act(s, "muslim", "watchtower", card="M57")
+    deploy(s, "christian", "C01", "W06")          # 3 + 2: 5 against 4
+    act(s, "muslim", "pass")
+    deploy(s, "muslim", "M01", "K17")             # the one artillery special attack: 1 + 2
+    act(s, "christian", "finish")
+    deploy(s, "muslim", "M55", "K48")             # a Commander would launch it: no more, 2 only
+    assert deps(s, "muslim") == [[3], [2]]
+    assert [d["special"] for d in top(s)["deployed"]["muslim"]] == ["artillery", ""]
+
+
+@pytest.mark.rule("10.3", "8.3.3.2")
+def test_before_the_attacker_fires_the_watchtower_defender_may_not() -> None:
+    s = field(("W04",), ("K17",), ("C07",), ("M57", "M01"), loc="velez_malaga")
+    act(s, "muslim", "watchtower", card="M57")
+    act(s, "christian", "finish")
+    deploy(s, "muslim", "M01", "K17")             # the attacker made no artillery attack: 1
+    assert deps(s, "muslim") == [[1]]

@@ -433,3 +433,126 @@ def test_built_in_player_finishes_games():
             role = g.active(s)[0]
             s = g.apply(s, role, choose(g, s, role, seed * 7 + k))
         assert g.result(s) is not None and g.active(s) == []
+
+
+# ---------------------------------------------------------------- audit additions
+
+@pytest.mark.rule("7.3.1")
+def test_a_picked_up_block_closes_its_roads_to_later_blocks_of_its_own_location():
+    a, c, e = land_blocks("christian", 3)
+    s = christian_at({"sevilla": [a], "ecija": [c, e]})
+    s = act(s, "christian", type="activate", loc="sevilla")
+    s = act(s, "christian", type="take", block=a)
+    s = act(s, "christian", type="step", to="ecija")
+    s = act(s, "christian", type="pick_up", block=c)        # c begins its move at Écija
+    s = act(s, "christian", type="step", to="cordoba")
+    s = act(s, "christian", type="end_move")             # nothing left at Sevilla
+    s = act(s, "christian", type="activate", loc="ecija")
+    s = act(s, "christian", type="take", block=e)
+    # Écija-Córdoba was travelled by c, another block of Écija; Écija-Sevilla only by a block
+    # of Sevilla
+    assert steps_possible(s) == {"antequera", "sevilla"}
+
+
+@pytest.mark.rule("7.3.1")
+def test_one_pick_up_per_stack_even_back_at_the_same_place():
+    a, c, e = land_blocks("christian", 3)
+    s = christian_at({"sevilla": [a], "ecija": [c, e]})
+    s = act(s, "christian", type="activate", loc="sevilla")
+    s = act(s, "christian", type="take", block=a)
+    s = act(s, "christian", type="step", to="ecija")
+    s = act(s, "christian", type="pick_up", block=c)
+    s = act(s, "christian", type="step", to="cordoba")
+    s = act(s, "christian", type="step", to="ecija")     # back: the stack's own road
+    assert s["blocks"][a]["loc"] == "ecija"
+    assert not has(s, "christian", type="pick_up", block=e)
+    assert "drop_off" in types(s, "christian")            # the drop-off is still to be made
+
+
+@pytest.mark.rule("7.3.1")
+def test_blocks_taken_but_put_back_were_part_of_no_move():
+    a, b = land_blocks("christian", 2)
+    s = christian_at({"sevilla": [a, b]})
+    s = act(s, "christian", type="activate", loc="sevilla")
+    s = act(s, "christian", type="take", block=a)
+    s = act(s, "christian", type="end_move")              # put back
+    assert not s["blocks"][a]["moved"] and top(s)["origin"] == "sevilla"
+    s = act(s, "christian", type="take", block=a)
+    s = act(s, "christian", type="take", block=b)
+    s = act(s, "christian", type="step", to="ecija")
+    assert s["blocks"][a]["loc"] == s["blocks"][b]["loc"] == "ecija"
+
+
+@pytest.mark.rule("7.3.4")
+def test_leadership_never_gives_more_than_one_location():
+    ferdinand = special_block("ferdinand")
+    ids = land_blocks("christian", 4)
+    s = christian_at({"sevilla": [ferdinand] + ids})      # castle, and a leader too
+    s = act(s, "christian", type="activate", loc="sevilla")
+    for b in ids:
+        s = act(s, "christian", type="take", block=b)
+    for loc in ("ecija", "cordoba", "jaen"):
+        s = act(s, "christian", type="step", to=loc)
+    assert steps_possible(s) == set()          # 1 + main roads + 1 for all the leadership
+
+
+@pytest.mark.rule("4.7", "7.3.3")
+def test_red_black_road_is_no_main_road_for_white_blocks():
+    a = land_blocks("christian", 1)[0]
+    s = christian_at({"almeria": [a]})
+    s["control"]["almeria"] = "christian"
+    s = act(s, "christian", type="activate", loc="almeria")
+    s = act(s, "christian", type="take", block=a)
+    s = act(s, "christian", type="step", to="guadix")     # Almería-Guadix, red-black
+    # base 1 only: a Muslim castle gives the Christians no leadership, the road no bonus
+    assert steps_possible(s) == set()
+
+
+@pytest.mark.rule("7.3.5", "7.3.3")
+@pytest.mark.parametrize("n,reach", [(9, 2), (12, 1)])
+def test_nine_and_twelve_blocks_lose_two_and_three_locations(n, reach):
+    ids = land_blocks("christian", n)
+    s = christian_at({"sevilla": ids})
+    s = act(s, "christian", type="activate", loc="sevilla")
+    s = act(s, "christian", type="take_all")
+    s = act(s, "christian", type="force_march")
+    s = act(s, "christian", type="pay", card=sorted(s["hands"]["christian"])[0])
+    route = ("ecija", "cordoba", "jaen", "ubeda")
+    for loc in route[:reach]:
+        s = act(s, "christian", type="step", to=loc)
+    assert steps_possible(s) == set()          # 4 (main roads, castle, force march) - penalty
+
+
+@pytest.mark.rule("7.1", "7.5.1")
+def test_minimal_movement_may_activate_one_sea_zone_instead_of_a_location():
+    from tests.engine.granada.core_helpers import fleets
+
+    s = clear_board(new_game())
+    put(s, "sevilla", land_blocks("christian", 1)[0])
+    put(s, "sea:gulf_of_cadiz", fleets("christian", 1)[0])
+    s = at_movement(s, "christian")
+    s = buy(s, "christian", "minimal")
+    assert {"activate", "activate_sea"} <= types(s, "christian")
+    s = act(s, "christian", type="activate_sea", zone="gulf_of_cadiz")
+    s = act(s, "christian", type="cancel")
+    assert types(s, "christian") == {"end_movement"}
+
+
+@pytest.mark.rule("7.2", "7.1")
+def test_limited_movement_may_muster_between_two_stacks_for_one_activation():
+    a, b, r = land_blocks("christian", 3)
+    s = clear_board(new_game())
+    put(s, "sevilla", a, b)
+    s["blocks"][r]["loc"] = "recruit:christian"
+    s = at_movement(s, "christian")
+    s = buy(s, "christian", "limited")
+    s = act(s, "christian", type="activate", loc="sevilla")
+    s = act(s, "christian", type="take", block=a)
+    s = act(s, "christian", type="step", to="ecija")
+    s = act(s, "christian", type="end_move")
+    assert top(s)["acts"] == 2
+    s = act(s, "christian", type="muster")
+    s = act(s, "christian", type="muster_single", block=r)
+    s = act(s, "christian", type="muster_at", loc="cordoba")
+    assert top(s)["acts"] == 1 and top(s)["origin"] == "sevilla"   # back to Sevilla's moves
+    assert s["blocks"][r]["loc"] == "cordoba"

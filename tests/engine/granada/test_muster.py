@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import engine.granada as g
 from engine.granada import muster
 from tests.engine.granada.core_helpers import (
     D,
@@ -175,3 +176,37 @@ def test_recruitment_locations_bear_a_friendly_shield():
     chris = muster.recruitment_locations("christian")
     assert "granada" in mus and "cordoba" not in mus and "cordoba" in chris
     assert all(set(D.locations[loc].recruit) for loc in mus + chris)
+
+
+@pytest.mark.rule("7.2")
+def test_an_attack_cannot_come_from_the_recruitment_box_but_can_be_supported_from_it():
+    new = andalusies(1)[0]
+    s = muslim_recruit(new)
+    foe = land_blocks("christian", 1)[0]
+    put(s, "velez_malaga", foe)               # Christians alone there; control still Muslim
+    assert s["control"]["velez_malaga"] == "muslim"
+    assert "velez_malaga" not in muster.eligible(s, "muslim")
+    put(s, "velez_malaga", land_blocks("muslim", 1, exclude=(new,))[0])
+    assert "velez_malaga" in muster.eligible(s, "muslim")       # a combat begun on the map
+
+
+@pytest.mark.rule("7.2")
+def test_a_faction_musters_shown_only_where_its_shield_is_printed():
+    z = land_blocks("muslim", 2, faction="zegries")
+    s = muslim_recruit(*z)
+    s = start(s)
+    s = act(s, "muslim", type="muster_faction", faction="zegries")
+    where = {a["loc"] for a in g.actions(s, "muslim") if a["type"] == "muster_at"}
+    assert "malaga" in where and "velez_malaga" not in where       # Vélez: Andalusies only
+    assert all("zegries" in D.locations[loc].recruit for loc in where)
+
+
+@pytest.mark.rule("7.2", "7.1")
+def test_under_minimal_movement_mustering_replaces_the_only_activation():
+    new = andalusies(1)[0]
+    s = muslim_recruit(new)
+    put(s, "loja", land_blocks("muslim", 1, exclude=(new,))[0])
+    s = start(s, level="minimal")
+    s = act(s, "muslim", type="muster_single", block=new)
+    s = act(s, "muslim", type="muster_at", loc="velez_malaga")
+    assert types(s, "muslim") == {"end_movement", "palace_guard"}

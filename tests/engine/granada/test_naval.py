@@ -244,3 +244,77 @@ def test_naval_blockade_needs_enemy_fleets_in_the_port_zone():
     put(s, "sea:bay_of_malaga", fleets("christian", 1)[0])
     assert naval.blockaded(s, "malaga", "muslim")              # nor do they lift it
     assert not naval.blockaded(s, "granada", "muslim")         # no port
+
+
+@pytest.mark.rule("7.5.2")
+def test_all_carried_units_embark_together_a_loaded_stack_takes_no_more():
+    s, fl = christian_fleets(1)
+    aboard = land_blocks("christian", 1)[0]
+    put(s, "sea:gulf_of_cadiz", aboard)
+    s["blocks"][aboard]["carried_by"] = fl[0]
+    put(s, "sevilla", *land_blocks("christian", 1, exclude=(aboard,)))
+    s = go(s)
+    s = act(s, "christian", type="activate_sea", zone="gulf_of_cadiz")
+    s = act(s, "christian", type="take_fleet", fleet=fl[0])
+    s = act(s, "christian", type="confirm")
+    assert "embark" not in types(s, "christian")     # room for one more, but not together
+    s = act(s, "christian", type="sail")
+    s = act(s, "christian", type="stop")
+    assert "disembark" in types(s, "christian")      # troops from an earlier turn may land
+
+
+@pytest.mark.rule("7.5.2", "4.3")
+def test_embarking_the_last_blocks_of_a_castle_location_reverts_the_castle():
+    s, fl = christian_fleets(1, zone="gulf_of_almeria")
+    ids = land_blocks("christian", 2)
+    put(s, "almeria", *ids)
+    s["castle"]["almeria"] = s["control"]["almeria"] = "christian"
+    s = go(s)
+    s = act(s, "christian", type="activate_sea", zone="gulf_of_almeria")
+    s = act(s, "christian", type="take_fleet", fleet=fl[0])
+    s = act(s, "christian", type="confirm")
+    s = act(s, "christian", type="embark", block=ids[0])
+    assert s["castle"]["almeria"] == "christian"
+    s = act(s, "christian", type="embark", block=ids[1])
+    assert s["castle"]["almeria"] == "muslim"        # no block left: natural alignment
+
+
+@pytest.mark.rule("7.5.3")
+def test_one_naval_card_per_moving_fleet_friendly_fleets_present_do_not_count():
+    s, fl = christian_fleets(1)
+    put(s, "sea:strait_of_gibraltar", fleets("christian", 2)[1], fleets("muslim", 1)[0])
+    s["decks"]["naval"] = [c for c in s["decks"]["naval"] if c not in QUIET[:2]] + QUIET[:2]
+    s = go(s)
+    s = act(s, "christian", type="activate_sea", zone="gulf_of_cadiz")
+    s = act(s, "christian", type="take_fleet", fleet=fl[0])
+    s = act(s, "christian", type="confirm")
+    s = act(s, "christian", type="sail")
+    n = len(s["decks"]["naval"])
+    s = act(s, "christian", type="sail_to", zone="strait_of_gibraltar")
+    assert len(s["decks"]["naval"]) == n - 1
+
+
+@pytest.mark.rule("7.5.3", "9.1")
+def test_friendly_fleets_already_in_a_naval_battle_zone_may_not_move_afterwards():
+    from engine.granada import run
+    from engine.granada import state as st
+
+    s, fl = christian_fleets(1)
+    present = fleets("christian", 2)[1]
+    put(s, "sea:strait_of_gibraltar", present, fleets("muslim", 1)[0])
+    s["decks"]["naval"] = [c for c in s["decks"]["naval"] if c != BATTLE[0]] + [BATTLE[0]]
+    s = go(s)
+    s = act(s, "christian", type="activate_sea", zone="gulf_of_cadiz")
+    s = act(s, "christian", type="take_fleet", fleet=fl[0])
+    s = act(s, "christian", type="confirm")
+    s = act(s, "christian", type="sail")
+    s = act(s, "christian", type="sail_to", zone="strait_of_gibraltar")
+    assert top(s)["module"] == "seabattle"
+    # the naval battle ends (seabattle.py's protocol, state.py): the moving fleet survived
+    st.finish_frame(s, {"kind": "naval_battle", "zone": "strait_of_gibraltar",
+                        "survivors": [fl[0]], "evaded": {}})
+    run(s)
+    assert top(s)["kind"] == "sea_move" and s["blocks"][present]["moved"]
+    s = act(s, "christian", type="stop")
+    s = act(s, "christian", type="stay_at_sea")
+    assert not has(s, "christian", type="activate_sea", zone="strait_of_gibraltar")

@@ -119,3 +119,16 @@ def test_three_to_one_is_not_enough():
     put(s, "ecija", *land_blocks("muslim", 1))
     put(s, "ecija", *land_blocks("christian", 3))
     assert not overrun.can_overrun(s, "ecija", "christian")
+
+
+@pytest.mark.rule("7.4", "8.7.4")
+def test_a_disk_inside_its_castle_counts_towards_an_overrun_of_the_besiegers():
+    s = clear_board(new_game())
+    c = land_blocks("christian", 1)
+    put(s, "malaga", *c)                      # besieging El Zegri in Málaga castle
+    assert s["castle"]["malaga"] == "muslim"
+    arriving = land_blocks("muslim", 3)
+    put(s, "malaga", *arriving)
+    assert overrun.can_overrun(s, "malaga", "muslim")          # 3 blocks + the disk = 4
+    s["blocks"][arriving[0]]["loc"] = "bag:muslim"
+    assert not overrun.can_overrun(s, "malaga", "muslim")      # 2 + 1 < 4

@@ -219,3 +219,49 @@ def test_no_combat_where_the_phasing_player_stays_inside_his_besieged_castle():
     put(s, "loja", *land_blocks("christian", 2))
     assert sequence.pending_battles(s, "muslim") == []
     assert sequence.pending_battles(s, "christian") == ["loja"]
+
+
+@pytest.mark.rule("6.4")
+def test_the_player_chooses_which_half_of_his_hand_he_discards():
+    s = at_reinforcement({"christian": 5, "muslim": 3})
+    hand = set(s["hands"]["christian"])
+    assert {a["card"] for a in g.legal_actions(s, "christian")} == hand
+    last = sorted(hand)[-1]
+    s = act(s, "christian", type="discard", card=last)
+    assert last in s["discards"]["christian"] and last not in s["hands"]["christian"]
+    s = act(s, "christian", type="discard", card=sorted(hand)[0])
+    assert g.actions(s, "christian") == []                   # 5 // 2 = 2 discarded
+
+
+@pytest.mark.rule("6.4")
+def test_no_seventh_card_when_castles_are_tied():
+    s = at_reinforcement({"christian": 0, "muslim": 0})
+    castles = sorted(s["castle"])
+    for i, loc in enumerate(castles):
+        s["castle"][loc] = "christian" if i % 2 == 0 else "muslim"
+    if len(castles) % 2:
+        s["castle"][castles[-1]] = None
+    assert sequence.castle_counts(s)["christian"] == sequence.castle_counts(s)["muslim"]
+    from engine.granada import run
+
+    run(s)
+    assert len(s["hands"]["christian"]) == len(s["hands"]["muslim"]) == 6
+
+
+@pytest.mark.rule("6.2", "6.3")
+def test_the_bid_winner_may_let_the_other_player_move_first_in_both_turns():
+    s = clear_board(new_game())
+    root = s["stack"][0]
+    s["year"], s["turn"] = 3, 1
+    root.update(phase="bid")
+    hi, lo = with_bids(s, "christian")
+    s = act(s, "christian", type="bid", card=hi)
+    s = act(s, "muslim", type="bid", card=lo)
+    assert g.active(s) == ["christian"]
+    s = act(s, "christian", type="first", side="muslim")
+    order = []
+    for _ in range(4):
+        side = top(s)["side"]
+        order.append((s["turn"], side))
+        s = pass_phase(s, side)
+    assert order == [(1, "muslim"), (1, "christian"), (2, "muslim"), (2, "christian")]

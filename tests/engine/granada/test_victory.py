@@ -87,3 +87,21 @@ def test_muslims_win_ties():
     s["castle"]["loja"] = "muslim"              # 3
     victory.final_score(s)
     assert s["result"]["winner"] == "muslim" and s["result"]["score"] == {"christian": 3.0, "muslim": 3.0}
+
+
+@pytest.mark.rule("2.1", "4.3")
+def test_white_blocks_entering_an_empty_granada_take_the_alhambra_and_win_at_once():
+    import engine.granada as g
+    from tests.engine.granada.core_helpers import act, at_movement, buy
+
+    s = clear_board(new_game())
+    a = land_blocks("christian", 1)[0]
+    put(s, "loja", a)
+    s["control"]["loja"] = s["castle"]["loja"] = "christian"
+    s = at_movement(s, "christian")
+    s = buy(s, "christian", "total")
+    s = act(s, "christian", type="activate", loc="loja")
+    s = act(s, "christian", type="take", block=a)
+    assert g.result(s) is None
+    s = act(s, "christian", type="step", to="granada")
+    assert g.result(s)["winner"] == "christian" and g.active(s) == []

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import random
+import re
 
 import pytest
 
 import engine.granada as g
+from engine.api import RuleError
 from engine.granada import state as st
 from engine.players import choose
 from tests.engine.granada.core_helpers import (
@@ -154,3 +157,113 @@ def test_grey_blocks_are_always_face_up():
     put(s, "guadix", *grey)
     v = g.view(s, "muslim")
     assert sorted(x["id"] for x in v["locations"]["guadix"]["blocks"]["christian"]) == sorted(grey)
+
+
+# ---------------------------------------------------------------- hidden-information audit
+
+_ID = re.compile(r"\b([WKG]\d{1,2}|O\d|[CMN]\d{2}|[CM]S\d)\b")
+_PUBLIC = ("eliminated", "palace", "boabdil_box", "aside", "captured", "removed")
+_OPAQUE_KEYS = {"key", "side", "colour", "inside", "moved"}
+
+
+def unknown_blocks(s, role):
+    """Block ids ``role`` may not identify now (role None: a spectator, who knows only what
+    both players know)."""
+    out = set()
+    for b, r in s["blocks"].items():
+        blk = D.blocks[b]
+        owner = st.owner(b)
+        if owner == role or blk.fleet or blk.colour == "grey" or r["revealed"] or r["loc"] in _PUBLIC:
+            continue
+        if b in s["known"][st.other(owner)]:
+            continue        # shown to the opponent (muster, declared leader...): both know it
+        out.add(b)
+    return out
+
+
+def secret_cards(s, role):
+    """Cards whose place ``role`` may not know: the opponents' unseen hands and secret bids."""
+    out = set()
+    for side in st.SIDES:
+        if side == role:
+            continue
+        out |= {c for c in s["hands"][side] if c not in s["hand_known"][side]}
+        if s["bids"][side] not in (None, "none"):
+            out.add(s["bids"][side])
+    return out
+
+
+def opaque_entries(v):
+    for loc in v["locations"].values():
+        for side_blocks in loc["blocks"].values():
+            yield from (x for x in side_blocks if "id" not in x)
+    for zone in v["seas"].values():
+        for fleet in zone["fleets"]:
+            yield from (x for x in fleet["carrying"] if "id" not in x)
+
+
+@pytest.mark.rule("3.1", "3.3", "6.2")
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_views_and_log_lines_of_random_games_leak_nothing(seed):
+    """Along whole random games: no view (log aside) names a block its role cannot identify,
+    a card of an opponent's unseen hand or a secret bid; opposing concealed blocks carry only
+    colour, place and state under an opaque key; no new log line a role reads names such a
+    block or card."""
+    from engine.granada import choose
+
+    rnd = random.Random(seed)
+    s = new_game(seed)
+    for step in range(3000):
+        if g.result(s) is not None:
+            break
+        if step % 4 == 0:
+            for role in ("christian", "muslim", None):
+                v = g.view(s, role)
+                text = dump({k: x for k, x in v.items() if k != "log"})
+                named = set(_ID.findall(text))
+                assert not named & unknown_blocks(s, role), (step, role)
+                assert not named & secret_cards(s, role), (step, role)
+                for x in opaque_entries(v):
+                    assert set(x) == _OPAQUE_KEYS and x["key"] not in D.blocks
+        role = g.active(s)[0]
+        pick = rnd.choice(g.actions(s, role)) if seed % 2 else choose(s, role, seed * 1000 + step)
+        t = g.apply(s, role, pick)
+        for e in t["log"][len(s["log"]):]:
+            named = set(_ID.findall(e["text"]))
+            for reader in ("christian", "muslim", None):
+                if "to" in e and reader not in e["to"]:
+                    continue
+                assert not named & unknown_blocks(t, reader), (step, reader, e["text"])
+                assert not named & secret_cards(t, reader), (step, reader, e["text"])
+        s = t
+    assert g.result(s) is not None
+
+
+@pytest.mark.rule("6.2")
+def test_a_secret_bid_appears_nowhere_for_the_opponent_or_a_spectator():
+    s = new_game()
+    card = next(a["card"] for a in g.actions(s, "christian"))
+    s = act(s, "christian", type="bid", card=card)
+    for role in ("muslim", None):
+        v = g.view(s, role)
+        assert f'"{card}"' not in dump(v) and st.card_name(card) not in dump(v)
+        assert v["bids"]["christian"] == "placed"
+    with pytest.raises(RuleError) as err:
+        act(s, "muslim", type="bid", card=card)          # the Christian's card
+    assert card not in str(err.value.explain()).replace(f"card={card}", "")
+
+
+@pytest.mark.rule("7.2", "6.4")
+def test_recruits_drawn_and_mustered_unseen_are_named_only_to_their_owner():
+    s = clear_board(new_game())
+    b = land_blocks("muslim", 1, faction="zegries")[0]
+    s["blocks"][b]["loc"] = "recruit:muslim"
+    s = at_movement(s, "muslim")
+    s = buy(s, "muslim", "total")
+    s = act(s, "muslim", type="muster")
+    s = act(s, "muslim", type="muster_single", block=b)
+    s = act(s, "muslim", type="muster_at", loc="velez_malaga")
+    for role in ("christian", None):
+        text = dump(g.view(s, role))
+        assert f'"{b}"' not in text and f"({b})" not in text
+    assert any(f"({b})" in e["text"] for e in g.view(s, "muslim")["log"])
