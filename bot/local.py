@@ -2,15 +2,20 @@
 
 Hot-seat (one person plays every seat given with ``--seat``, or all seats), or against the
 built-in player (seats not given), or ``--autoplay`` (the built-in player takes every seat).
-After each change it writes the board of every seat played here as a PNG and prints the
-path. ``q`` leaves the game in the database; ``--resume ID`` continues it, even after the
-process was killed: every step is committed before the next prompt.
+After each change it writes the pictures of every seat played here (board, hand, battle
+board while a battle is fought: whatever ``render.pictures`` says applies) and prints the
+path of each one that changed; at the end, the final reveal and the replay animation of the
+whole game. ``q`` leaves the game in the database; ``--resume ID`` continues it, even after
+the process was killed: every step is committed before the next prompt.
+
+Pictures are redrawn only when the part of the view they are drawn from changed (the
+picture's digest), so a move that leaves a hand as it was does not redraw it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,11 +23,13 @@ from typing import Any
 import engine
 import render
 from bot.service import GameInfo, GameService, NotAllowed, ServiceError, StaleVersion
-from engine.api import RuleError, describe
+from engine.api import RuleError, View, describe
 
 Output = Callable[[str], None]
 Input = Callable[[str], str]
 
+#: Pictures of the whole table, written once from the spectator's view rather than per seat.
+PUBLIC_KINDS = frozenset({"reveal"})
 HELP = "Type the number of an order, 'u' to take back your last step, 'q' to stop (the game is kept)."
 
 
@@ -42,6 +49,9 @@ class Table:
     ask: Input = input
     seen: dict[str | None, int] = field(default_factory=dict)
     images_disabled: bool = False
+    #: (role or None for the table, kind) -> (digest of what the file was drawn from, path)
+    drawn: dict[tuple[str | None, str], tuple[str, Path]] = field(default_factory=dict)
+    failed_kinds: set[str] = field(default_factory=set)
 
     # ----------------------------------------------------------------- output
 
@@ -58,29 +68,90 @@ class Table:
         self.seen[role] = len(log)
 
     async def write_images(self, info: GameInfo) -> None:
-        """The board of every seat played here, as that seat sees it."""
+        """The pictures of every seat played here, as that seat sees it (only those whose
+        part of the view changed since they were last written)."""
+        for seat in info.seats:
+            if seat.is_terminal and not self.images_disabled and self.images_dir is not None:
+                view = await self.service.view(self.game_pk, seat.role)
+                self.write_pictures(seat.role, view.view)
+
+    def write_pictures(self, role: str | None, view: View, skip: frozenset[str] = PUBLIC_KINDS) -> None:
+        """Write the pictures that apply to ``view`` and changed; remove the file of a kind
+        that no longer applies (a battle board once the battle is over)."""
+        pictures = self._guard(lambda: render.pictures(self.game_id, view), "pictures")
+        if pictures is None:
+            return
+        wanted = {p.kind for p in pictures if p.kind not in skip}
+        for (who, kind), (_digest, path) in list(self.drawn.items()):
+            if who == role and kind not in wanted and kind not in skip:
+                path.unlink(missing_ok=True)
+                del self.drawn[(who, kind)]
+        for picture in pictures:
+            if picture.kind not in wanted or picture.kind in self.failed_kinds:
+                continue
+            if self.drawn.get((role, picture.kind), ("", None))[0] == picture.digest:
+                continue
+            data = self._guard(picture.draw, f"the {picture.title} of {role}", picture.kind)
+            if self.images_disabled:
+                return
+            if data is not None:
+                self._save(role, picture.kind, picture.title, picture.digest, data)
+
+    async def write_final_pictures(self) -> None:
+        """The final reveal (from the end-of-game views: the spectator's, then each player's,
+        which complete it where a single view does not show every piece) and the replay
+        animation, its frames rebuilt from the move log."""
         if self.images_disabled or self.images_dir is None:
             return
-        for seat in info.seats:
-            if not seat.is_terminal:
-                continue
-            view = await self.service.view(self.game_pk, seat.role)
-            try:
-                png = render.board(self.game_id, view.view)
-            except ImportError as exc:
-                self.out(f"(no board images: render.{self.game_id} is not available: {exc})")
+        info = await self.service.game(self.game_pk)
+        views = [(await self.service.view(self.game_pk, role)).view for role in [None, *info.roles]]
+        key = render.digest(views)
+        if self.drawn.get((None, "reveal"), ("", None))[0] != key:
+            data = self._guard(lambda: render.reveal(self.game_id, views), "the final reveal", "reveal")
+            if data is not None:
+                self._save(None, "reveal", render.TITLES["reveal"], key, data)
+        if self.images_disabled or "replay" in self.failed_kinds:
+            return
+        exported = await self.service.export(self.game_pk)
+        key = str(exported["state_hash"])
+        if self.drawn.get((None, "replay"), ("", None))[0] != key:
+            data = self._guard(lambda: render.replay(self.game_id, _spectator_views(exported)), "the replay",
+                               "replay")
+            if data is not None:
+                self._save(None, "replay", render.TITLES["replay"], key, data)
+
+    def _guard(self, work: Callable[[], Any], what: str, kind: str | None = None) -> Any:
+        """``work()``, or None after saying why there is no picture: a game without a render
+        module gets none at all, a drawing bug loses that kind of picture only (a picture
+        must never end the game at the table)."""
+        try:
+            return work()
+        except ImportError as exc:
+            self.out(f"(no pictures: render.{self.game_id} is not available: {exc})")
+            self.images_disabled = True
+        except Exception as exc:
+            self.out(f"(no pictures of this kind: drawing {what} failed: {exc!r})")
+            if kind is not None:
+                self.failed_kinds.add(kind)
+            else:
                 self.images_disabled = True
-                return
-            except Exception as exc:  # a drawing bug must not end the game at the table
-                self.out(f"(no board images: drawing the {seat.role} board failed: {exc!r})")
-                self.images_disabled = True
-                return
-            self.images_dir.mkdir(parents=True, exist_ok=True)
-            path = self.images_dir / f"{self.game_id}-{self.game_pk}-{seat.role}.png"
-            tmp = path.with_suffix(".png.tmp")
-            tmp.write_bytes(png)
-            tmp.replace(path)
-            self.out(f"  board of {seat.role}: {path}")
+        return None
+
+    def _save(self, role: str | None, kind: str, title: str, digest: str, data: bytes) -> None:
+        assert self.images_dir is not None
+        self.images_dir.mkdir(parents=True, exist_ok=True)
+        ext = "gif" if data[:4] == b"GIF8" else "png"
+        name = f"{self.game_id}-{self.game_pk}"
+        if role is not None:
+            name += f"-{role}"
+        if kind != "board" or role is None:
+            name += f"-{kind}"
+        path = self.images_dir / f"{name}.{ext}"
+        tmp = path.with_suffix(f".{ext}.tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+        self.drawn[(role, kind)] = (digest, path)
+        self.out(f"  {title} of {role}: {path}" if role is not None else f"  {title}: {path}")
 
     # ----------------------------------------------------------------- the loop
 
@@ -97,6 +168,8 @@ class Table:
                 await self.show_new_lines(None)
                 if changed:
                     await self.write_images(info)
+                    if info.status == "finished":
+                        await self.write_final_pictures()
                 return self.finish(info)
             if steps and (autoplay_output or not any(s.is_terminal for s in info.seats)):
                 await self.show_new_lines(None)
@@ -239,6 +312,17 @@ async def play(
         for who in roles:
             table.seen[who] = max(0, len((await service.view(info.id, who)).view.get("log") or []) - 8)
     return await table.run(autoplay_output=autoplay)
+
+
+def _spectator_views(exported: dict[str, Any]) -> Iterator[View]:
+    """The spectator's view after every standing step of an exported game, from its setup:
+    the replay keeps one per turn, so they are made one at a time, never all held."""
+    module = engine.get(str(exported["game"]))
+    state = module.setup(int(exported["seed"]), dict(exported["options"]))
+    yield module.view(state, None)
+    for move in exported["moves"]:
+        state = module.apply(state, move["role"], move["action"])
+        yield module.view(state, None)
 
 
 def _seat_plan(roles: list[str], seats: list[str], autoplay: bool) -> set[str]:

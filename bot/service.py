@@ -714,28 +714,68 @@ class GameService:
     async def resign(self, game_pk: int, role: str, user_id: int | None = None) -> GameInfo:
         """A player gives up. In a two-role game the other role wins; with more roles the
         built-in player takes the seat and the game goes on."""
+        return await self._give_up(game_pk, role, user_id, reason=f"{role} resigned",
+                                   event=f"{role} resigns", check_holder=True)
+
+    async def forfeit(self, game_pk: int, role: str, reason: str) -> GameInfo:
+        """A seat loses without its holder asking (a deadline claimed by the opponent): the
+        same outcome as a resignation, but the result says why, and no holder check applies
+        since the late player is not the one acting."""
+        return await self._give_up(game_pk, role, None, reason=reason, event=reason, check_holder=False)
+
+    async def _give_up(self, game_pk: int, role: str, user_id: int | None, *, reason: str, event: str,
+                       check_holder: bool) -> GameInfo:
         async with self._write() as session:
             loaded = await self._load(session, game_pk, lock=True)
             self._require_status(loaded.game, "running")
-            seat = self._require_holder(loaded, role, user_id)
             roles = loaded.module.roles(loads(loaded.game.options))
+            if role not in roles:
+                raise NotAllowed(f"There is no role {role!r} in this game; the roles are {', '.join(roles)}.")
+            seat = self._require_holder(loaded, role, user_id) if check_holder else loaded.seats.get(role)
             game = loaded.game
             game.updated_at = utcnow()
             if len(roles) == 2:
                 winner = next(r for r in roles if r != role)
-                result = {"winner": winner, "reason": f"{role} resigned", "score": {}}
+                result = {"winner": winner, "reason": reason, "score": {}}
                 game.status = "finished"
                 game.result = dumps(result)
                 game.active = "[]"
-                self._notify(session, loaded, game.version, [f"{role} resigns."], [], result,
-                             {"type": "resigned", "role": role})
+                self._notify(session, loaded, game.version, [f"{event}."], [], result,
+                             {"type": "resigned", "role": role, "reason": reason})
             else:
-                seat.is_bot = True
-                seat.user_id = None
-                seat.display_name = "built-in player"
-                self._notify(session, loaded, game.version, [f"{role} resigns; the built-in player takes over."],
-                             [], None, {"type": "resigned", "role": role})
+                if seat is not None:
+                    seat.is_bot = True
+                    seat.user_id = None
+                    seat.display_name = "built-in player"
+                self._notify(session, loaded, game.version, [f"{event}; the built-in player takes over."],
+                             [], None, {"type": "resigned", "role": role, "reason": reason})
             return self._info(game, loaded.seats.values())
+
+    async def substitute(self, game_pk: int, role: str, user_id: int, display_name: str) -> GameInfo:
+        """Hand a seat to another person (a server manager replacing a player who left).
+
+        The game's course is untouched; only who may act for ``role`` changes, so the move log
+        records the new holder's user id on the moves he makes from now on.
+        """
+        async with self._write() as session:
+            loaded = await self._load(session, game_pk, lock=True)
+            self._require_status(loaded.game, "open", "running")
+            roles = loaded.module.roles(loads(loaded.game.options))
+            if role not in roles:
+                raise NotAllowed(f"There is no role {role!r} in this game; the roles are {', '.join(roles)}.")
+            seat = loaded.seats.get(role)
+            if seat is None:
+                seat = Seat(game_pk=game_pk, role=role, user_id=user_id, display_name=display_name[:100],
+                            is_bot=False)
+                session.add(seat)
+                loaded.seats[role] = seat
+            else:
+                seat.user_id = user_id
+                seat.display_name = display_name[:100]
+                seat.is_bot = False
+            loaded.game.updated_at = utcnow()
+            await session.flush()
+            return self._info(loaded.game, loaded.seats.values())
 
     # ------------------------------------------------------------------ reading
 
@@ -752,9 +792,13 @@ class GameService:
         channel_id: int | None = None,
         thread_id: int | None = None,
         user_id: int | None = None,
-        limit: int = 50,
+        paced: bool | None = None,
+        limit: int | None = 50,
     ) -> list[GameInfo]:
-        """Games matching every filter given, most recently changed first."""
+        """Games matching every filter given, most recently changed first.
+
+        ``paced`` True keeps only games with a pace (a clock), which is what the deadline
+        scheduler walks; ``limit`` None returns them all."""
         query = sa.select(Game)
         if status is not None:
             statuses = [status] if isinstance(status, str) else list(status)
@@ -767,7 +811,11 @@ class GameService:
             query = query.where(col(Game.thread_id) == thread_id)
         if user_id is not None:
             query = query.where(col(Game.id).in_(sa.select(col(Seat.game_pk)).where(col(Seat.user_id) == user_id)))
-        query = query.order_by(col(Game.updated_at).desc(), col(Game.id).desc()).limit(limit)
+        if paced is not None:
+            query = query.where(col(Game.pace).is_not(None) if paced else col(Game.pace).is_(None))
+        query = query.order_by(col(Game.updated_at).desc(), col(Game.id).desc())
+        if limit is not None:
+            query = query.limit(limit)
         async with self._read() as session:
             rows = list((await session.execute(query)).scalars())
             if not rows:

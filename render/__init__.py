@@ -8,24 +8,130 @@ are functions of those modules:
   ``replay(views) -> GIF bytes``, ``closeup(view, location_id)``;
 * ``render.navas``: ``hand(view)``, ``closeup(view, zone)``.
 
+Front ends (the terminal table, Discord) need no per-game code: :func:`pictures` lists the
+pictures that apply to a view (board always; hand, battle board, final reveal where the
+game draws them and the view calls for them), each with a digest of the part of the view
+it is drawn from, so a front end redraws only what changed; :func:`images` draws them all;
+:func:`reveal` and :func:`replay` make the final reveal and the animation of a game from
+its end-of-game views and its spectator views. A game module says which kinds apply with
+``image_inputs(view) -> {kind: part of the view}`` (default: the board, from the whole
+view) and what a turn is with ``turn_key(view)`` (no replay without it).
+
 The shared visual language (fonts, palette, blocks, cards, encoding) is
 :mod:`render.common`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
+View = dict[str, Any]
 BenchCase = tuple[str, Callable[[], bytes], Callable[[], bytes]]
 
+#: How a front end names each kind of picture ("hand of christian: ...").
+TITLES = {"board": "board", "hand": "hand", "battle": "battle board", "reveal": "final reveal", "replay": "replay"}
 
-def board(game_id: str, view: dict[str, Any]) -> bytes:
+
+def module(game_id: str) -> ModuleType:
+    """``render.<game_id>``; ModuleNotFoundError when the game has no pictures."""
+    return importlib.import_module(f"render.{game_id}")
+
+
+def board(game_id: str, view: View) -> bytes:
     """PNG of the main board as ``view`` sees it."""
-    module = importlib.import_module(f"render.{game_id}")
-    png: bytes = module.board(view)
+    png: bytes = module(game_id).board(view)
     return png
+
+
+def digest(value: Any) -> str:
+    """A content hash of a JSON value (key order does not matter)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A picture that applies to a view, not drawn yet. ``digest`` changes whenever the part
+    of the view it is drawn from changes: a front end that kept the digest of the file it
+    wrote last redraws the picture only when the digest differs."""
+
+    game_id: str
+    kind: str
+    digest: str
+    view: View = field(repr=False, compare=False)
+
+    @property
+    def title(self) -> str:
+        return TITLES.get(self.kind, self.kind.replace("_", " "))
+
+    def draw(self) -> bytes:
+        data: bytes = getattr(module(self.game_id), self.kind)(self.view)
+        return data
+
+
+def pictures(game_id: str, view: View) -> list[Picture]:
+    """The pictures that apply to ``view``, board first, none drawn yet."""
+    mod = module(game_id)
+    inputs_of = getattr(mod, "image_inputs", None)
+    inputs: dict[str, Any] = inputs_of(view) if inputs_of is not None else {"board": view}
+    return [Picture(game_id, kind, digest(part), view) for kind, part in inputs.items()]
+
+
+def images(game_id: str, view: View) -> dict[str, bytes]:
+    """Every picture that applies to ``view``, drawn: {kind: PNG bytes}, board first."""
+    return {p.kind: p.draw() for p in pictures(game_id, view)}
+
+
+def reveal(game_id: str, views: list[View]) -> bytes | None:
+    """The final reveal of a finished game (PNG), from its end-of-game views, the spectator's
+    first. A game whose final view shows every piece needs only that one; the players'
+    views, each showing its own pieces, complete it where the game was stopped outside the
+    rules (a resignation). None when the game draws no reveal."""
+    fn = getattr(module(game_id), "reveal", None)
+    if not callable(fn) or not views:
+        return None
+    data: bytes = fn(*views)
+    return data
+
+
+def replay_frames(game_id: str, views: Iterable[View]) -> list[View]:
+    """The frames of a replay: the first view of each turn and the last view, from
+    ``views`` in the order of play (one per step is fine: only the frames are kept).
+    [] when the game draws no replay."""
+    turn_key = getattr(module(game_id), "turn_key", None)
+    if turn_key is None:
+        return []
+    frames: list[View] = []
+    last_key: Any = None
+    last: View | None = None
+    for view in views:
+        key = turn_key(view)
+        if not frames or key != last_key:
+            frames.append(view)
+            last_key = key
+        last = view
+    if last is not None and last is not frames[-1]:
+        frames.append(last)
+    return frames
+
+
+def replay(game_id: str, views: Iterable[View]) -> bytes | None:
+    """The animation of a game (GIF bytes), one frame per turn, from its spectator views
+    in the order of play; None when the game draws no replay."""
+    mod = module(game_id)
+    if not callable(getattr(mod, "replay", None)):
+        return None
+    frames = replay_frames(game_id, views)
+    if not frames:
+        return None
+    data: bytes = mod.replay(frames)
+    return data
 
 
 def bench_cases(seed: int = 1) -> list[BenchCase]:

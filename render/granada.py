@@ -9,6 +9,9 @@
 * :func:`replay` — an animated GIF, one frame per view (spectator views, one per turn).
 * :func:`closeup` — an enlarged crop around a location, for reading on a phone.
 
+:func:`image_inputs` says which of these apply to a view and what each is drawn from (for
+``render.pictures``); :func:`turn_key` says where a replay starts a new frame.
+
 Layout and speed: the map, the track frames and every label are one static layer cached per
 scale (:func:`static_board`); a board is a copy of it plus pasted sprites (cached by face)
 and a few shapes, encoded at a fast zlib level.
@@ -631,8 +634,10 @@ def battle(view: dict[str, Any]) -> bytes:
 def reveal(view: dict[str, Any], *other_views: dict[str, Any]) -> bytes:
     """PNG of the final reveal: every block's identity where it stands, and the score.
 
-    Every face the given views show is drawn; pass both players' final views (each shows
-    its own blocks) when a single end-of-game view does not reveal all blocks."""
+    One view is enough once the game has a result: every end-of-game view (a spectator's
+    too) shows every block. A game stopped outside the rules (a resignation) has views that
+    still hide each side's blocks from the other: pass the players' views as well, each
+    showing its own blocks, and the picture merges them."""
     from render.granada_extra import draw_reveal, merge_views
 
     sc = merge_views(scene(view), [scene(v) for v in other_views])
@@ -643,3 +648,44 @@ def replay(views: list[dict[str, Any]]) -> bytes:
     """An animated GIF of a game, one frame per view (spectator views, one per turn)."""
     frames = [draw_board(scene(v)) for v in views]
     return C.animate_gif(frames, duration_ms=1500, width=1200)
+
+
+# ---------------------------------------------------------------------------------------
+# What each picture is drawn from (render.pictures)
+
+#: View keys the map never shows (the cards are in the hand picture; the map shows how many
+#: each side holds): a step that changes only these leaves the board as it was.
+NOT_ON_BOARD = frozenset({"actions", "log", "prompt", "prefs", "hand", "known_opponent_cards", "bids", "surrender"})
+def _own(view: dict[str, Any], key: str, role: str) -> dict[str, Any]:
+    """``view[key]`` narrowed to ``role``'s entry: the hand shows only the viewer's deck,
+    bid and Castle Surrender cards, so the opponent's bid does not redraw it."""
+    entries = view.get(key) or {}
+    return {role: entries[role]} if role in entries else {}
+
+
+def image_inputs(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """For each picture that applies to ``view``, the part of the view it is drawn from (a
+    view made of that part alone draws the same picture): the board always; the hand for a
+    player (a spectator holds no cards); the battle board while a battle is under way; the
+    final reveal once the game has a result."""
+    board_part = {k: v for k, v in view.items() if k not in NOT_ON_BOARD}
+    out: dict[str, dict[str, Any]] = {"board": board_part}
+    role = view.get("role")
+    if role is not None:
+        out["hand"] = {"game": view.get("game"), "role": role, "hand": view.get("hand"),
+                       "known_opponent_cards": view.get("known_opponent_cards"),
+                       "surrender": _own(view, "surrender", role), "deck_sizes": _own(view, "deck_sizes", role),
+                       "bids": _own(view, "bids", role)}
+    battle = view.get("battle")
+    if battle:
+        where = (view.get("locations") or {}).get(str(battle.get("loc")))
+        out["battle"] = {"game": view.get("game"), "role": role, "battle": battle,
+                         "locations": {str(battle["loc"]): where} if where is not None else {}}
+    if view.get("result") is not None:
+        out["reveal"] = board_part
+    return out
+
+
+def turn_key(view: dict[str, Any]) -> tuple[int, int]:
+    """The Turn track space of a view: a replay shows one frame per space."""
+    return (int(view.get("year", 0)), int(view.get("turn", 0)))

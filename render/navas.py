@@ -8,6 +8,9 @@
 * :func:`hand` — the viewer's combat cards and special cards, large.
 * :func:`closeup` — one zone and its neighbours, enlarged for a phone.
 
+:func:`image_inputs` says which of these apply to a view and what each is drawn from (for
+``render.pictures``).
+
 Same visual language as Granada (:mod:`render.common`): Christians light pieces, Muslims
 dark ones; kingdoms told apart by emblem shape (Aragón pales, Castile tower, Navarre
 saltire) as well as colour; the green (Muslim) and red (Christian) card numbers also differ
@@ -550,3 +553,17 @@ def hand(view: dict[str, Any]) -> bytes:
                          "USED" if sid in used else "")
             x += sw + 16
     return C.encode_png(img)
+
+
+#: View keys no picture shows (the board does show the prompt and the hand).
+NOT_ON_BOARD = frozenset({"actions", "log"})
+HAND_KEYS = ("game", "role", "hand", "cards", "specials")
+
+
+def image_inputs(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """For each picture that applies to ``view``, the part of the view it is drawn from:
+    the board always, the hand for a player (a spectator holds no cards)."""
+    out: dict[str, dict[str, Any]] = {"board": {k: v for k, v in view.items() if k not in NOT_ON_BOARD}}
+    if view.get("role") is not None:
+        out["hand"] = {k: view.get(k) for k in HAND_KEYS}
+    return out

@@ -1,4 +1,5 @@
-"""The terminal table, driven in-process with scripted keyboard input."""
+"""The terminal table, driven in-process with scripted keyboard input; its pictures are real
+PNGs (and a GIF) drawn by render/ from real games, decoded here."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from bot.local import LocalError, play
+from bot.local import LocalError, Table, play
 from bot.service import GameService
+from engine.players import choose
 
 
 class Keyboard:
@@ -121,7 +123,7 @@ async def test_missing_renderer_is_noticed_once(service: GameService, tmp_path: 
     screen = Screen()
     await play(service, "toy", seats=["red", "blue"], seed=3, images_dir=tmp_path / "images", out=screen,
                ask=Keyboard("1", "5", "1", "q"))
-    notices = [line for line in screen.lines if line.startswith("(no board images")]
+    notices = [line for line in screen.lines if line.startswith("(no pictures")]
     assert len(notices) == 1 and "render.toy is not available" in notices[0]
     assert not (tmp_path / "images").exists()
 
@@ -157,3 +159,122 @@ async def test_boards_are_written_for_each_seat_at_the_table(service: GameServic
         assert image.format == "PNG" and image.size == (40 + 10 * 2, 20), "red holds 2 cards after drawing"
     assert not (images / "toy-1-blue.png").exists(), "the built-in player's board is not drawn"
     assert all(view["hand"] is not None for view in toy_renderer), "each board drawn from a role's view"
+
+
+# --------------------------------------------------------------------------- Granada pictures
+
+GRANADA_SIZE = (1800, 1347)
+
+
+def _decoded(path: Path) -> Image.Image:
+    image = Image.open(path)
+    image.load()
+    return image
+
+
+def _lines(screen: Screen, what: str) -> list[str]:
+    return [line for line in screen.lines if line.startswith(f"  {what}: ")]
+
+
+async def test_granada_seat_gets_its_board_and_hand(service: GameService, tmp_path: Path) -> None:
+    screen = Screen()
+    images = tmp_path / "images"
+    await play(service, "granada", seats=["christian"], seed=1, images_dir=images, out=screen,
+               ask=Keyboard(*(["1"] * 6), "q"))
+    board, hand = images / "granada-1-christian.png", images / "granada-1-christian-hand.png"
+    assert _lines(screen, "board of christian")[0] == f"  board of christian: {board}"
+    assert _lines(screen, "hand of christian")[0] == f"  hand of christian: {hand}"
+    assert _decoded(board).format == "PNG" and _decoded(board).size == GRANADA_SIZE
+    assert _decoded(hand).format == "PNG" and _decoded(hand).width >= 800
+    assert {p.name for p in images.iterdir()} <= {board.name, hand.name, "granada-1-christian-battle.png"}
+    assert not _lines(screen, "board of muslim"), "the built-in player's pictures are not drawn"
+    assert len(_lines(screen, "hand of christian")) <= len(_lines(screen, "board of christian"))
+
+
+def _stored_view(case: str) -> dict[str, Any]:
+    from tests.render.cases import BY_NAME, load_views
+
+    return load_views(BY_NAME[case])[0]
+
+
+async def test_pictures_are_redrawn_only_when_what_they_show_changed(service: GameService, tmp_path: Path) -> None:
+    """Real views of two moments of a Granada game (the stored views of the render tests):
+    an unchanged part is not redrawn, a battle board comes and goes with its battle."""
+    screen = Screen()
+    images = tmp_path / "images"
+    table = Table(service, 7, "granada", images, out=screen)
+    calm, battle = _stored_view("granada_board_christian"), _stored_view("granada_battle_field")
+    assert battle["battle"] and not calm["battle"] and calm["role"] == battle["role"] == "christian"
+    board, hand = images / "granada-7-christian.png", images / "granada-7-christian-hand.png"
+    fight = images / "granada-7-christian-battle.png"
+
+    table.write_pictures("christian", calm)
+    assert screen.lines == [f"  board of christian: {board}", f"  hand of christian: {hand}"]
+    first_board = board.read_bytes()
+    screen.lines.clear()
+    table.write_pictures("christian", {**calm, "log": [*calm["log"], {"text": "Muslim passes."}],
+                                       "prompt": "Waiting for Muslim.", "actions": []})
+    assert screen.lines == [], "nothing drawn changed: nothing is redrawn"
+    table.write_pictures("christian", {**calm, "hand": calm["hand"][1:]})
+    assert screen.lines == [f"  hand of christian: {hand}"], "only the hand changed"
+    screen.lines.clear()
+    table.write_pictures("christian", battle)
+    assert screen.lines == [f"  board of christian: {board}", f"  hand of christian: {hand}",
+                            f"  battle board of christian: {fight}"]
+    assert _decoded(fight).format == "PNG" and _decoded(fight).width >= 1200
+    assert board.read_bytes() != first_board
+    screen.lines.clear()
+    table.write_pictures("christian", calm)
+    assert screen.lines == [f"  board of christian: {board}", f"  hand of christian: {hand}"]
+    assert not fight.exists(), "the battle is over: its board is gone"
+    assert board.read_bytes() == first_board
+
+
+def _seeded_granada_game(seed: int) -> tuple[list[dict[str, Any]], int]:
+    """The moves of a whole Granada game played by the built-in player, and the number of
+    replay frames it makes: one per Turn track space reached, and the end."""
+    import engine
+
+    module = engine.get("granada")
+    state = module.setup(seed, {})
+    moves: list[dict[str, Any]] = []
+    turns = [(state["year"], state["turn"])]
+    n = 0
+    while module.active(state):
+        role = module.active(state)[0]
+        action = choose(module, state, role, seed * 100_003 + n)
+        state = module.apply(state, role, action)
+        moves.append({"seq": n + 1, "role": role, "action": action})
+        n += 1
+        if (state["year"], state["turn"]) != turns[-1]:
+            turns.append((state["year"], state["turn"]))
+    assert module.result(state) is not None
+    return moves, len(turns) + 1   # the last frame: the final position
+
+
+async def test_finished_granada_game_gets_its_final_reveal_and_replay(service: GameService, tmp_path: Path) -> None:
+    moves, frames = _seeded_granada_game(1)
+    players = [{"role": role, "name": "at the keyboard", "bot": False} for role in ("christian", "muslim")]
+    pk = await service.import_game({"format": 1, "game": "granada", "seed": 1, "options": {}, "players": players,
+                                    "moves": moves})
+    screen = Screen()
+    images = tmp_path / "images"
+    await play(service, "granada", resume=pk, images_dir=images, out=screen, ask=Keyboard())
+    reveal, replay = images / f"granada-{pk}-reveal.png", images / f"granada-{pk}-replay.gif"
+    assert f"  final reveal: {reveal}" in screen.lines and f"  replay: {replay}" in screen.lines
+    assert screen.lines[-1].startswith(f"game {pk} finished: ")
+    assert screen.lines.index(f"  replay: {replay}") < len(screen.lines) - 1
+    image = _decoded(reveal)
+    assert image.format == "PNG" and image.size == GRANADA_SIZE
+    animation = Image.open(replay)
+    assert animation.format == "GIF" and getattr(animation, "n_frames", 1) == frames
+    for role in ("christian", "muslim"):
+        assert _decoded(images / f"granada-{pk}-{role}.png").size == GRANADA_SIZE
+    # the final reveal: the game's end shows every block, in the spectator's view too
+    from render import granada
+    from render.granada_scene import scene
+
+    final = [(await service.view(pk, role)).view for role in (None, "christian", "muslim")]
+    assert reveal.read_bytes() == granada.reveal(*final) == granada.reveal(final[0])
+    sc = scene(final[0])
+    assert all(p.face is not None for ps in sc.stacks.values() for p in ps)

@@ -85,6 +85,10 @@ async def test_games_filters(service: GameService) -> None:
     assert [g.id for g in await service.games(status="open")] == [b.id]
     assert [g.id for g in await service.games(channel_id=77)] == [b.id]
     assert {g.id for g in await service.games(status=["open", "running"])} == {a, b.id}
+    await service.set_schedule(a, pace="24h")
+    assert [g.id for g in await service.games(paced=True, limit=None)] == [a]
+    assert [g.id for g in await service.games(paced=False)] == [b.id]
+    assert len(await service.games(limit=1)) == 1
 
 
 # ----------------------------------------------------------------------------- steps
@@ -391,6 +395,33 @@ async def test_resign_in_a_two_player_game(service: GameService) -> None:
     assert info.status == "finished" and info.result is not None and info.result["winner"] == "red"
     kinds = [o.payload["type"] for o in await service.outbox(pk)]
     assert "resigned" in kinds and "finished" in kinds
+
+
+async def test_forfeit_ends_the_game_with_its_reason(service: GameService) -> None:
+    pk = await two_player_game(service)
+    info = await service.forfeit(pk, "blue", reason="blue ran out of time")
+    assert info.status == "finished"
+    assert info.result == {"winner": "red", "reason": "blue ran out of time", "score": {}}
+    resigned = [o.payload for o in await service.outbox(pk) if o.payload["type"] == "resigned"]
+    assert resigned and resigned[0]["reason"] == "blue ran out of time"
+    with pytest.raises(NotAllowed):
+        await service.forfeit(pk, "red", reason="too late: the game is over")
+
+
+async def test_substitute_hands_a_seat_to_another_player(service: GameService) -> None:
+    pk = await two_player_game(service)
+    newcomer = 999
+    info = await service.substitute(pk, "blue", newcomer, "Cleo")
+    assert info.status == "running"
+    version, _ = await service.state(pk)
+    step = await service.apply(pk, "red", {"type": "bank"}, version, ANN)  # red opens; now blue's turn
+    with pytest.raises(NotAllowed, match="belongs to Cleo"):
+        await service.apply(pk, "blue", {"type": "bank"}, step.version, BOB)
+    after = await service.apply(pk, "blue", {"type": "bank"}, step.version, newcomer)
+    assert after.version == step.version + 1
+    assert [m["user_id"] for m in await service.moves(pk)][-1] == newcomer
+    with pytest.raises(NotAllowed, match="no role"):
+        await service.substitute(pk, "green", newcomer, "Cleo")
 
 
 async def test_abort(service: GameService) -> None:

@@ -1,39 +1,58 @@
-"""The pictures the render tests check, each drawn from a view of a REAL game.
+"""The pictures the render tests check, each drawn from views of a REAL game, frozen.
 
-Games are played by the built-in player (engine.players.choose) from fixed seeds, so the
-views are the ones real play reaches (no hand-built views). The same cases feed the golden
-tests and ``python -m tests.render.regenerate``.
+Each case has two halves:
 
-If an engine's rules or built-in player change, a game's course changes and the golden
-references with it: look at the new pictures and run ``make golden`` when they are right.
+* ``views()`` plays the engine with the built-in player (engine.players.choose) from fixed
+  seeds to the moment the picture shows, and returns the view(s) it is drawn from. Only
+  ``python -m tests.render.regenerate`` calls it: it stores the views as JSON in
+  ``tests/render/views/<case>.json`` and draws the golden PNGs from those stored views.
+* ``draw(views)`` makes the picture from the views.
+
+The golden tests draw from the stored views only, so a change of the rules or of the
+built-in player (which changes the course of a seeded game) leaves them byte-stable; only a
+change of the pictures, or of the view's shape, fails them. When the engine's views no
+longer have the keys of the stored ones, :func:`load_views` says so and names the command
+that refreshes them. Tests that assert properties rather than pixels (redeal byte-identity,
+caching, the frames of a replay) keep playing the real engines through the functions below.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from engine.api import GameModule, State
+from engine.api import GameModule, State, View
 from engine.players import choose
 
 NAVAS_SEED = 3
 NAVAS_STEPS = 60
+NAVAS_OPTIONS: dict[str, Any] = {"advanced": True}
 GRANADA_SEED = 1
 GRANADA_STEPS = 150
+
+VIEWS_DIR = Path(__file__).with_name("views")
+FORMAT = 1
+LOG_KEPT = 12        # log entries kept in a stored view (pictures draw at most the last few)
+REGENERATE = "python -m tests.render.regenerate"
 
 
 @dataclass(frozen=True)
 class Case:
     name: str
-    make: Callable[[], bytes]
-    fmt: str                      # "PNG" | "GIF"
-    min_size: tuple[int, int]     # at least this wide and high
-    max_size: tuple[int, int]     # at most
+    game: str
+    views: Callable[[], list[View]]          # live: plays the engine (regenerate only)
+    draw: Callable[[list[View]], bytes]      # the picture, from the (stored) views
+    fmt: str                                 # "PNG" | "GIF"
+    min_size: tuple[int, int]                # at least this wide and high
+    max_size: tuple[int, int]                # at most
     max_bytes: int
     golden: bool = True
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 def game(game_id: str) -> GameModule:
@@ -58,7 +77,7 @@ def play(module: GameModule, seed: int, options: dict[str, Any], steps: int,
 
 @functools.cache
 def navas_state() -> State:
-    return play(game("navas"), NAVAS_SEED, {"advanced": True}, NAVAS_STEPS)
+    return play(game("navas"), NAVAS_SEED, NAVAS_OPTIONS, NAVAS_STEPS)
 
 
 @functools.cache
@@ -97,8 +116,9 @@ def granada_final_state() -> State:
 
 
 @functools.cache
-def granada_turn_views() -> tuple[dict[str, Any], ...]:
-    """Spectator views at the start of every turn of the seeded game (replay frames)."""
+def granada_turn_views() -> tuple[View, ...]:
+    """Spectator views at the start of every turn of the seeded game, and at its end
+    (replay frames), picked from the real game's states."""
     module = game("granada")
     state = module.setup(GRANADA_SEED, {})
     views = [module.view(state, None)]
@@ -115,70 +135,135 @@ def granada_turn_views() -> tuple[dict[str, Any], ...]:
     return tuple(views)
 
 
-def _navas(kind: str, role: str | None, *args: Any) -> Callable[[], bytes]:
-    def make() -> bytes:
-        from render import navas
+# ---------------------------------------------------------------------------------------
+# The cases
 
-        view = game("navas").view(navas_state(), role)
-        result: bytes = getattr(navas, kind)(view, *args)
+
+def _views(game_id: str, state: Callable[[], State], *roles: str | None) -> Callable[[], list[View]]:
+    return lambda: [game(game_id).view(state(), role) for role in roles]
+
+
+def _draw(game_id: str, kind: str, *args: Any) -> Callable[[list[View]], bytes]:
+    def draw(views: list[View]) -> bytes:
+        module = importlib.import_module(f"render.{game_id}")
+        result: bytes = getattr(module, kind)(*views, *args)
         return result
 
-    return make
+    return draw
 
 
-def _granada(kind: str, role: str | None, state: Callable[[], State], *args: Any) -> Callable[[], bytes]:
-    def make() -> bytes:
-        from render import granada
-
-        view = game("granada").view(state(), role)
-        result: bytes = getattr(granada, kind)(view, *args)
-        return result
-
-    return make
-
-
-def _granada_reveal() -> bytes:
+def _replay(views: list[View]) -> bytes:
     from render import granada
 
-    module = game("granada")
-    state = granada_final_state()
-    return granada.reveal(module.view(state, "christian"), module.view(state, "muslim"))
+    return granada.replay(views)
 
 
-def _granada_replay() -> bytes:
-    from render import granada
-
-    return granada.replay(list(granada_turn_views()))
+def _battle(kind: str) -> Callable[[], State]:
+    return lambda: granada_battle_state(kind)
 
 
 MIB = 1024 * 1024
 NAVAS_SIZE = (1500, 1000)
 GRANADA_SIZE = (1800, 1347)
+G = "granada"
 
 CASES: list[Case] = [
-    Case("navas_board_christian", _navas("board", "christian"), "PNG", NAVAS_SIZE, NAVAS_SIZE, 2 * MIB),
-    Case("navas_board_muslim", _navas("board", "muslim"), "PNG", NAVAS_SIZE, NAVAS_SIZE, 2 * MIB),
-    Case("navas_board_spectator", _navas("board", None), "PNG", NAVAS_SIZE, NAVAS_SIZE, 2 * MIB),
-    Case("navas_hand_christian", _navas("hand", "christian"), "PNG", (500, 250), (2000, 400), 1 * MIB),
-    Case("navas_closeup_a3", _navas("closeup", "muslim", "A3"), "PNG", (800, 600), (1600, 1200), 2 * MIB),
-    Case("granada_board_christian", _granada("board", "christian", granada_state), "PNG", GRANADA_SIZE,
-         GRANADA_SIZE, 2 * MIB),
-    Case("granada_board_muslim", _granada("board", "muslim", granada_state), "PNG", GRANADA_SIZE, GRANADA_SIZE,
-         2 * MIB),
-    Case("granada_board_spectator", _granada("board", None, granada_state), "PNG", GRANADA_SIZE, GRANADA_SIZE,
-         2 * MIB),
-    Case("granada_hand_muslim", _granada("hand", "muslim", granada_state), "PNG", (800, 400), (1200, 1600),
-         1 * MIB),
-    Case("granada_closeup_granada", _granada("closeup", "christian", granada_state, "granada"), "PNG", (800, 600),
-         (1000, 800), 2 * MIB),
-    Case("granada_battle_field", _granada("battle", "christian", lambda: granada_battle_state("battle")), "PNG",
-         (1200, 700), (1600, 1000), 1 * MIB),
-    Case("granada_battle_siege", _granada("battle", "muslim", lambda: granada_battle_state("siege")), "PNG",
-         (1200, 700), (1600, 1000), 1 * MIB),
-    Case("granada_battle_naval", _granada("battle", "christian", lambda: granada_battle_state("naval_battle")),
+    Case("navas_board_christian", "navas", _views("navas", navas_state, "christian"), _draw("navas", "board"),
+         "PNG", NAVAS_SIZE, NAVAS_SIZE, 2 * MIB, options=NAVAS_OPTIONS),
+    Case("navas_board_muslim", "navas", _views("navas", navas_state, "muslim"), _draw("navas", "board"),
+         "PNG", NAVAS_SIZE, NAVAS_SIZE, 2 * MIB, options=NAVAS_OPTIONS),
+    Case("navas_board_spectator", "navas", _views("navas", navas_state, None), _draw("navas", "board"),
+         "PNG", NAVAS_SIZE, NAVAS_SIZE, 2 * MIB, options=NAVAS_OPTIONS),
+    Case("navas_hand_christian", "navas", _views("navas", navas_state, "christian"), _draw("navas", "hand"),
+         "PNG", (500, 250), (2000, 400), 1 * MIB, options=NAVAS_OPTIONS),
+    Case("navas_closeup_a3", "navas", _views("navas", navas_state, "muslim"), _draw("navas", "closeup", "A3"),
+         "PNG", (800, 600), (1600, 1200), 2 * MIB, options=NAVAS_OPTIONS),
+    Case("granada_board_christian", G, _views(G, granada_state, "christian"), _draw(G, "board"),
+         "PNG", GRANADA_SIZE, GRANADA_SIZE, 2 * MIB),
+    Case("granada_board_muslim", G, _views(G, granada_state, "muslim"), _draw(G, "board"),
+         "PNG", GRANADA_SIZE, GRANADA_SIZE, 2 * MIB),
+    Case("granada_board_spectator", G, _views(G, granada_state, None), _draw(G, "board"),
+         "PNG", GRANADA_SIZE, GRANADA_SIZE, 2 * MIB),
+    Case("granada_hand_muslim", G, _views(G, granada_state, "muslim"), _draw(G, "hand"),
+         "PNG", (800, 400), (1200, 1600), 1 * MIB),
+    Case("granada_closeup_granada", G, _views(G, granada_state, "christian"), _draw(G, "closeup", "granada"),
+         "PNG", (800, 600), (1000, 800), 2 * MIB),
+    Case("granada_battle_field", G, _views(G, _battle("battle"), "christian"), _draw(G, "battle"),
+         "PNG", (1200, 700), (1600, 1000), 1 * MIB),
+    Case("granada_battle_siege", G, _views(G, _battle("siege"), "muslim"), _draw(G, "battle"),
+         "PNG", (1200, 700), (1600, 1000), 1 * MIB),
+    Case("granada_battle_naval", G, _views(G, _battle("naval_battle"), "christian"), _draw(G, "battle"),
          "PNG", (1200, 500), (1600, 1000), 1 * MIB),
-    Case("granada_reveal", _granada_reveal, "PNG", GRANADA_SIZE, GRANADA_SIZE, 2 * MIB),
-    Case("granada_replay", _granada_replay, "GIF", (600, 400), GRANADA_SIZE, 10 * MIB, golden=False),
+    Case("granada_reveal", G, _views(G, granada_final_state, None), _draw(G, "reveal"),
+         "PNG", GRANADA_SIZE, GRANADA_SIZE, 2 * MIB),
+    Case("granada_replay", G, lambda: list(granada_turn_views()), _replay,
+         "GIF", (600, 400), GRANADA_SIZE, 10 * MIB, golden=False),
 ]
 
 BY_NAME = {c.name: c for c in CASES}
+
+
+# ---------------------------------------------------------------------------------------
+# Stored views
+
+
+class StaleViews(AssertionError):
+    """The stored views of a case are missing, unreadable, or no longer shaped like the
+    engine's views."""
+
+
+def views_path(name: str, views_dir: Path = VIEWS_DIR) -> Path:
+    return views_dir / f"{name}.json"
+
+
+def store_views(case: Case, views: list[View], views_dir: Path = VIEWS_DIR) -> Path:
+    """Write ``views`` as the case's fixture, sorted keys so that a refresh diffs cleanly.
+
+    Each view is kept whole except its log, cut to the last ``LOG_KEPT`` entries: no
+    picture draws more of it (a game's log grows to hundreds of lines, which would make the
+    replay's turn views most of a megabyte)."""
+    views_dir.mkdir(parents=True, exist_ok=True)
+    path = views_path(case.name, views_dir)
+    kept = [{**v, "log": v["log"][-LOG_KEPT:]} if isinstance(v.get("log"), list) else v for v in views]
+    doc = {"format": FORMAT, "case": case.name, "game": case.game, "options": case.options,
+           "made_by": REGENERATE, "views": kept}
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+@functools.cache
+def engine_view_keys(game_id: str, options_json: str, role: str | None) -> frozenset[str]:
+    """The keys of the views the engine gives now (its views have the same keys at every
+    moment of a game, so the first moment tells)."""
+    module = game(game_id)
+    return frozenset(module.view(module.setup(1, json.loads(options_json)), role))
+
+
+def load_views(case: Case, views_dir: Path = VIEWS_DIR) -> list[View]:
+    """The case's stored views, checked against the shape of the engine's views now."""
+    path = views_path(case.name, views_dir)
+    fix = f"run `{REGENERATE} {case.name}` (or `make golden`) and look at the new pictures"
+    if not path.exists():
+        raise StaleViews(f"{case.name}: no stored views {path}; {fix}")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise StaleViews(f"{case.name}: {path} is not JSON ({exc}); {fix}") from exc
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("game") != case.game \
+            or not isinstance(doc.get("views"), list) or not doc["views"]:
+        raise StaleViews(f"{case.name}: {path} is not a format-{FORMAT} file of {case.game} views; {fix}")
+    views: list[View] = doc["views"]
+    options = json.dumps(doc.get("options") or {}, sort_keys=True)
+    for n, view in enumerate(views):
+        role = view.get("role")
+        now = engine_view_keys(case.game, options, role)
+        missing, gone = sorted(now - set(view)), sorted(set(view) - now)
+        if missing or gone:
+            who = role or "spectator"
+            raise StaleViews(
+                f"{case.name}: stored view {n} ({who}) in {path} no longer has the shape of engine.{case.game}'s "
+                f"views (keys the engine now gives that it lacks: {missing or 'none'}; keys it has that the engine "
+                f"no longer gives: {gone or 'none'}); {fix}")
+    return views

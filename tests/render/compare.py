@@ -40,7 +40,7 @@ def check(name: str, png: bytes) -> tuple[bool, str]:
     """(ok, message) for a picture against its golden reference."""
     path = golden_path(name)
     if not path.exists():
-        return False, f"no golden reference {path}; run `python -m tests.render.regenerate`"
+        return False, f"no golden reference {path}; run `python -m tests.render.regenerate {name}`"
     reference = Image.open(path)
     reference.load()
     actual = Image.open(io.BytesIO(png))
@@ -55,6 +55,7 @@ def check(name: str, png: bytes) -> tuple[bool, str]:
         actual.save(out_dir / "actual.png")
         diff_image(reference, actual).save(out_dir / "diff.png")
         return False, (f"{name}: mean pixel difference {score:.2f} > {TOLERANCE}; diff image: "
-                       f"{out_dir / 'diff.png'} (new picture beside it). If the change is intended, "
-                       "run `make golden`.")
+                       f"{out_dir / 'diff.png'} (new picture beside it). If the change of the picture is "
+                       f"intended, run `python -m tests.render.regenerate --keep-views {name}` (it redraws "
+                       "from the stored views; `make golden` plays the engines again).")
     return True, f"{name}: mean pixel difference {score:.3f}"

@@ -1,5 +1,6 @@
 """Every image kind decodes as what it claims, within its size limits, and matches its
-golden reference (tests/render/golden, rewritten by ``python -m tests.render.regenerate``)."""
+golden reference (tests/render/golden), drawn from the views stored in tests/render/views
+(both rewritten by ``python -m tests.render.regenerate``; see tests/render/__init__.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import io
 import pytest
 from PIL import Image
 
-from tests.render.cases import CASES, Case
+from tests.render.cases import BY_NAME, CASES, Case, load_views
 from tests.render.compare import check
 
 
@@ -19,7 +20,7 @@ def rendered() -> dict[str, bytes]:
 
 def _png(case: Case, rendered: dict[str, bytes]) -> bytes:
     if case.name not in rendered:
-        rendered[case.name] = case.make()
+        rendered[case.name] = case.draw(load_views(case))
     return rendered[case.name]
 
 
@@ -45,20 +46,20 @@ def test_matches_golden_reference(case: Case, rendered: dict[str, bytes]) -> Non
     assert ok, message
 
 
-def test_replay_has_one_frame_per_turn(rendered: dict[str, bytes]) -> None:
-    from tests.render.cases import BY_NAME, granada_turn_views
-
-    data = _png(BY_NAME["granada_replay"], rendered)
-    img = Image.open(io.BytesIO(data))
-    assert getattr(img, "n_frames", 1) == len(granada_turn_views())
-    assert len(granada_turn_views()) >= 10  # 12 turns in a game that runs to the end
+def test_replay_has_one_frame_per_stored_turn_view(rendered: dict[str, bytes]) -> None:
+    case = BY_NAME["granada_replay"]
+    views = load_views(case)
+    img = Image.open(io.BytesIO(_png(case, rendered)))
+    assert getattr(img, "n_frames", 1) == len(views)
+    turns = [(v["year"], v["turn"]) for v in views]
+    assert len(set(turns)) >= 10, "12 turns in a game that runs to the end"
+    assert views[-1]["result"] is not None, "the last frame is the end of the game"
 
 
 def test_closeup_accepts_names_with_or_without_accents() -> None:
     from render import granada
-    from tests.render.cases import game, granada_state
 
-    view = game("granada").view(granada_state(), "muslim")
+    view = load_views(BY_NAME["granada_hand_muslim"])[0]
     by_id = granada.closeup(view, "almunecar")
     assert granada.closeup(view, "Almuñécar") == by_id
     assert granada.closeup(view, "ALMUNECAR") == by_id

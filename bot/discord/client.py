@@ -1,0 +1,249 @@
+"""The bot process: endpoints, intents, cogs, persistent components, command sync, start/stop.
+
+Intents: only ``guilds`` (not privileged). Slash commands, buttons and menus arrive as
+interactions, which need no intent at all; ``guilds`` keeps the channel cache that thread
+creation uses. The bot never reads message content and never needs the member list.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import discord
+import yarl
+from discord import app_commands
+from discord.ext import commands
+
+from bot.db import migrate_async
+from bot.discord.images import Images
+from bot.discord.store import Store
+from bot.models import utcnow
+from bot.service import GameService
+
+if TYPE_CHECKING:
+    from bot.discord.cogs.deadlines import Deadlines
+    from bot.discord.cogs.delivery import Delivery
+    from bot.discord.table import Table
+    from bot.settings import Settings
+
+log = logging.getLogger("bot.discord")
+
+COGS = ("bot.discord.cogs.lobby", "bot.discord.cogs.play", "bot.discord.cogs.delivery",
+        "bot.discord.cogs.deadlines")
+
+
+@dataclass
+class Tuning:
+    """Timings a test may shorten; the defaults are what a server wants."""
+
+    group_seconds: float = 2.0
+    """A thread post waits this long for more log lines of the same game, so that a turn of
+    several steps reads as one message."""
+    group_max_seconds: float = 8.0
+    """...but no line waits longer than this."""
+    outbox_poll_seconds: float = 5.0
+    deadline_poll_seconds: float = 60.0
+    reminder_fraction: float = 0.25
+    """A reminder goes out when this fraction of the time per move is left."""
+    rate_per_10s: int = 12
+    """Commands and clicks one user may give in 10 seconds."""
+    now: Any = field(default=utcnow)
+    """The clock (naive UTC), for tests of deadlines."""
+
+
+def point_at(settings: Settings) -> None:
+    """Aim discord.py at DISCORD_API_BASE / DISCORD_GATEWAY_URL when set (a stand-in)."""
+    if settings.discord_api_base:
+        discord.http.Route.BASE = settings.discord_api_base.rstrip("/")
+    if settings.discord_gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
+
+
+class Tree(app_commands.CommandTree):
+    """Every slash command first passes the per-user rate check (autocomplete does not: it
+    fires on each keystroke and changes nothing)."""
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        if interaction.type is discord.InteractionType.autocomplete:
+            return True
+        table = getattr(interaction.client, "table", None)
+        return True if table is None else bool(await table.admit(interaction))
+
+    async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError, /) -> None:
+        """A failure outside a handler's own guard (a bad argument, a failed check): one
+        short ephemeral sentence for the player, the traceback for the log."""
+        table = getattr(interaction.client, "table", None)
+        if table is not None:
+            await table.report(interaction, error)
+        else:
+            await super().on_error(interaction, error)
+
+
+class AlcazabaBot(commands.Bot):
+    """The Discord client with the game service, the picture renderer and the cogs."""
+
+    def __init__(self, settings: Settings, service: GameService, tuning: Tuning | None = None, *,
+                 workers: bool = True) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,  # no text commands; slash commands only
+            intents=discord.Intents(guilds=True),
+            help_command=None,
+            tree_cls=Tree,
+            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+        )
+        self.settings = settings
+        self.service = service
+        self.store = Store(service.db)
+        self.images = Images(settings.render_concurrency)
+        self.tuning = tuning or Tuning()
+        self.workers = workers
+        """False for a short-lived client (``alcazaba sync``): no outbox, deadline or bot loops."""
+        self.worker_id = f"discord-{os.getpid()}-{id(self):x}"
+        self.table: Table
+        self.delivery: Delivery
+        self.deadlines: Deadlines
+        self._bot_tasks: set[asyncio.Task[Any]] = set()
+        self._bot_games: set[int] = set()
+
+    def now(self) -> datetime:
+        value: datetime = self.tuning.now()
+        return value
+
+    async def setup_hook(self) -> None:
+        from bot.discord import views
+        from bot.discord.table import Table
+
+        self.table = Table(self)
+        for name in COGS:
+            await self.load_extension(name)
+        # Persistent components: registered by pattern, so every button ever sent (any
+        # game, any move) is routed here after a restart.
+        self.add_dynamic_items(*views.DYNAMIC_ITEMS)
+        guild_id = self.settings.discord_dev_guild_id
+        if guild_id:
+            guild = discord.Object(guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("slash commands synced to the development server %s (%d commands)", guild_id, len(synced))
+        # Games a built-in player must move in (e.g. the bot stopped mid-turn).
+        if not self.workers:
+            return
+        for game_pk in await self.service.waiting_for_bots():
+            self.run_bots(game_pk)
+
+    def run_bots(self, game_pk: int) -> None:
+        """Let the built-in player move in the background (one task per game at a time)."""
+        if game_pk in self._bot_games:
+            return
+        self._bot_games.add(game_pk)
+
+        async def work() -> None:
+            try:
+                while True:
+                    steps = await self.service.play_bots(game_pk, max_steps=50)
+                    if steps:
+                        self.poke()
+                    if len(steps) < 50:
+                        break
+                    await asyncio.sleep(0)
+            except Exception:
+                log.exception("built-in player failed in game %s", game_pk)
+            finally:
+                self._bot_games.discard(game_pk)
+
+        task = asyncio.create_task(work(), name=f"bots-{game_pk}")
+        self._bot_tasks.add(task)
+        task.add_done_callback(self._bot_tasks.discard)
+
+    def poke(self, clock: bool = True) -> None:
+        """Something was committed: deliver notifications now, and (``clock``: the game has a
+        pace) look at deadlines now rather than at the next poll."""
+        delivery = getattr(self, "delivery", None)
+        if delivery is not None:
+            delivery.wake.set()
+        deadlines = getattr(self, "deadlines", None)
+        if deadlines is not None and clock:
+            deadlines.wake.set()
+
+    async def close(self) -> None:
+        for task in list(self._bot_tasks):
+            task.cancel()
+        await super().close()
+
+
+async def serve(settings: Settings, tuning: Tuning | None = None,
+                created: Any = None) -> int:
+    """Run the bot until SIGINT/SIGTERM or until the task running this is cancelled.
+    ``created(bot)`` is called with the client once it exists (tests hold on to it)."""
+    if settings.discord_token is None:
+        raise RuntimeError("DISCORD_TOKEN is not set")
+    point_at(settings)
+    await migrate_async(settings.db_url)
+    service = GameService.open(settings.db_url, busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+    bot = AlcazabaBot(settings, service, tuning)
+    if created is not None:
+        created(bot)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    installed = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    try:
+        async with bot:
+            runner = asyncio.create_task(bot.start(settings.discord_token.get_secret_value()))
+            stopper = asyncio.create_task(stop.wait())
+            done, _ = await asyncio.wait({runner, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            if runner in done:
+                try:
+                    runner.result()
+                except discord.LoginFailure:
+                    log.error("Discord refused the bot token (DISCORD_TOKEN); copy it again from the "
+                              "Developer Portal, Bot tab")
+                    return 1
+            stopper.cancel()
+            await bot.close()
+            if not runner.done():
+                runner.cancel()
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+        await service.close()
+    return 0
+
+
+async def sync_global(settings: Settings) -> int:
+    """Log in over HTTP only (no gateway), publish the commands globally, log out."""
+    if settings.discord_token is None:
+        raise RuntimeError("DISCORD_TOKEN is not set")
+    point_at(settings)
+    await migrate_async(settings.db_url)
+    service = GameService.open(settings.db_url, busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+    bot = AlcazabaBot(settings, service, workers=False)
+    try:
+        async with bot:
+            await bot.login(settings.discord_token.get_secret_value())
+            # setup_hook (run by login) synced to the development server if one is set;
+            # here the commands go to every server.
+            synced = await bot.tree.sync()
+            print(f"synced {len(synced)} slash commands globally: {', '.join(sorted(c.name for c in synced))}")
+    finally:
+        await service.close()
+    return 0
+
+
+def command_tree_payload(bot: AlcazabaBot) -> list[dict[str, Any]]:
+    """The commands as Discord receives them (for documentation and tests)."""
+    return [c.to_dict(bot.tree) for c in bot.tree.get_commands()]
+
+
+__all__ = ["AlcazabaBot", "Tuning", "app_commands", "command_tree_payload", "point_at", "serve", "sync_global"]

@@ -1,0 +1,1 @@
+"""The bot's cogs, one per concern: lobby, play, delivery, deadlines."""

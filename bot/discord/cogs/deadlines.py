@@ -1,0 +1,239 @@
+"""Deadlines: the clock of each game's pace, reminders, vacations, and what a deadline does.
+
+Everything lives in the database (``game.deadline_at``/``reminded_at`` and the
+``discord_game``/``discord_seat`` rows), and the loop derives what to do from it, so a
+restart resumes every clock. The clock of a move starts when the move before it was made
+(``game.updated_at``), so time spent while the bot was down still counts. After downtime
+each game gets at most one message: a reminder whose deadline has also passed is dropped in
+favour of the deadline's own message, and messages carry per-(game, move) nonces so a
+retried send is not doubled.
+
+At a deadline the game's ``deadline_action`` decides: ``remind`` (tell the late player and
+the thread, and start another period), ``autopass`` (take the pass the engine offers, if
+it offers one; otherwise remind), ``claim`` (the opponent may end the game with
+``/game claim``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+import discord
+from discord.ext import commands
+
+from bot.discord import present
+from bot.discord.cogs.delivery import base36
+from bot.service import GameInfo, NotAllowed, StaleVersion
+from engine.api import RuleError
+
+if TYPE_CHECKING:
+    from bot.discord.client import AlcazabaBot
+
+log = logging.getLogger("bot.discord.deadlines")
+
+SPREAD_SECONDS = 0.2
+"""Pause between two deadline messages of one pass: a long downtime must not burst."""
+
+
+class Deadlines(commands.Cog):
+    def __init__(self, bot: AlcazabaBot) -> None:
+        self.bot = bot
+        self.service = bot.service
+        self.store = bot.store
+        self.wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        bot.deadlines = self
+
+    async def cog_load(self) -> None:
+        if getattr(self.bot, "workers", True):
+            self._task = asyncio.create_task(self.run(), name="deadlines")
+
+    async def cog_unload(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def run(self) -> None:
+        while True:
+            self.wake.clear()
+            wait = self.bot.tuning.deadline_poll_seconds
+            try:
+                next_due = await self.once()
+                if next_due is not None:
+                    wait = max(0.05, min(wait, (next_due - self.bot.now()).total_seconds()))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("deadline pass failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), wait)
+
+    # ------------------------------------------------------------------ one pass
+
+    async def once(self) -> datetime | None:
+        """Bring every running game's clock up to date; the next moment something is due."""
+        games = await self.service.games(status="running", paced=True, limit=None)
+        clocked = [g for g in games if present.pace_delta(g.pace) is not None]
+        rows = await self.store.games([g.id for g in clocked])
+        next_due: datetime | None = None
+        for info in clocked:
+            try:
+                due = await self.tick(info, rows[info.id].deadline_version, rows[info.id].deadline_action)
+            except (NotAllowed, StaleVersion, RuleError) as exc:
+                log.info("deadline of game %s: %s", info.id, exc)
+                continue
+            except discord.HTTPException as exc:
+                log.warning("deadline message of game %s not sent (will retry): %s", info.id, exc)
+                continue
+            if due is not None and (next_due is None or due < next_due):
+                next_due = due
+        return next_due
+
+    def humans_waited_for(self, info: GameInfo) -> list[str]:
+        return [r for r in info.active if (s := info.seat(r)) is not None and not s.is_bot and s.user_id is not None]
+
+    async def tick(self, info: GameInfo, deadline_version: int | None, action: str) -> datetime | None:
+        delta = present.pace_delta(info.pace)
+        assert delta is not None
+        now = self.bot.now()
+        late = self.humans_waited_for(info)
+        if not late:
+            if info.deadline_at is not None:
+                await self.service.set_schedule(info.id, clear_deadline=True)
+            return None
+        if deadline_version != info.version or info.deadline_at is None:
+            start = info.updated_at
+            seats = await self.store.seats(info.id)
+            for role in late:
+                until = seats[role].vacation_until if role in seats else None
+                if until is not None and until > start:
+                    start = until
+            deadline = start + delta
+            await self.service.set_schedule(info.id, deadline_at=deadline, clear_deadline=True)
+            await self.store.update_game(info.id, deadline_version=info.version, overdue_role=None)
+            return deadline if deadline <= now else min(deadline, self.remind_at(deadline, delta))
+        deadline = info.deadline_at
+        remind_at = self.remind_at(deadline, delta)
+        if now >= deadline:
+            await self.expire(info, late, action, delta)
+            return None
+        if now >= remind_at and info.reminded_at is None:
+            for role in late:
+                await self.remind(info, role, deadline)
+            await self.service.set_schedule(info.id, reminded_at=now)
+            return deadline
+        return remind_at if info.reminded_at is None else deadline
+
+    def remind_at(self, deadline: datetime, delta: timedelta) -> datetime:
+        return deadline - delta * self.bot.tuning.reminder_fraction
+
+    # ------------------------------------------------------------------ messages and actions
+
+    async def dm(self, info: GameInfo, role: str, user_id: int, text: str, nonce: str) -> None:
+        from bot.discord.table import Outgoing
+
+        await self.bot.delivery.send_private(info, role, user_id, Outgoing(text), nonce=nonce)
+
+    async def post(self, info: GameInfo, text: str, nonce: str) -> None:
+        target = info.thread_id or info.channel_id
+        if target is not None:
+            await self.bot.get_partial_messageable(target, guild_id=info.guild_id).send(text, nonce=nonce)
+
+    def nonce(self, info: GameInfo, kind: str) -> str:
+        return f"d{base36(info.id)}{kind}{base36(info.version)}"
+
+    async def remind(self, info: GameInfo, role: str, deadline: datetime) -> None:
+        seat = info.seat(role)
+        assert seat is not None and seat.user_id is not None
+        text = (f"⏰ Reminder: **{present.game_name(info.title, info.id)}** waits for you ({role}). "
+                f"Your time runs out {present.when(deadline)}. Your last prompt has your choices; /status shows "
+                "them again.")
+        await self.dm(info, role, seat.user_id, text, self.nonce(info, "r"))
+        await asyncio.sleep(SPREAD_SECONDS)
+
+    async def expire(self, info: GameInfo, late: list[str], action: str, delta: timedelta) -> None:
+        now = self.bot.now()
+        if action == "autopass":
+            passed = await self.autopass(info, late)
+            if passed:
+                return
+        for role in late:
+            seat = info.seat(role)
+            assert seat is not None and seat.user_id is not None
+            if action == "claim":
+                text = (f"⌛ Your time in **{present.game_name(info.title, info.id)}** ran out. Your opponent may "
+                        "now claim the game; move now to keep it going.")
+            else:
+                text = (f"⌛ Your time in **{present.game_name(info.title, info.id)}** ran out. The game waits for "
+                        "you; please move when you can.")
+            await self.dm(info, role, seat.user_id, text, self.nonce(info, "x"))
+        names = ", ".join(late)
+        if action == "claim":
+            opponents = {s.user_id for s in info.seats if s.user_id is not None and s.role not in late}
+            pings = " ".join(f"<@{u}>" for u in opponents)
+            await self.post(info, f"⌛ {names} let the deadline pass. {pings} you may end the game with /game claim.",
+                            self.nonce(info, "c"))
+            await self.store.update_game(info.id, overdue_role=late[0])
+        else:
+            await self.post(info, f"⌛ {names} let the deadline pass; the game waits.", self.nonce(info, "c"))
+        # Another period starts, so the late player is reminded again rather than forgotten.
+        await self.service.set_schedule(info.id, deadline_at=now + delta, clear_deadline=True)
+        await asyncio.sleep(SPREAD_SECONDS)
+
+    async def autopass(self, info: GameInfo, late: list[str]) -> bool:
+        """Pass for every late seat whose legal actions include a pass."""
+        done = False
+        for role in late:
+            seat = info.seat(role)
+            assert seat is not None and seat.user_id is not None
+            gv = await self.service.view(info.id, role, seat.user_id)
+            passes = [a for a in gv.view.get("actions") or [] if a.get("type") == "pass"]
+            if not passes:
+                return done
+            await self.service.apply(info.id, role, passes[0], gv.version, seat.user_id)
+            await self.post(info, f"⌛ {role} let the deadline pass and passes.", self.nonce(info, "p"))
+            done = True
+            info = await self.service.game(info.id)
+        self.bot.run_bots(info.id)
+        self.bot.poke()
+        return done
+
+    # ------------------------------------------------------------------ vacations
+
+    async def vacation(self, info: GameInfo, role: str, length: timedelta) -> str:
+        """Take (or, with 0 days, end) a vacation for one seat; the sentence saying what happened."""
+        dg = await self.store.game(info.id)
+        seat = await self.store.seat(info.id, role)
+        now = self.bot.now()
+        allowance = timedelta(days=dg.vacation_days)
+        used = timedelta(seconds=seat.vacation_used_s)
+        name = present.game_name(info.title, info.id)
+        if length <= timedelta(0):
+            if seat.vacation_until is None or seat.vacation_until <= now:
+                return f"{name} ({role}): you are not on vacation."
+            unused = seat.vacation_until - now
+            await self.store.update_seat(info.id, role, vacation_until=None,
+                                         vacation_used_s=int(max(timedelta(0), used - unused).total_seconds()))
+            if info.deadline_at is not None and role in info.active:
+                await self.service.set_schedule(info.id, deadline_at=info.deadline_at - unused)
+            self.wake.set()
+            return f"{name} ({role}): welcome back; your clock runs again."
+        if used + length > allowance:
+            left = allowance - used
+            return (f"{name} ({role}): that is more than your vacation allowance here "
+                    f"({dg.vacation_days} days; {left.days} days left).")
+        start = max(now, seat.vacation_until or now)
+        until = start + length
+        await self.store.update_seat(info.id, role, vacation_until=until,
+                                     vacation_used_s=int((used + length).total_seconds()))
+        if info.deadline_at is not None and role in info.active:
+            await self.service.set_schedule(info.id, deadline_at=info.deadline_at + length)
+        self.wake.set()
+        return f"{name} ({role}): on vacation until {present.when(until)}; your clock is paused."
+
+
+async def setup(bot: AlcazabaBot) -> None:
+    await bot.add_cog(Deadlines(bot))

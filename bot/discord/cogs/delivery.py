@@ -1,0 +1,437 @@
+"""The outbox worker: turns the service's notification rows into Discord messages.
+
+Rows are written by the service in the same transaction as the move; this worker claims
+them after commit, sends, and marks them sent, retrying with backoff when Discord fails.
+Every send carries a nonce derived from the row ids with ``enforce_nonce``, so a send that
+reached Discord but whose answer was lost (or whose worker died before marking the row) is
+not posted twice: Discord hands back the message it already made.
+
+* ``dm`` rows (``your_turn``, ``finished``) become a DM with the seat's own board, hand,
+  prompt and buttons. When the player's DMs are closed, a private thread in the game's
+  channel takes their place, and the player is told once why.
+* ``channel`` rows (public log lines, start, undo, end) are held a moment and posted
+  grouped, one message per burst rather than per step, with the spectator map at the end of
+  a phase, after a battle and at the end (with the final reveal). Nothing here reads a
+  player's view: thread posts are built from public lines and the spectator view only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord.ext import commands
+
+import engine
+from bot.discord import present
+from bot.discord.table import DM_FILE_LIMIT, Outgoing
+from bot.models import dumps, utcnow
+from bot.service import GameInfo, OutboxItem
+
+if TYPE_CHECKING:
+    from bot.discord.client import AlcazabaBot
+
+log = logging.getLogger("bot.discord.delivery")
+
+LEASE_SECONDS = 120.0
+BATCH = 50
+MAP_KEYS = ("year", "turn", "round", "phase", "active_side")
+"""View fields whose change marks a new phase of play: the spectator map is posted then."""
+
+
+def base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        n, r = divmod(n, 36)
+        out = digits[r] + out
+        if n == 0:
+            return out
+
+
+def nonce_base(item_id: int) -> str:
+    """A short, unique prefix for the nonces of one outbox delivery (Discord allows 25
+    characters). Other senders use other first letters, so nonces never collide."""
+    return f"o{base36(item_id)}"
+
+
+def phase_key(view: dict[str, Any]) -> str | None:
+    """What changes when a phase ends or a battle is fought: round, phase... and the last
+    battle's record, when the view has one."""
+    parts = []
+    for key in MAP_KEYS:
+        value = view.get(key)
+        if isinstance(value, dict):
+            value = value.get("name") or value.get("id")
+        if value is not None and not isinstance(value, list | dict):
+            parts.append(f"{key}={value}")
+    last = view.get("last_battle")
+    if last:
+        parts.append("fought=" + hashlib.sha256(dumps(last).encode()).hexdigest()[:10])
+    battle = view.get("battle")
+    if isinstance(battle, dict):
+        parts.append(f"battle={battle.get('loc') or battle.get('location') or battle.get('kind') or 'on'}")
+    return "|".join(parts)[:200] if parts else None
+
+
+def is_reaction(view: dict[str, Any]) -> bool:
+    """A prompt that only asks whether to react (a window for a special card, a challenge):
+    the engine says so with ``reaction`` or a pending decision of kind ``window``."""
+    if view.get("reaction"):
+        return True
+    pending = view.get("pending")
+    return isinstance(pending, dict) and pending.get("kind") in ("window", "reaction")
+
+
+def backoff(attempts: int) -> float:
+    return float(min(3600, 5 * 2 ** min(attempts, 10)))
+
+
+class Delivery(commands.Cog):
+    def __init__(self, bot: AlcazabaBot) -> None:
+        self.bot = bot
+        self.service = bot.service
+        self.store = bot.store
+        self.table = bot.table
+        self.wake = asyncio.Event()
+        self.held: dict[int, OutboxItem] = {}
+        self._task: asyncio.Task[None] | None = None
+        bot.delivery = self
+
+    async def cog_load(self) -> None:
+        if getattr(self.bot, "workers", True):
+            self._task = asyncio.create_task(self.run(), name="outbox")
+
+    async def cog_unload(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    # ------------------------------------------------------------------ the loop
+
+    async def run(self) -> None:
+        while True:
+            self.wake.clear()
+            try:
+                await self.once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("outbox pass failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), self.next_wait())
+
+    def next_wait(self) -> float:
+        if not self.held:
+            return self.bot.tuning.outbox_poll_seconds
+        return max(0.05, min(self.bot.tuning.outbox_poll_seconds, min(
+            self.due_in(items) for items in self.groups().values())))
+
+    def groups(self) -> dict[str, list[OutboxItem]]:
+        out: dict[str, list[OutboxItem]] = defaultdict(list)
+        for item in sorted(self.held.values(), key=lambda i: i.id):
+            out[item.recipient].append(item)
+        return out
+
+    def due_in(self, items: list[OutboxItem]) -> float:
+        """Seconds until a group of thread posts should go (0: now)."""
+        if any(i.payload.get("type") in ("finished", "aborted", "started") for i in items):
+            return 0.0
+        now = utcnow()
+        tune = self.bot.tuning
+        quiet = tune.group_seconds - (now - max(i.created_at for i in items)).total_seconds()
+        oldest = tune.group_max_seconds - (now - min(i.created_at for i in items)).total_seconds()
+        return max(0.0, min(quiet, oldest))
+
+    async def once(self) -> None:
+        while True:
+            items = await self.service.claim_outbox(self.bot.worker_id, limit=BATCH, lease_seconds=LEASE_SECONDS)
+            dms: list[OutboxItem] = []
+            for item in items:
+                if item.kind == "channel":
+                    self.held[item.id] = item
+                else:
+                    dms.append(item)
+            await self.deliver_dms(dms)
+            if len(items) < BATCH:
+                break
+        for recipient, group in self.groups().items():
+            if self.due_in(group) <= 0:
+                await self.deliver_group(recipient, group)
+
+    async def finish(self, item: OutboxItem, error: BaseException | None) -> None:
+        if error is None:
+            await self.service.mark_sent(item.id, self.bot.worker_id)
+            return
+        retry = backoff(item.attempts)
+        log.warning("delivery of outbox row %s failed (attempt %s, retry in %ss): %s", item.id, item.attempts + 1,
+                    retry, error)
+        await self.service.mark_failed(item.id, self.bot.worker_id, f"{type(error).__name__}: {error}", retry)
+
+    # ------------------------------------------------------------------ DMs
+
+    async def deliver_dms(self, items: list[OutboxItem]) -> None:
+        # Several "your turn" rows for one seat (bots moved quickly): one prompt, the latest.
+        latest: dict[tuple[int | None, str, str], OutboxItem] = {}
+        for item in items:
+            if item.payload.get("type") == "your_turn":
+                latest[(item.game_pk, str(item.payload.get("role")), item.recipient)] = item
+        for item in items:
+            error: BaseException | None = None
+            try:
+                kind = item.payload.get("type")
+                if kind == "your_turn":
+                    key = (item.game_pk, str(item.payload.get("role")), item.recipient)
+                    if latest[key] is item:
+                        await self.deliver_turn(item)
+                elif kind == "finished":
+                    await self.deliver_finished(item)
+                else:
+                    await self.deliver_note(item)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - one bad row must not stop the others
+                if not isinstance(exc, discord.HTTPException):
+                    log.exception("outbox row %s could not be delivered", item.id)
+                error = exc
+            await self.finish(item, error)
+
+    async def deliver_turn(self, item: OutboxItem) -> None:
+        pk = item.game_pk
+        role = str(item.payload.get("role"))
+        if pk is None:
+            return
+        info = await self.service.game(pk)
+        if info.status != "running" or role not in info.active:
+            return  # already answered (e.g. with /play before this arrived)
+        seat = info.seat(role)
+        if seat is None or seat.is_bot or seat.user_id is None:
+            return
+        if seat.prefs.get("autopass") and await self.autopass(info, role, seat.user_id):
+            return
+        await self.send_turn(pk, role, seat.user_id, nonce=nonce_base(item.id))
+
+    async def autopass(self, info: GameInfo, role: str, user_id: int) -> bool:
+        """Pass for a player who asked for it, on a prompt whose only answers are a reaction
+        or a pass (the engine offers the pass; the bot adds no rule)."""
+        gv = await self.service.view(info.id, role, user_id)
+        actions = list(gv.view.get("actions") or [])
+        passes = [a for a in actions if a.get("type") == "pass"]
+        if not passes or not is_reaction(gv.view):
+            return False
+        await self.service.apply(info.id, role, passes[0], gv.version, user_id)
+        log.info("auto-passed for %s in game %s at move %s", role, info.id, gv.version)
+        self.bot.run_bots(info.id)
+        self.bot.poke()
+        return True
+
+    async def send_turn(self, game_pk: int, role: str, user_id: int, *, nonce: str) -> None:
+        out = await self.table.prompt(game_pk, role, user_id, limit=DM_FILE_LIMIT, note="⏳ **It is your turn.**")
+        info = await self.service.game(game_pk)
+        await self.send_private(info, role, user_id, out, nonce=nonce)
+
+    async def deliver_finished(self, item: OutboxItem) -> None:
+        pk = item.game_pk
+        role = str(item.payload.get("role"))
+        if pk is None:
+            return
+        info = await self.service.game(pk)
+        seat = info.seat(role)
+        if seat is None or seat.user_id is None:
+            return
+        gv = await self.service.view(pk, role, seat.user_id)
+        files = await self.table.pictures(info.game_id, gv.view, limit=DM_FILE_LIMIT)
+        where = f" The whole story is in <#{info.thread_id}>." if info.thread_id else ""
+        text = (f"🏁 **{present.game_name(info.title, pk)}** is over. "
+                f"{present.result_sentence(item.payload.get('result') or info.result)}{where}")
+        await self.send_private(info, role, seat.user_id, Outgoing(text, files), nonce=nonce_base(item.id))
+
+    async def deliver_note(self, item: OutboxItem) -> None:
+        """A DM row of a kind this front end does not know: its text, if it has one."""
+        text = item.payload.get("text")
+        if not text:
+            log.info("outbox row %s of type %r has nothing to say to a player", item.id, item.payload.get("type"))
+            return
+        user_id = int(item.recipient)
+        dm = await self.bot.create_dm(discord.Object(user_id))
+        await dm.send(present.clip(str(text), present.MESSAGE_LIMIT), nonce=nonce_base(item.id))
+
+    async def send_private(self, info: GameInfo, role: str, user_id: int, out: Outgoing, *,
+                           nonce: str) -> None:
+        """A message for one player: by DM, or in his private thread when DMs are closed."""
+        try:
+            dm = await self.bot.create_dm(discord.Object(user_id))
+            await dm.send(nonce=nonce, **out.kwargs())
+        except discord.Forbidden as exc:
+            if exc.code != 50007:
+                raise
+        else:
+            if (await self.store.user(user_id)).dms_closed_at is not None:
+                await self.store.dms_closed(user_id, False)
+            return
+        tell = await self.store.dms_closed(user_id, True)
+        thread = await self.fallback_thread(info, role, user_id)
+        if tell:
+            await thread.send(
+                f"<@{user_id}> I could not send you a direct message: your privacy settings refuse DMs from "
+                "this server's members and apps. Your private prompts for this game come to this private thread "
+                "instead; only you (and the server's moderators) can read it. To get them by DM, turn on "
+                "'Direct Messages' in this server's privacy settings.",
+                nonce=f"{nonce}t")
+        out = Outgoing(present.clip(f"<@{user_id}> {out.content}", present.MESSAGE_LIMIT), out.files, out.view)
+        await thread.send(nonce=nonce, **out.kwargs())
+
+    async def fallback_thread(self, info: GameInfo, role: str, user_id: int) -> discord.PartialMessageable:
+        seat = await self.store.seat(info.id, role)
+        if seat.thread_id is not None:
+            return self.bot.get_partial_messageable(seat.thread_id, guild_id=info.guild_id)
+        parent = info.channel_id
+        if parent is None:
+            raise RuntimeError(f"game {info.id} has no channel for a private thread")
+        data = await self.bot.http.start_thread_without_message(
+            parent, name=present.clip(f"{present.game_name(info.title, info.id)} · {role} (private)", 100),
+            auto_archive_duration=10080, type=discord.ChannelType.private_thread.value, invitable=False)
+        thread_id = int(data["id"])
+        await self.bot.http.add_user_to_thread(thread_id, user_id)
+        await self.store.update_seat(info.id, role, thread_id=thread_id)
+        return self.bot.get_partial_messageable(thread_id, guild_id=info.guild_id)
+
+    # ------------------------------------------------------------------ thread posts
+
+    async def deliver_group(self, recipient: str, items: list[OutboxItem]) -> None:
+        error: BaseException | None = None
+        try:
+            await self.post_group(int(recipient), items)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - retried with backoff
+            if not isinstance(exc, discord.HTTPException):
+                log.exception("thread post to %s failed", recipient)
+            error = exc
+        for item in items:
+            self.held.pop(item.id, None)
+            await self.finish(item, error)
+
+    async def post_group(self, channel_id: int, items: list[OutboxItem]) -> None:
+        lines: list[str] = []
+        result: dict[str, Any] | None = None
+        started = False
+        game_pk = next((i.game_pk for i in items if i.game_pk is not None), None)
+        info = await self.service.game(game_pk) if game_pk is not None else None
+        for item in items:
+            p = item.payload
+            kind = p.get("type")
+            if kind == "started" and info is not None:
+                started = True
+                seats = " · ".join(present.seat_line(s.role, s.user_id, s.is_bot, s.display_name) for s in info.seats)
+                lines.append(f"▶️ **{present.game_name(info.title, info.id)}** begins. {seats}")
+            lines.extend(str(t) for t in p.get("lines") or [])
+            if kind == "undo":
+                lines.append(f"↩️ {p.get('role')} took back a step.")
+            elif kind == "aborted":
+                lines.append(f"⛔ The game was stopped ({p.get('reason') or 'no reason given'}).")
+            elif kind == "finished":
+                result = p.get("result") or {}
+                lines.append("🏁 " + present.result_sentence(result))
+        channel = self.bot.get_partial_messageable(channel_id, guild_id=info.guild_id if info else None)
+        base = nonce_base(items[0].id)
+        await self.send_lines(channel, present.bullet(lines), base)
+        if info is not None:
+            await self.maybe_map(info, channel, base, force=started or result is not None)
+            if result is not None:
+                await self.final_pictures(info, channel, base)
+
+    async def send_lines(self, channel: discord.PartialMessageable, lines: list[str], base: str) -> None:
+        """Post lines in as few messages as fit, each with its own nonce. If Discord hands back
+        an older message for a nonce (an earlier attempt got through before a crash, with
+        fewer lines), carry on from the first line that message did not hold."""
+        limit = present.MESSAGE_LIMIT - 100
+        pos, k = 0, 0
+        while pos < len(lines):
+            chunk: list[str] = []
+            size = 0
+            while pos + len(chunk) < len(lines):
+                line = present.clip(lines[pos + len(chunk)], limit)
+                if chunk and size + len(line) + 1 > limit:
+                    break
+                chunk.append(line)
+                size += len(line) + 1
+            content = "\n".join(chunk)
+            sent = await channel.send(content, nonce=f"{base}c{k}")
+            k += 1
+            if sent.content == content:
+                pos += len(chunk)
+                continue
+            earlier = sent.content.split("\n") if sent.content else []
+            same = 0
+            while same < min(len(earlier), len(chunk)) and earlier[same] == chunk[same]:
+                same += 1
+            if same == 0:
+                # Not ours after all (should not happen): post this chunk under a fresh nonce.
+                await channel.send(content, nonce=f"{base}c{k}x")
+                same = len(chunk)
+            pos += same
+
+    async def maybe_map(self, info: GameInfo, channel: discord.PartialMessageable, base: str, *,
+                        force: bool) -> None:
+        """The spectator's board when a phase ended or a battle began or ended (and its
+        battle board while one is under way). Drawn from the spectator view only."""
+        if not self.bot.images.has(info.game_id, "board"):
+            return
+        gv = await self.service.view(info.id, None)
+        key = phase_key(gv.view)
+        dg = await self.store.game(info.id)
+        if not force and key == dg.map_key:
+            return
+        files = await self.table.pictures(info.game_id, gv.view, limit=DM_FILE_LIMIT, kinds=("board", "battle"))
+        if files:
+            text = f"🗺️ {present.game_name(info.title, info.id)} · move {gv.version}"
+            await channel.send(nonce=f"{base}m", **Outgoing(text, files).kwargs())
+        await self.store.update_game(info.id, map_key=key)
+
+    async def final_pictures(self, info: GameInfo, channel: discord.PartialMessageable, base: str) -> None:
+        """At the end: the final reveal (every hidden piece shown: the game is over) and the
+        replay animation, where the game draws them."""
+        gv = await self.service.view(info.id, None)
+        if gv.game.result is None and info.status != "finished":
+            return  # never reveal before the end
+        files: list[tuple[str, bytes]] = []
+        if self.bot.images.has(info.game_id, "reveal"):
+            sides = [(await self.service.view(info.id, role)).view for role in info.roles]
+            reveal = await self.bot.images.draw(info.game_id, "reveal", gv.view, *sides, limit=DM_FILE_LIMIT // 2)
+            if reveal is not None:
+                files.append(("reveal.png", reveal))
+        if self.bot.images.has(info.game_id, "replay"):
+            views = await self.replay_views(info)
+            anim = await self.bot.images.draw_replay(info.game_id, views, limit=DM_FILE_LIMIT // 2)
+            if anim is not None:
+                files.append(("replay.gif" if anim[:3] == b"GIF" else "replay.png", anim))
+        if files:
+            await channel.send(nonce=f"{base}r",
+                               **Outgoing(f"🎞️ {present.game_name(info.title, info.id)}: the final reveal and the "
+                                          "replay", files).kwargs())
+
+    async def replay_views(self, info: GameInfo) -> list[dict[str, Any]]:
+        """The spectator view after every step, replayed from the game's log (public views
+        only; the render module keeps one frame per turn)."""
+        exported = await self.service.export(info.id)
+
+        def build() -> list[dict[str, Any]]:
+            module = engine.get(info.game_id)
+            state = module.setup(exported["seed"], dict(exported["options"]))
+            views = [module.view(state, None)]
+            for move in exported["moves"]:
+                state = module.apply(state, move["role"], move["action"])
+                views.append(module.view(state, None))
+            return views
+
+        return await asyncio.to_thread(build)
+
+
+async def setup(bot: AlcazabaBot) -> None:
+    await bot.add_cog(Delivery(bot))
+

@@ -1,0 +1,430 @@
+"""``/game``: open, join, start, list, resign, abort, substitute, rematch and claim games.
+
+A game lives in a public thread of the channel where it was opened (many games can share a
+channel); its lobby message there carries Join buttons. Everything said in the thread is
+public: seats, options, pace, results, never a player's hand or hidden pieces.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import TYPE_CHECKING, Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+import engine
+from bot.discord import present
+from bot.discord.cogs.delivery import base36
+from bot.discord.table import UserError
+from bot.discord.views import JoinButton, StartButton
+from bot.service import GameInfo
+
+if TYPE_CHECKING:
+    from bot.discord.client import AlcazabaBot
+
+log = logging.getLogger("bot.discord")
+
+THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: games are slow
+
+
+def _defaults(module: Any) -> dict[str, Any]:
+    spec = getattr(module, "OPTIONS", {}) or {}
+    return {k: s["default"] for k, s in spec.items() if isinstance(s, dict) and "default" in s}
+
+
+def is_manager(inter: discord.Interaction) -> bool:
+    perms = getattr(inter, "permissions", None)
+    return bool(perms and (perms.manage_guild or perms.administrator))
+
+
+def display_name(user: discord.abc.User) -> str:
+    return present.clip(getattr(user, "display_name", None) or user.name, 100)
+
+
+class Lobby(commands.Cog):
+    game = app_commands.Group(name="game", description="Open, join and manage games", guild_only=True)
+
+    def __init__(self, bot: AlcazabaBot) -> None:
+        self.bot = bot
+        self.service = bot.service
+        self.store = bot.store
+        self.table = bot.table
+
+    # ------------------------------------------------------------------ autocomplete
+
+    async def games_auto(self, inter: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        typed = current.casefold()
+        out = []
+        for game_id, module in sorted(engine.GAMES.items()):
+            if typed in game_id.casefold() or typed in module.title.casefold():
+                out.append(app_commands.Choice(name=present.clip(module.title, 100), value=game_id))
+        return out[:25]
+
+    async def side_auto(self, inter: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        game_id = getattr(inter.namespace, "game", None)
+        roles: list[str] = []
+        if isinstance(game_id, str) and game_id in engine.GAMES:
+            module = engine.get(game_id)
+            try:
+                roles = list(module.roles(_defaults(module)))
+            except Exception:
+                roles = []
+        elif isinstance(game_id, int):
+            try:
+                roles = (await self.service.game(game_id)).free_roles
+            except Exception:
+                roles = []
+        names = ["random", *roles]
+        return [app_commands.Choice(name=r, value=r) for r in names if current.casefold() in r.casefold()][:25]
+
+    async def options_auto(self, inter: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        game_id = getattr(inter.namespace, "game", None)
+        if not isinstance(game_id, str) or game_id not in engine.GAMES:
+            return []
+        spec = getattr(engine.get(game_id), "OPTIONS", {}) or {}
+        head, _, last = current.rpartition(" ")
+        out = []
+        for name, s in spec.items():
+            values: list[Any] = list(s.get("choices") or [s.get("default")]) if isinstance(s, dict) else []
+            for value in values:
+                text = f"{name}={present.clip(str(value).lower() if isinstance(value, bool) else str(value), 40)}"
+                if last.casefold() in text.casefold():
+                    full = f"{head} {text}".strip()
+                    if len(full) <= 100:
+                        out.append(app_commands.Choice(name=full, value=full))
+        return out[:25]
+
+    async def my_games_auto(self, inter: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
+        return await game_choices(self.bot, inter, current, statuses=("running", "open", "finished"))
+
+    async def open_games_auto(self, inter: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
+        games = await self.service.games(status="open", guild_id=inter.guild_id, limit=25)
+        return [app_commands.Choice(name=present.clip(f"#{g.id} {g.title} · free: {', '.join(g.free_roles)}", 100),
+                                    value=g.id) for g in games if current in f"#{g.id} {g.title}".casefold()][:25]
+
+    # ------------------------------------------------------------------ /game new
+
+    @game.command(name="new", description="Open a new game in this channel (it gets its own thread)")
+    @app_commands.describe(
+        game="Which game", side="Your side (or random)", opponent="Invite someone (or the bot itself)",
+        pace="Time allowed per move", at_deadline="What happens when a player's time runs out",
+        options="Game options as key=value, separated by spaces", seed="Random seed (to replay a setup)")
+    @app_commands.choices(
+        pace=[app_commands.Choice(name=f"{k} per move" if v else "live (no clock)", value=k)
+              for k, v in present.PACES.items()],
+        at_deadline=[app_commands.Choice(name=v, value=k) for k, v in present.DEADLINE_ACTIONS.items()])
+    @app_commands.autocomplete(game=games_auto, side=side_auto, options=options_auto)
+    async def new(self, inter: discord.Interaction, game: str, side: str | None = None,
+                  opponent: discord.User | None = None, pace: str = "72h", at_deadline: str = "remind",
+                  options: app_commands.Range[str, 0, 400] | None = None,
+                  seed: app_commands.Range[int, 0, 2**62] | None = None) -> None:
+        async with self.table.guard(inter):
+            if inter.guild_id is None or inter.channel is None:
+                raise UserError("Open games in a server channel.")
+            parent = inter.channel
+            if isinstance(parent, discord.Thread):
+                parent = parent.parent  # type: ignore[assignment]
+            if not isinstance(parent, discord.TextChannel):
+                raise UserError("Open games in a text channel: the game gets a thread there.")
+            if game not in engine.GAMES:
+                raise UserError(f"There is no game {present.clip(game, 40)!r}; pick one from the list "
+                                f"({', '.join(sorted(engine.GAMES))}).")
+            module = engine.get(game)
+            try:
+                opts = present.parse_options(options)
+            except ValueError as exc:
+                raise UserError(f"Options: {exc}.") from None
+            roles = list(module.roles({**_defaults(module), **opts}))
+            if side not in (None, "", "random") and side not in roles:
+                raise UserError(f"There is no side {present.clip(side or '', 40)!r} in {module.title}: "
+                                f"choose {', '.join(roles)} or random.")
+            if opponent is not None and opponent.bot and opponent.id != getattr(self.bot.user, "id", None):
+                raise UserError("Only people (or this bot, for the built-in player) can be invited.")
+            info = await self.service.create_game(game, opts, seed, created_by=inter.user.id,
+                                                  guild_id=inter.guild_id, channel_id=parent.id, pace=pace)
+            role = side if side in roles else secrets.choice(roles)
+            await self.service.join(info.id, inter.user.id, display_name(inter.user), role)
+            vs_bot = opponent is not None and opponent.id == getattr(self.bot.user, "id", None)
+            await self.store.update_game(info.id, deadline_action=at_deadline,
+                                         invited_user_id=None if opponent is None or vs_bot else opponent.id)
+            thread = await parent.create_thread(name=present.clip(present.game_name(module.title, info.id), 100),
+                                                type=discord.ChannelType.public_thread,
+                                                auto_archive_duration=THREAD_ARCHIVE_MINUTES)
+            await self.service.set_place(info.id, thread_id=thread.id)
+            if vs_bot:
+                for other in roles:
+                    if other != role:
+                        await self.service.join(info.id, None, "built-in player", other, is_bot=True)
+            info = await self.service.game(info.id)
+            await thread.send(**await self.lobby_message(info))
+            invite = f" <@{opponent.id}>, you are invited." if opponent is not None and not vs_bot else ""
+            await parent.send(f"🎲 <@{inter.user.id}> opened **{present.game_name(module.title, info.id)}** "
+                              f"({self.pace_text(pace)}) in {thread.mention}.{invite}")
+            if not info.free_roles:
+                await self.begin(info.id, fill_with_bots=False)
+            await inter.followup.send(f"Game #{info.id} is open in {thread.mention}; you play **{role}**.",
+                                      ephemeral=True)
+
+    @staticmethod
+    def pace_text(pace: str | None) -> str:
+        delta = present.pace_delta(pace)
+        return "no clock" if delta is None else f"{pace} per move"
+
+    async def lobby_message(self, info: GameInfo) -> dict[str, Any]:
+        dg = await self.store.game(info.id)
+        lines = [f"**{present.game_name(info.title, info.id)}** — opened by <@{info.created_by}>",
+                 f"⏱ {self.pace_text(info.pace)} · at the deadline: "
+                 f"{present.DEADLINE_ACTIONS.get(dg.deadline_action, dg.deadline_action)}"]
+        if info.options:
+            lines.append("Options: " + ", ".join(f"{k}={v}" for k, v in info.options.items()))
+        seats = []
+        for role in info.roles:
+            seat = info.seat(role)
+            if seat is not None:
+                seats.append(present.seat_line(role, seat.user_id, seat.is_bot, seat.display_name))
+            elif dg.invited_user_id:
+                seats.append(f"**{role}**: free (reserved for <@{dg.invited_user_id}>)")
+            else:
+                seats.append(f"**{role}**: free")
+        lines.append("Seats: " + " · ".join(seats))
+        view = discord.ui.View(timeout=None)
+        if info.status == "open":
+            lines.append("Take a free seat with its button (or /game join). The game starts when every seat is "
+                         "taken; the Start button lets the built-in player take the empty ones.")
+            for n, role in enumerate(info.roles):
+                if info.seat(role) is None:
+                    view.add_item(JoinButton(info.id, n, f"Join as {role}", row=0))
+            view.add_item(StartButton(info.id, row=1))
+        out: dict[str, Any] = {"content": present.clip("\n".join(lines), present.MESSAGE_LIMIT)}
+        if view.children:
+            out["view"] = view
+        return out
+
+    # ------------------------------------------------------------------ joining and starting
+
+    async def seat_user(self, inter: discord.Interaction, game_pk: int, role: str | None) -> None:
+        info = await self.service.game(game_pk)
+        if info.status != "open":
+            raise UserError(f"Game #{game_pk} is {info.status}; seats are taken before the start.")
+        if inter.guild_id is not None and info.guild_id not in (None, inter.guild_id):
+            raise UserError(f"Game #{game_pk} is played on another server.")
+        dg = await self.store.game(game_pk)
+        if dg.invited_user_id and inter.user.id not in (dg.invited_user_id, info.created_by):
+            raise UserError(f"The free seat of game #{game_pk} is reserved for <@{dg.invited_user_id}>.")
+        free = info.free_roles
+        if not free:
+            raise UserError(f"Every seat of game #{game_pk} is taken.")
+        if role in (None, "", "random"):
+            role = secrets.choice(free)
+        elif role not in info.roles:
+            raise UserError(f"There is no side {present.clip(role or '', 40)!r}; free: {', '.join(free)}.")
+        seat = await self.service.join(game_pk, inter.user.id, display_name(inter.user), role)
+        info = await self.service.game(game_pk)
+        target = info.thread_id or info.channel_id
+        if target is not None:
+            await self.bot.get_partial_messageable(target).send(f"<@{inter.user.id}> takes the **{seat.role}** seat.")
+        await inter.followup.send(f"You play **{seat.role}** in game #{game_pk}.", ephemeral=True)
+        if not info.free_roles:
+            await self.begin(game_pk, fill_with_bots=False)
+
+    async def begin(self, game_pk: int, *, fill_with_bots: bool) -> GameInfo:
+        info = await self.service.start(game_pk, fill_with_bots=fill_with_bots)
+        self.bot.poke()
+        self.bot.run_bots(game_pk)
+        return info
+
+    async def join_button(self, inter: discord.Interaction, game_pk: int, ridx: int) -> None:
+        async with self.table.guard(inter, ephemeral=True):
+            info = await self.service.game(game_pk)
+            role = info.roles[ridx] if 0 <= ridx < len(info.roles) else None
+            if role is not None and info.seat(role) is not None:
+                raise UserError(f"The {role} seat is taken.")
+            await self.seat_user(inter, game_pk, role)
+
+    async def start_button(self, inter: discord.Interaction, game_pk: int) -> None:
+        async with self.table.guard(inter, ephemeral=True):
+            await self.start_game(inter, game_pk, bots=True)
+
+    async def start_game(self, inter: discord.Interaction, game_pk: int, bots: bool) -> None:
+        info = await self.service.game(game_pk)
+        if inter.user.id != info.created_by and not info.roles_of(inter.user.id) and not is_manager(inter):
+            raise UserError("Only the game's creator, a seated player or a server manager can start it.")
+        if info.status != "open":
+            raise UserError(f"Game #{game_pk} is {info.status}.")
+        if info.free_roles and not bots:
+            raise UserError(f"Game #{game_pk} still needs a player for: {', '.join(info.free_roles)}. "
+                            "Use bots:True to let the built-in player take those seats.")
+        await self.begin(game_pk, fill_with_bots=bots)
+        await inter.followup.send(f"Game #{game_pk} has started.", ephemeral=True)
+
+    @game.command(name="join", description="Take a free seat in an open game")
+    @app_commands.describe(game="The game (number)", side="Which side (or random)")
+    @app_commands.autocomplete(game=open_games_auto, side=side_auto)
+    async def join(self, inter: discord.Interaction, game: int, side: str | None = None) -> None:
+        async with self.table.guard(inter):
+            await self.seat_user(inter, game, side)
+
+    @game.command(name="start", description="Start an open game")
+    @app_commands.describe(game="The game (number)", bots="Let the built-in player take the empty seats")
+    @app_commands.autocomplete(game=my_games_auto)
+    async def start(self, inter: discord.Interaction, game: int | None = None, bots: bool = False) -> None:
+        async with self.table.guard(inter):
+            info = await self.table.resolve(inter, game)
+            await self.start_game(inter, info.id, bots)
+
+    # ------------------------------------------------------------------ listing
+
+    @game.command(name="list", description="Your games, and the open games of this server")
+    async def list_games(self, inter: discord.Interaction) -> None:
+        async with self.table.guard(inter):
+            mine = await self.service.games(user_id=inter.user.id, status=["open", "running"], limit=20)
+            open_here = await self.service.games(status="open", guild_id=inter.guild_id, limit=15)
+            lines = ["**Your games**" if mine else "You play no game at the moment."]
+            for g in mine:
+                turn = ""
+                if g.status == "running":
+                    mine_active = [r for r in g.roles_of(inter.user.id) if r in g.active]
+                    turn = " · **your turn**" if mine_active else f" · waiting for {', '.join(g.active) or '—'}"
+                where = f" · <#{g.thread_id}>" if g.thread_id else ""
+                lines.append(f"#{g.id} {g.title} ({g.status}){turn}{where}")
+            others = [g for g in open_here if g.id not in {m.id for m in mine}]
+            if others:
+                lines.append("**Open games here**")
+                for g in others:
+                    where = f" · <#{g.thread_id}>" if g.thread_id else ""
+                    lines.append(f"#{g.id} {g.title} · free: {', '.join(g.free_roles)}{where}")
+            await inter.followup.send(present.clip("\n".join(lines), present.MESSAGE_LIMIT), ephemeral=True)
+
+    # ------------------------------------------------------------------ ending games
+
+    @game.command(name="resign", description="Give up a game")
+    @app_commands.autocomplete(game=my_games_auto)
+    async def resign(self, inter: discord.Interaction, game: int | None = None) -> None:
+        async with self.table.guard(inter):
+            info = await self.table.resolve(inter, game, running=True)
+            role = self.table.seat_of(info, inter.user.id)
+            await self.service.resign(info.id, role, inter.user.id)
+            self.bot.poke()
+            self.bot.run_bots(info.id)
+            await inter.followup.send(f"You resigned game #{info.id} ({role}).", ephemeral=True)
+
+    @game.command(name="abort", description="Stop a game without a winner (creator before start, managers any time)")
+    @app_commands.autocomplete(game=my_games_auto)
+    async def abort(self, inter: discord.Interaction, game: int | None = None) -> None:
+        async with self.table.guard(inter):
+            info = await self.table.resolve(inter, game)
+            manager = is_manager(inter) and info.guild_id == inter.guild_id
+            if not manager and not (info.created_by == inter.user.id and info.status == "open"):
+                raise UserError("Only the creator (before the start) or a server manager can abort a game.")
+            await self.service.abort(info.id, reason=f"aborted by {display_name(inter.user)}")
+            self.bot.poke()
+            await inter.followup.send(f"Game #{info.id} is aborted.", ephemeral=True)
+
+    @game.command(name="substitute", description="Hand a seat to another member (server managers)")
+    @app_commands.describe(game="The game (number)", side="The seat", member="Who takes it")
+    @app_commands.autocomplete(game=my_games_auto)
+    async def substitute(self, inter: discord.Interaction, game: int, side: str, member: discord.User) -> None:
+        async with self.table.guard(inter):
+            info = await self.table.resolve(inter, game)
+            if not is_manager(inter) or info.guild_id != inter.guild_id:
+                raise UserError("Only a manager of this server can hand a seat to someone else.")
+            if member.bot:
+                raise UserError("A seat goes to a person.")
+            if side not in info.roles:
+                raise UserError(f"There is no side {present.clip(side, 40)!r}; the sides are {', '.join(info.roles)}.")
+            await self.service.substitute(info.id, side, member.id, display_name(member))
+            target = info.thread_id or info.channel_id
+            if target is not None:
+                await self.bot.get_partial_messageable(target).send(
+                    f"<@{member.id}> now plays **{side}** (handed over by <@{inter.user.id}>).")
+            self.bot.poke()
+            if info.status == "running" and side in info.active:
+                await self.bot.delivery.send_turn(info.id, side, member.id,
+                                                  nonce=f"s{base36(info.id)}v{base36(info.version)}")
+            await inter.followup.send(f"{member.mention} now holds the {side} seat of game #{info.id}.",
+                                      ephemeral=True)
+
+    @game.command(name="rematch", description="A new game with the same players, sides swapped")
+    @app_commands.autocomplete(game=my_games_auto)
+    async def rematch(self, inter: discord.Interaction, game: int | None = None) -> None:
+        async with self.table.guard(inter):
+            old = await self.table.resolve(inter, game)
+            if old.status not in ("finished", "aborted"):
+                raise UserError(f"Game #{old.id} is not over yet.")
+            held = old.roles_of(inter.user.id)
+            if not held:
+                raise UserError(f"You did not play in game #{old.id}.")
+            if old.channel_id is None:
+                raise UserError("That game was not played in a channel.")
+            channel = self.bot.get_channel(old.channel_id) or await self.bot.fetch_channel(old.channel_id)
+            if not isinstance(channel, discord.TextChannel):
+                raise UserError("The channel of that game is gone.")
+            dg = await self.store.game(old.id)
+            info = await self.service.create_game(old.game_id, old.options, None, created_by=inter.user.id,
+                                                  guild_id=old.guild_id, channel_id=old.channel_id, pace=old.pace)
+            # Sides swap: each player takes the seat the other held (two-seat games); with more
+            # seats, everyone moves one seat on.
+            roles = info.roles
+            invited = None
+            for n, role in enumerate(old.roles):
+                seat = old.seat(role)
+                if seat is None:
+                    continue
+                new_role = roles[(n + 1) % len(roles)]
+                if seat.is_bot:
+                    await self.service.join(info.id, None, "built-in player", new_role, is_bot=True)
+                elif seat.user_id == inter.user.id:
+                    await self.service.join(info.id, inter.user.id, display_name(inter.user), new_role)
+                elif seat.user_id is not None:
+                    invited = seat.user_id
+            await self.store.update_game(info.id, deadline_action=dg.deadline_action, invited_user_id=invited)
+            thread = await channel.create_thread(name=present.clip(present.game_name(info.title, info.id), 100),
+                                                 type=discord.ChannelType.public_thread,
+                                                 auto_archive_duration=THREAD_ARCHIVE_MINUTES)
+            await self.service.set_place(info.id, thread_id=thread.id)
+            info = await self.service.game(info.id)
+            await thread.send(**await self.lobby_message(info))
+            invite = f" <@{invited}>, your rematch is waiting." if invited else ""
+            await channel.send(f"🔁 <@{inter.user.id}> asks for a rematch of game #{old.id}: "
+                               f"**{present.game_name(info.title, info.id)}** in {thread.mention}.{invite}")
+            if not info.free_roles:
+                await self.begin(info.id, fill_with_bots=False)
+            await inter.followup.send(f"Rematch: game #{info.id} in {thread.mention}.", ephemeral=True)
+
+    @game.command(name="claim", description="Claim a game whose opponent let his deadline pass")
+    @app_commands.autocomplete(game=my_games_auto)
+    async def claim(self, inter: discord.Interaction, game: int | None = None) -> None:
+        async with self.table.guard(inter):
+            info = await self.table.resolve(inter, game, running=True)
+            dg = await self.store.game(info.id)
+            late = dg.overdue_role
+            if dg.deadline_action != "claim" or late is None or late not in info.active:
+                raise UserError(f"Nobody in game #{info.id} is past a deadline that lets the game be claimed.")
+            held = [r for r in info.roles_of(inter.user.id) if r != late]
+            if not held:
+                raise UserError("Only an opponent of the late player can claim the game.")
+            await self.service.forfeit(info.id, late, reason=f"{late} ran out of time")
+            self.bot.poke()
+            await inter.followup.send(f"You claimed game #{info.id}: {late} ran out of time.", ephemeral=True)
+
+
+async def game_choices(bot: AlcazabaBot, inter: discord.Interaction, current: str,
+                       statuses: tuple[str, ...] = ("running",)) -> list[app_commands.Choice[int]]:
+    games = await bot.service.games(user_id=inter.user.id, status=list(statuses), limit=25)
+    typed = current.casefold().lstrip("#")
+    out = []
+    for g in games:
+        mine = [r for r in g.roles_of(inter.user.id) if r in g.active]
+        tag = " · your turn" if mine and g.status == "running" else f" · {g.status}"
+        name = f"#{g.id} {g.title}{tag}"
+        if typed in name.casefold():
+            out.append(app_commands.Choice(name=present.clip(name, 100), value=g.id))
+    return out[:25]
+
+
+async def setup(bot: AlcazabaBot) -> None:
+    await bot.add_cog(Lobby(bot))
+

@@ -1,0 +1,204 @@
+"""How the bot words and lays out what the service returns: prompts, menus, log posts.
+
+Pure functions of service values, so they are easy to test and hold no Discord state. Text
+never says more than the view it is built from: a function that writes for a channel takes
+a spectator view or public log lines only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from engine.api import describe
+
+MESSAGE_LIMIT = 2000
+BUTTON_LABEL = 80
+OPTION_TEXT = 100
+SELECT_OPTIONS = 25
+SELECTS_PER_PAGE = 4
+QUICK_TYPES = ("pass", "done", "end", "end_turn", "decline", "no")
+"""Action types shown as a button next to the menus too: the answer most often given to a
+reaction prompt should be one click away."""
+
+PACES: dict[str, timedelta | None] = {
+    "live": None,
+    "24h": timedelta(hours=24),
+    "48h": timedelta(hours=48),
+    "72h": timedelta(hours=72),
+    "7d": timedelta(days=7),
+}
+DEADLINE_ACTIONS = {
+    "remind": "remind only",
+    "autopass": "pass for the late player where the rules allow",
+    "claim": "the opponent may claim the game",
+}
+
+
+def pace_delta(pace: str | None) -> timedelta | None:
+    """The time allowed per move, or None for no clock. Accepts the menu values and NhNd forms."""
+    if not pace or pace == "live":
+        return None
+    if pace in PACES:
+        return PACES[pace]
+    m = re.fullmatch(r"(\d{1,4})([hd])", pace.strip())
+    if not m:
+        return None
+    n = int(m.group(1))
+    return timedelta(hours=n) if m.group(2) == "h" else timedelta(days=n)
+
+
+def clip(text: str, limit: int) -> str:
+    text = " ".join(str(text).split()) if "\n" not in str(text) else str(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def label(action: dict[str, Any], limit: int = OPTION_TEXT) -> str:
+    return clip(describe(action), limit) or "?"
+
+
+def when(moment: datetime) -> str:
+    """A Discord timestamp (each reader sees it in his own time zone), from naive UTC."""
+    from datetime import UTC
+
+    ts = int(moment.replace(tzinfo=UTC).timestamp())
+    return f"<t:{ts}:f> (<t:{ts}:R>)"
+
+
+@dataclass(frozen=True)
+class Menu:
+    """One select menu: a title and (index into the actions list, action) pairs."""
+
+    title: str
+    items: list[tuple[int, dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a choice set is shown: buttons, or pages of select menus (plus quick buttons)."""
+
+    buttons: list[tuple[int, dict[str, Any]]]
+    pages: list[list[Menu]]
+    quick: list[tuple[int, dict[str, Any]]]
+
+
+def layout(actions: Sequence[dict[str, Any]]) -> Layout:
+    """Buttons for a few short choices; select menus for more, grouped by kind of action, 25
+    options a menu, four menus a page (a message holds five rows; the fifth holds the page
+    turners and the quick answers)."""
+    indexed = list(enumerate(actions))
+    if not indexed:
+        return Layout([], [], [])
+    short = all(len(describe(a)) <= 25 for a in actions)
+    if len(actions) <= 5 or (len(actions) <= 20 and short):
+        return Layout(indexed, [], [])
+    groups: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    for i, a in indexed:
+        groups.setdefault(str(a.get("type", "choice")), []).append((i, a))
+    menus: list[Menu] = []
+    for kind, items in groups.items():
+        chunks = [items[k:k + SELECT_OPTIONS] for k in range(0, len(items), SELECT_OPTIONS)]
+        for n, chunk in enumerate(chunks, start=1):
+            title = kind.replace("_", " ")
+            if len(chunks) > 1:
+                title = f"{title} ({n}/{len(chunks)})"
+            menus.append(Menu(title, chunk))
+    pages = [menus[k:k + SELECTS_PER_PAGE] for k in range(0, len(menus), SELECTS_PER_PAGE)]
+    quick = [(i, a) for i, a in indexed if str(a.get("type")) in QUICK_TYPES][:3]
+    return Layout([], pages, quick)
+
+
+def chunk_lines(lines: Iterable[str], limit: int = MESSAGE_LIMIT - 100) -> list[str]:
+    """Join lines into as few messages as fit Discord's size limit (a long line is cut)."""
+    out: list[str] = []
+    current = ""
+    for raw in lines:
+        line = clip(str(raw), limit)
+        if not line:
+            continue
+        candidate = f"{current}\n{line}" if current else line
+        if len(candidate) > limit:
+            out.append(current)
+            current = line
+        else:
+            current = candidate
+    if current:
+        out.append(current)
+    return out
+
+
+def bullet(lines: Iterable[str]) -> list[str]:
+    return [f"• {line}" for line in lines if str(line).strip()]
+
+
+def log_texts(entries: Iterable[dict[str, Any]]) -> list[str]:
+    return [str(e.get("text", "")) for e in entries if str(e.get("text", "")).strip()]
+
+
+def game_name(title: str, game_pk: int) -> str:
+    return f"{title} #{game_pk}"
+
+
+def seat_line(role: str, user_id: int | None, is_bot: bool, name: str) -> str:
+    if is_bot:
+        return f"**{role}**: built-in player"
+    if user_id is None:
+        return f"**{role}**: {name or 'terminal seat'}"
+    return f"**{role}**: <@{user_id}>"
+
+
+def result_sentence(result: dict[str, Any] | None) -> str:
+    if not result:
+        return "The game is over."
+    winner = result.get("winner")
+    reason = result.get("reason") or ""
+    head = f"**{winner}** wins" if winner else "No winner"
+    score = result.get("score") or {}
+    tail = ""
+    if score:
+        tail = " · " + ", ".join(f"{k} {v}" for k, v in score.items())
+    return f"{head}{': ' + reason if reason else ''}{tail}."
+
+
+def hand_text(hand: Any) -> str:
+    """A readable list of what a view calls the hand (cards may be ids, names or dicts)."""
+    if hand is None:
+        return ""
+    if isinstance(hand, dict):
+        items = [f"{k}: {v}" for k, v in hand.items()]
+    elif isinstance(hand, list):
+        items = []
+        for card in hand:
+            if isinstance(card, dict):
+                items.append(str(card.get("name") or card.get("label") or card.get("id") or card))
+            else:
+                items.append(str(card))
+    else:
+        items = [str(hand)]
+    return ", ".join(items) if items else "empty"
+
+
+def parse_options(text: str | None) -> dict[str, Any]:
+    """``key=value`` pairs separated by commas or spaces; numbers and true/false are typed."""
+    import json
+
+    out: dict[str, Any] = {}
+    if not text:
+        return out
+    for part in re.split(r"[,\s]+", text.strip()):
+        if not part:
+            continue
+        if "=" not in part:
+            raise ValueError(f"options are written key=value (got {clip(part, 40)!r})")
+        key, value = part.split("=", 1)
+        key = key.strip()
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,39}", key):
+            raise ValueError(f"{clip(key, 40)!r} is not an option name")
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out

@@ -1,0 +1,464 @@
+"""The game table as Discord shows it: prompts for a seat, orders taken from a seat's holder,
+and the rules of answering interactions.
+
+Every handler here follows the same order, so that Discord's 3-second limit and "answer
+once" rule hold: check the rate, defer at once, then do database and picture work, then
+answer through the deferred response (``followup`` / ``edit_original_response``). Errors a
+player can cause end as one short ephemeral sentence; anything else is logged with its
+traceback and the player reads only that something went wrong.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import time
+from collections import defaultdict, deque
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bot.discord import ids, present
+from bot.service import GameInfo, GameView, NotAllowed, ServiceError, StaleVersion, StepResult
+from engine.api import RuleError, find_action
+
+if TYPE_CHECKING:
+    from bot.discord.client import AlcazabaBot
+
+log = logging.getLogger("bot.discord")
+
+DM_FILE_LIMIT = discord.utils.DEFAULT_FILE_SIZE_LIMIT_BYTES
+RECENT_LINES = 5
+PROMPT_PICTURES = ("board", "hand", "battle")
+"""Pictures a player's prompt carries (the final reveal goes to the thread)."""
+OOPS = "Something went wrong on our side; it has been logged. Please try again in a moment."
+
+
+class UserError(Exception):
+    """A refusal worded for the player (wrong game, not your seat, too fast...)."""
+
+
+@dataclass
+class Outgoing:
+    """A message to send: text, pictures (name, bytes) and components."""
+
+    content: str
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+    view: discord.ui.View | None = None
+
+    def discord_files(self) -> list[discord.File]:
+        return [discord.File(io.BytesIO(data), filename=name) for name, data in self.files]
+
+    def kwargs(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"content": self.content}
+        if self.files:
+            out["files"] = self.discord_files()
+        if self.view is not None:
+            out["view"] = self.view
+        return out
+
+
+def is_dm(channel: Any) -> bool:
+    return isinstance(channel, discord.DMChannel) or getattr(channel, "type", None) == discord.ChannelType.private
+
+
+class Table:
+    def __init__(self, bot: AlcazabaBot) -> None:
+        self.bot = bot
+        self.service = bot.service
+        self.store = bot.store
+        self.images = bot.images
+        self._recent: dict[int, deque[float]] = defaultdict(deque)
+        self._roles: dict[int, list[str]] = {}
+
+    # ------------------------------------------------------------------ answering
+
+    def check_rate(self, user_id: int) -> None:
+        """At most ``rate_per_10s`` orders per user in 10 seconds: a stuck key or a script
+        must not flood the database or Discord."""
+        window = self._recent[user_id]
+        now = time.monotonic()
+        while window and now - window[0] > 10.0:
+            window.popleft()
+        if len(window) >= self.bot.tuning.rate_per_10s:
+            raise UserError("You are going too fast; wait a few seconds and try again.")
+        window.append(now)
+
+    async def admit(self, inter: discord.Interaction) -> bool:
+        """Whether to handle this interaction at all (False: the player was told why)."""
+        try:
+            self.check_rate(inter.user.id)
+        except UserError as exc:
+            await self.say(inter, str(exc))
+            return False
+        return True
+
+    @asynccontextmanager
+    async def guard(self, inter: discord.Interaction, *, ephemeral: bool = True,
+                    component: bool = False) -> AsyncIterator[None]:
+        """Defer, run the body, turn refusals into one ephemeral sentence. (The rate check ran
+        before, in :meth:`admit`, so that a refused interaction never reaches a handler.)"""
+        try:
+            if not inter.response.is_done():
+                if component:
+                    await inter.response.defer()
+                else:
+                    await inter.response.defer(ephemeral=ephemeral, thinking=True)
+            yield
+        except Exception as exc:  # noqa: BLE001 - every failure must reach the player as a sentence
+            await self.report(inter, exc)
+
+    async def report(self, inter: discord.Interaction, exc: BaseException) -> None:
+        if isinstance(exc, app_commands.CommandInvokeError):
+            exc = exc.original
+        if isinstance(exc, RuleError):
+            text = exc.explain()
+        elif isinstance(exc, UserError | ServiceError):
+            text = str(exc)
+        elif isinstance(exc, app_commands.CheckFailure | app_commands.TransformerError):
+            text = str(exc) or "That command cannot be used here."
+        else:
+            log.error("interaction %s by %s failed", getattr(inter.command, "qualified_name", inter.data),
+                      inter.user.id, exc_info=exc)
+            text = OOPS
+        await self.say(inter, present.clip(text, 1900))
+
+    async def say(self, inter: discord.Interaction, text: str, **kwargs: Any) -> None:
+        """An ephemeral answer, whether or not the interaction was answered already."""
+        try:
+            if inter.response.is_done():
+                await inter.followup.send(text, ephemeral=True, **kwargs)
+            else:
+                await inter.response.send_message(text, ephemeral=True, **kwargs)
+        except discord.HTTPException:
+            log.warning("could not tell user %s: %s", inter.user.id, text, exc_info=True)
+
+    async def on_command_error(self, inter: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        await self.report(inter, error)
+
+    async def is_private_place(self, inter: discord.Interaction) -> bool:
+        """Where a non-ephemeral answer is read by the player alone: his DM with the bot, or
+        the private thread the bot made for him when his DMs were closed."""
+        if is_dm(inter.channel):
+            return True
+        if getattr(inter.channel, "type", None) == discord.ChannelType.private_thread and inter.channel_id:
+            return await self.store.thread_owner(inter.channel_id) == inter.user.id
+        return False
+
+    async def send_private(self, inter: discord.Interaction, out: Outgoing) -> None:
+        """A prompt or picture for the player alone: a plain message in his DM (its buttons
+        stay), ephemeral anywhere else."""
+        await inter.followup.send(ephemeral=not await self.is_private_place(inter), **out.kwargs())
+
+    @staticmethod
+    def limit_for(inter: discord.Interaction | None) -> int:
+        if inter is not None and getattr(inter, "filesize_limit", None):
+            return int(inter.filesize_limit)
+        return DM_FILE_LIMIT
+
+    # ------------------------------------------------------------------ finding games and seats
+
+    async def resolve(self, inter: discord.Interaction, game: int | None, *, running: bool = False) -> GameInfo:
+        """The game a command is about: given, or the one of the thread it is typed in, or the
+        player's only game."""
+        if game is not None:
+            info = await self.service.game(game)
+            if inter.guild_id is not None and info.guild_id not in (None, inter.guild_id):
+                raise UserError(f"Game #{game} is played on another server.")
+            return info
+        channel_id = inter.channel_id
+        if channel_id is not None:
+            here = await self.service.games(thread_id=channel_id, limit=1)
+            if not here:
+                pk = await self.store.game_of_thread(channel_id)
+                here = [await self.service.game(pk)] if pk is not None else []
+            if here:
+                return here[0]
+        statuses = ["running"] if running else ["running", "open"]
+        mine = await self.service.games(user_id=inter.user.id, status=statuses, limit=25)
+        if len(mine) == 1:
+            return mine[0]
+        if not mine:
+            raise UserError("You have no game in play. Start one with /game new, or name one with game:.")
+        listed = ", ".join(f"#{g.id} ({g.title})" for g in mine[:10])
+        raise UserError(f"Which game? You play {len(mine)}: {listed}. Name it with the game: option.")
+
+    @staticmethod
+    def seat_of(info: GameInfo, user_id: int, role: str | None = None) -> str:
+        """The role the user holds in this game (the one that must act first, if several)."""
+        held = info.roles_of(user_id)
+        if role is not None:
+            if role not in held:
+                raise UserError(f"You do not hold the {role} seat of game #{info.id}.")
+            return role
+        if not held:
+            raise UserError(f"You hold no seat in game #{info.id}.")
+        for r in held:
+            if r in info.active:
+                return r
+        return held[0]
+
+    # ------------------------------------------------------------------ prompts
+
+    async def prompt(self, game_pk: int, role: str, user_id: int, *, limit: int, page: int = 0,
+                     note: str = "", images: bool = True, unless_same_as: GameView | None = None) -> Outgoing:
+        """What a seat sees: header, prompt, recent lines, board and hand, and its choices.
+        With ``unless_same_as``, only the pictures that changed since that view are sent."""
+        gv = await self.service.view(game_pk, role, user_id)
+        before = unless_same_as.view if unless_same_as is not None else None
+        return await self.render_prompt(gv, user_id, limit=limit, page=page, note=note, images=images,
+                                        before=before)
+
+    async def render_prompt(self, gv: GameView, user_id: int, *, limit: int, page: int = 0,
+                            note: str = "", images: bool = True, before: dict[str, Any] | None = None) -> Outgoing:
+        info, v = gv.game, gv.view
+        role = gv.role or ""
+        acting = info.status == "running" and role in info.active
+        lines = [f"**{present.game_name(info.title, info.id)}** · you play **{role}** · move {gv.version}"]
+        if note:
+            lines.append(note)
+        prompt = str(v.get("prompt") or "")
+        if prompt:
+            lines.append(("➡️ " if acting else "") + prompt)
+        if acting and info.deadline_at is not None:
+            lines.append(f"⏰ Deadline {present.when(info.deadline_at)}")
+        recent = present.log_texts((v.get("log") or [])[-RECENT_LINES:])
+        if recent:
+            lines.append("\n".join(f"> {present.clip(t, 300)}" for t in recent))
+        files: list[tuple[str, bytes]] = []
+        hand = v.get("hand")
+        if images:
+            files = await self.pictures(info.game_id, v, limit=limit, before=before)
+        if hand is not None and not any(name.startswith("hand") for name, _ in files):
+            lines.append(f"🂠 Your hand: {present.clip(present.hand_text(hand), 900)}")
+        if info.status == "finished":
+            lines.append("🏁 " + present.result_sentence(info.result))
+        actions = list(v.get("actions") or []) if acting else []
+        view = self.choices(info, role, gv.version, v, actions, page=page, can_undo=gv.can_undo) if acting else None
+        content = "\n".join(lines)
+        return Outgoing(present.clip(content, present.MESSAGE_LIMIT), files, view)
+
+    async def pictures(self, game_id: str, view: dict[str, Any], *, limit: int,
+                       before: dict[str, Any] | None = None,
+                       kinds: tuple[str, ...] = PROMPT_PICTURES) -> list[tuple[str, bytes]]:
+        """The view's pictures among ``kinds`` (those that changed since ``before``), each
+        under its share of the attachment limit."""
+        now = self.images.kinds(game_id, view)
+        wanted = [k for k in now if k in kinds]
+        if before is not None:
+            old = self.images.kinds(game_id, before)
+            wanted = [k for k in wanted if old.get(k) != now[k]]
+        if not wanted:
+            return []
+        share = max(1, limit // len(wanted) - 4096)
+        out: list[tuple[str, bytes]] = []
+        for kind in wanted:
+            data = await self.images.draw(game_id, kind, view, limit=share)
+            if data is not None:
+                out.append((f"{kind}.png", data))
+        return out
+
+    def choices(self, info: GameInfo, role: str, version: int, v: dict[str, Any],
+                actions: Sequence[dict[str, Any]], *, page: int = 0, can_undo: bool = False) -> discord.ui.View:
+        from bot.discord.views import ActionButton, ActionSelect, PageButton, UndoButton
+
+        view = discord.ui.View(timeout=None)
+        if not actions:
+            return view
+        ridx = info.roles.index(role)
+        dig = ids.digest(v)
+        lay = present.layout(actions)
+        if lay.buttons:
+            for n, (index, action) in enumerate(lay.buttons):
+                view.add_item(ActionButton(info.id, version, ridx, index, dig, present.label(action, present.BUTTON_LABEL),
+                                           row=min(n // 5, 3)))
+        else:
+            page = max(0, min(page, len(lay.pages) - 1))
+            for chunk_no, menu in enumerate(lay.pages[page]):
+                chunk = page * present.SELECTS_PER_PAGE + chunk_no
+                view.add_item(ActionSelect(info.id, version, ridx, chunk, dig, menu, row=chunk_no))
+            if page > 0:
+                view.add_item(PageButton(info.id, version, ridx, page - 1, dig, "◀ Previous", row=4))
+            if page < len(lay.pages) - 1:
+                view.add_item(PageButton(info.id, version, ridx, page + 1, dig, "Next ▶", row=4))
+            for index, action in lay.quick:
+                view.add_item(ActionButton(info.id, version, ridx, index, dig,
+                                           present.label(action, present.BUTTON_LABEL), row=4))
+        if can_undo and len(view.children) < 25 and sum(1 for c in view.children if c.row == 4) < 5:
+            view.add_item(UndoButton(info.id, version, ridx, dig, row=4))
+        return view
+
+    # ------------------------------------------------------------------ acting
+
+    async def component_act(self, inter: discord.Interaction, game_pk: int, version: int, ridx: int, dig: str,
+                            index: int | None) -> None:
+        """A click on a choice (button, or ``index`` None: read the select's value)."""
+        async with self.guard(inter, component=True):
+            if index is None:
+                data: dict[str, Any] = dict(inter.data or {})  # type: ignore[arg-type]
+                values = list(data.get("values") or [])
+                if len(values) != 1 or not str(values[0]).isdigit():
+                    raise UserError("Pick one choice from the menu.")
+                index = int(values[0])
+            role = await self.role_by_index(game_pk, ridx)
+            gv = await self.holder_view(game_pk, role, inter.user.id)
+            info = gv.game
+            if gv.version != version and ids.digest(gv.view) != dig:
+                await self.refuse_stale(inter, gv, version)
+                return
+            actions = list(gv.view.get("actions") or [])
+            if info.status != "running" or role not in info.active or not 0 <= index < len(actions):
+                await self.refuse_stale(inter, gv, version)
+                return
+            action = actions[index]
+            await self.take(inter, info, role, action, gv.version, clicked=True, before=gv)
+
+    async def component_undo(self, inter: discord.Interaction, game_pk: int, version: int, ridx: int,
+                             dig: str) -> None:
+        async with self.guard(inter, component=True):
+            role = await self.role_by_index(game_pk, ridx)
+            gv = await self.holder_view(game_pk, role, inter.user.id)
+            info = gv.game
+            if gv.version != version:
+                await self.refuse_stale(inter, gv, version)
+                return
+            await self.undo(inter, info, role, gv.version, clicked=True)
+
+    async def component_page(self, inter: discord.Interaction, game_pk: int, version: int, ridx: int, dig: str,
+                             page: int) -> None:
+        async with self.guard(inter, component=True):
+            role = await self.role_by_index(game_pk, ridx)
+            gv = await self.holder_view(game_pk, role, inter.user.id)
+            if gv.version != version and ids.digest(gv.view) != dig:
+                await self.refuse_stale(inter, gv, version)
+                return
+            actions = list(gv.view.get("actions") or [])
+            view = self.choices(gv.game, role, gv.version, gv.view, actions, page=page, can_undo=gv.can_undo)
+            await inter.edit_original_response(view=view)
+
+    async def role_by_index(self, game_pk: int, ridx: int) -> str:
+        """A button names its seat by index into the game's roles (fixed for a game's life)."""
+        roles = self._roles.get(game_pk)
+        if roles is None:
+            roles = (await self.service.game(game_pk)).roles
+            if len(self._roles) > 4096:
+                self._roles.clear()
+            self._roles[game_pk] = roles
+        if not 0 <= ridx < len(roles):
+            raise UserError("That button belongs to no seat of this game.")
+        return roles[ridx]
+
+    async def holder_view(self, game_pk: int, role: str, user_id: int) -> GameView:
+        """The seat's view, for its holder only."""
+        try:
+            return await self.service.view(game_pk, role, user_id)
+        except NotAllowed:
+            raise UserError(f"Only the player holding the {role} seat of game #{game_pk} can answer this.") from None
+
+    async def refuse_stale(self, inter: discord.Interaction, gv: GameView, version: int) -> None:
+        """The button's moment has passed: say so, retire the old buttons, show what is asked now."""
+        if inter.message is not None and await self.is_private_place(inter):
+            try:
+                await inter.edit_original_response(view=None)
+            except discord.HTTPException:
+                log.info("could not retire the stale buttons of message %s", inter.message.id)
+        note = (f"⌛ That choice was offered at move {version}; the game has moved on to move "
+                f"{gv.version}. Here is what you are asked now:")
+        if gv.game.status != "running" or (gv.role or "") not in gv.game.active:
+            note = (f"⌛ That choice was offered at move {version}; the game is now at move {gv.version} "
+                    "and nothing is asked of you.")
+        out = await self.render_prompt(gv, inter.user.id, limit=self.limit_for(inter), note=note, images=False)
+        await self.send_private(inter, out)
+
+    async def take(self, inter: discord.Interaction, info: GameInfo, role: str, action: dict[str, Any],
+                   version: int, *, clicked: bool, before: GameView | None = None) -> StepResult | None:
+        """Apply one step for the seat and show what follows."""
+        try:
+            step = await self.service.apply(info.id, role, action, version, inter.user.id)
+        except StaleVersion:
+            gv = await self.service.view(info.id, role, inter.user.id)
+            await self.refuse_stale(inter, gv, version)
+            return None
+        await self.after_step(inter, info, role, step, f"✅ {present.label(action, 300)}", clicked=clicked,
+                              before=before)
+        return step
+
+    async def undo(self, inter: discord.Interaction, info: GameInfo, role: str, version: int, *,
+                   clicked: bool) -> StepResult | None:
+        try:
+            step = await self.service.undo(info.id, role, version, inter.user.id)
+        except StaleVersion:
+            gv = await self.service.view(info.id, role, inter.user.id)
+            await self.refuse_stale(inter, gv, version)
+            return None
+        await self.after_step(inter, info, role, step, "↩️ Your last step was taken back.", clicked=clicked)
+        return step
+
+    async def after_step(self, inter: discord.Interaction, info: GameInfo, role: str, step: StepResult,
+                         done: str, *, clicked: bool, before: GameView | None = None) -> None:
+        self.bot.poke(clock=present.pace_delta(info.pace) is not None)
+        if any(seat.is_bot for seat in info.seats):
+            self.bot.run_bots(info.id)
+        if clicked and inter.message is not None:
+            # The clicked prompt keeps its picture and text; its buttons go, and it says what
+            # was chosen, so the DM reads as a record of the game.
+            old = inter.message.content or ""
+            try:
+                await inter.edit_original_response(content=present.clip(f"{old}\n{done}", present.MESSAGE_LIMIT),
+                                                   view=None)
+            except discord.HTTPException:
+                log.info("could not mark message %s as answered", inter.message.id)
+        private_lines = present.log_texts(step.log)
+        note = done if not clicked else ""
+        if step.finished:
+            text = "\n".join(filter(None, [note, *(f"> {t}" for t in private_lines[-RECENT_LINES:]),
+                                           "🏁 " + present.result_sentence(step.result)]))
+            await self.send_private(inter, Outgoing(present.clip(text, present.MESSAGE_LIMIT)))
+            return
+        if role in step.active:
+            out = await self.prompt(info.id, role, inter.user.id, limit=self.limit_for(inter), note=note,
+                                    unless_same_as=before)
+            await self.send_private(inter, out)
+        else:
+            waiting = ", ".join(step.active) or "nobody"
+            text = "\n".join(filter(None, [note, *(f"> {t}" for t in private_lines[-RECENT_LINES:]),
+                                           f"Done for now; waiting for {waiting}. I will write when it is your turn."]))
+            await self.send_private(inter, Outgoing(present.clip(text, present.MESSAGE_LIMIT)))
+
+    # ------------------------------------------------------------------ orders typed with /play
+
+    async def order(self, inter: discord.Interaction, info: GameInfo, role: str, text: str) -> None:
+        """``/play``: one action (an autocomplete value ``v<version>:<index>`` or a label) or a
+        compound order ``a > b > c`` (or a game's own shorthand), checked whole before any
+        step is taken."""
+        from bot.discord import orders
+
+        gv = await self.service.view(info.id, role, inter.user.id)
+        if info.status != "running" or role not in gv.game.active:
+            raise NotAllowed(f"Nothing is asked of {role} now in game #{info.id}; {gv.view.get('prompt', '')}".strip())
+        picked = orders.from_choice_value(text, gv)
+        if picked is not None:
+            await self.take(inter, gv.game, role, picked, gv.version, clicked=False, before=gv)
+            return
+        version, state = await self.service.state(info.id)
+        if version != gv.version:
+            raise StaleVersion(gv.version, version, role, "Try again.")
+        plan = orders.plan(info.game_id, state, role, text)  # RuleError/UserError when it does not fit
+        current = gv.version
+        for action in plan[:-1]:
+            step = await self.service.apply(info.id, role, action, current, inter.user.id)
+            current = step.version
+        await self.take(inter, gv.game, role, plan[-1], current, clicked=False)
+
+    def autocomplete_actions(self, gv: GameView, typed: str) -> list[app_commands.Choice[str]]:
+        from bot.discord import orders
+
+        return orders.suggestions(gv, typed)
+
+
+def match_action(actions: Sequence[dict[str, Any]], action: dict[str, Any]) -> dict[str, Any] | None:
+    return find_action(actions, action)

@@ -1,0 +1,120 @@
+"""Delivery of notifications: exactly once despite lost answers (nonce + enforce_nonce),
+pictures under the attachment limit Discord reports, and command sync only where asked."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+from bot.discord.client import sync_global
+from bot.service import GameService
+from tests.bot.discord.conftest import Harness, components, png_ok
+from tests.standin import StandIn
+
+
+async def test_a_thread_post_whose_answer_was_lost_is_not_posted_twice(table: Harness) -> None:
+    h = table
+    si = h.si
+    await h.cmd(h.alice, "game new", game="toy", side="red", opponent=h.bob, seed=3)
+    thread = si.threads(h.channel)[0].id
+    lobby = si.channel_messages(thread)[0]
+    # The next post to the thread reaches Discord, but its answer is lost (HTTP 500): the
+    # client sends it again with the same nonce, and Discord hands back the first message.
+    si.fault("POST", rf"^/channels/{thread}/messages$", mode="after", times=1, contains="begins")
+    await h.settle(await si.click(h.bob, lobby.id, components(lobby)[0]["custom_id"]))
+    await si.wait_message(lambda m: m.channel_id == thread and "begins" in m.content, timeout=20)
+    await si.wait_quiet(1.5)
+    tries = [r for r in si.requests if r.route == f"/channels/{thread}/messages" and r.json
+             and "begins" in str(r.json.get("content"))]
+    assert len(tries) == 2 and tries[0].status == 500 and tries[1].status == 200
+    assert tries[0].json["nonce"] == tries[1].json["nonce"] and tries[0].json["enforce_nonce"] is True
+    assert len([m for m in si.channel_messages(thread) if "begins" in m.content]) == 1
+    svc = GameService.open(h.settings.db_url)
+    try:
+        assert await svc.outbox(1, pending_only=True) == []
+    finally:
+        await svc.close()
+
+
+async def test_a_retried_group_with_more_lines_posts_only_the_new_ones(table: Harness) -> None:
+    """A worker died after posting lines 1-3 but before marking them sent; the retry groups
+    lines 1-5 under the same first row. Discord returns the old message for the old nonce;
+    the worker posts lines 4-5 only."""
+    h = table
+    assert h.bot is not None
+    channel = h.bot.get_partial_messageable(h.channel)
+    first = ["• one", "• two", "• three"]
+    await h.bot.delivery.send_lines(channel, first, "o7")
+    await h.bot.delivery.send_lines(channel, [*first, "• four", "• five"], "o7")
+    posted = [m.content for m in h.si.channel_messages(h.channel)]
+    assert posted == ["• one\n• two\n• three", "• four\n• five"]
+
+
+async def test_pictures_fit_the_limit_the_interaction_reports(table: Harness) -> None:
+    h = table
+    si = h.si
+    await h.cmd(h.alice, "game new", game="navas", side="christian", opponent=h.bob, pace="live", seed=4)
+    thread = si.threads(h.channel)[0].id
+    lobby = si.channel_messages(thread)[0]
+    await h.settle(await si.click(h.bob, lobby.id, components(lobby)[0]["custom_id"]))
+    await si.wait_quiet(0.5)
+    full = await h.cmd(h.carol, "map", channel=thread)
+    size = len(h.answers(full)[-1].files[0].data)
+    si.attachment_limit = size // 2  # a smaller limit, reported in the interaction payload
+    small = await h.cmd(h.carol, "map", channel=thread)
+    (answer,) = h.answers(small)
+    (picture,) = answer.files
+    assert len(picture.data) <= si.attachment_limit and answer.ephemeral
+    width, height = png_ok(picture.data)
+    assert width < png_ok(h.answers(full)[-1].files[0].data)[0]
+    close = await h.cmd(h.alice, "map", channel=thread, location="B4")
+    assert h.answers(close)[-1].files[0].filename == "closeup.png"
+    png_ok(h.answers(close)[-1].files[0].data)
+    nowhere = await h.cmd(h.alice, "map", channel=thread, location="Z9")
+    assert "There is no place 'Z9'" in h.answers(nowhere)[-1].content
+    assert si.violations == []
+
+
+async def test_commands_sync_to_the_dev_server_at_start_and_globally_only_by_alcazaba_sync(
+        standin: StandIn, tmp_path: Path) -> None:
+    h = Harness(standin, tmp_path / "data", None)  # type: ignore[arg-type]
+    await h.start()  # DISCORD_DEV_GUILD_ID is set: guild sync only
+    await h.stop()
+    puts = [r.route for r in standin.requests if r.method == "PUT"]
+    assert puts == [f"/applications/{standin.application_id}/guilds/{h.guild}/commands"]
+    names = {c["name"] for c in standin.guild_commands[h.guild]}
+    assert names == {"game", "play", "undo", "status", "map", "hand", "log", "prefs", "vacation"}
+    game = next(c for c in standin.guild_commands[h.guild] if c["name"] == "game")
+    assert {o["name"] for o in game["options"]} == {"new", "join", "start", "list", "resign", "abort",
+                                                    "substitute", "rematch", "claim"}
+    identifies = len(standin.identifies)
+    settings = h.settings.model_copy(update={"discord_dev_guild_id": None})
+    await sync_global(settings)
+    assert standin.requests[-1].method == "PUT"
+    assert standin.requests[-1].route == f"/applications/{standin.application_id}/commands"
+    assert {c["name"] for c in standin.global_commands} == names
+    assert len(standin.identifies) == identifies  # sync logs in over HTTP only, no gateway session
+    # A start without a development server syncs nothing.
+    mark = len(standin.requests)
+    task = asyncio.create_task(__import__("bot.discord.client", fromlist=["serve"]).serve(settings))
+    await standin.wait_connected()
+    await asyncio.sleep(0.3)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert [r for r in standin.requests[mark:] if r.method == "PUT"] == []
+
+
+async def test_a_refused_token_stops_the_bot_with_a_sentence_and_no_secret_in_the_log(
+        standin: StandIn, tmp_path: Path, caplog) -> None:  # type: ignore[no-untyped-def]
+    from bot.discord.client import serve
+
+    h = Harness(standin, tmp_path / "data", None)  # type: ignore[arg-type]
+    secret = "not-the-token-" + "x" * 40
+    settings = h.settings.model_copy(update={"discord_token": __import__("pydantic").SecretStr(secret)})
+    with caplog.at_level("DEBUG"):
+        assert await serve(settings) == 1
+    assert "Discord refused the bot token" in caplog.text
+    assert secret not in caplog.text
+    assert standin.requests[0].route == "/users/@me" and standin.requests[0].status == 401

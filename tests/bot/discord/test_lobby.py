@@ -1,0 +1,128 @@
+"""``/game``: opening, joining, starting, listing, ending and rematching games, through the
+real bot and the stand-in (the toy race stands in for a rules engine: it is fast)."""
+
+from __future__ import annotations
+
+from bot.service import GameService
+from tests.bot.discord.conftest import Harness, components
+from tests.standin.server import AUTOCOMPLETE_RESULT, DEFERRED_CHANNEL_MESSAGE, PUBLIC_THREAD
+
+
+def texts(h: Harness, channel: int) -> list[str]:
+    return [m.content for m in h.si.channel_messages(channel)]
+
+
+async def open_toy(h: Harness, **options: object) -> int:
+    """/game new by alice; the id of the game's thread."""
+    before = {c.id for c in h.si.threads(h.channel)}
+    inter = await h.cmd(h.alice, "game new", game="toy", **options)
+    assert inter.response_type == DEFERRED_CHANNEL_MESSAGE and inter.ephemeral
+    (thread,) = [c for c in h.si.threads(h.channel) if c.id not in before]
+    return thread.id
+
+
+async def test_new_game_gets_a_public_thread_with_join_buttons(table: Harness) -> None:
+    h = table
+    thread = await open_toy(h, side="red", opponent=h.bob, pace="24h", options="target=8")
+    ch = h.si.channels[thread]
+    assert ch.type == PUBLIC_THREAD and ch.name == "Toy race #1" and ch.parent_id == h.channel
+    lobby = h.si.channel_messages(thread)[0]
+    assert "target=8" in lobby.content and "24h per move" in lobby.content
+    assert f"reserved for <@{h.bob}>" in lobby.content
+    assert [c["label"] for c in components(lobby)] == ["Join as blue", "Start (built-in player fills empty seats)"]
+    announce = h.si.channel_messages(h.channel)[-1].content
+    assert f"<#{thread}>" in announce and f"<@{h.bob}>" in announce
+    # The seat is reserved: carol may not take it, bob may.
+    join = components(lobby)[0]["custom_id"]
+    refused = await h.si.click(h.carol, lobby.id, join)
+    await h.settle(refused)
+    assert "reserved for" in h.answers(refused)[-1].content and h.answers(refused)[-1].ephemeral
+    accepted = await h.si.click(h.bob, lobby.id, join)
+    await h.settle(accepted)
+    svc = GameService.open(h.settings.db_url)
+    try:
+        info = await svc.game(1)
+        assert info.status == "running" and info.seat("blue").user_id == h.bob  # full: it starts
+        assert info.options == {"target": 8} and info.pace == "24h" and info.thread_id == thread
+    finally:
+        await svc.close()
+    await h.si.wait_message(lambda m: m.channel_id == thread and "begins" in m.content)
+    assert h.si.violations == []
+
+
+async def test_game_new_refuses_bad_input_with_a_short_ephemeral_sentence(table: Harness) -> None:
+    h = table
+    for options, words in [({"game": "chess"}, "There is no game"),
+                           ({"game": "toy", "side": "green"}, "There is no side"),
+                           ({"game": "toy", "options": "target=7"}, "target must be one of"),
+                           ({"game": "toy", "options": "colour=red"}, "has no option colour"),
+                           ({"game": "toy", "options": "nonsense"}, "key=value")]:
+        inter = await h.cmd(h.alice, "game new", **options)
+        (answer,) = h.answers(inter)
+        assert words in answer.content and answer.ephemeral, answer.content
+        assert "Traceback" not in answer.content and len(answer.content) < 300
+    assert h.si.threads() == [] and h.si.violations == []
+
+
+async def test_autocomplete_offers_games_sides_and_options(table: Harness) -> None:
+    h = table
+    inter = await h.si.autocomplete(h.alice, h.channel, "game new", "game", game="to")
+    await h.si.answered(inter)
+    assert inter.response_type == AUTOCOMPLETE_RESULT
+    choices = inter.callbacks[0].json["data"]["choices"]
+    assert {"name": "Toy race", "value": "toy"} in choices
+    inter = await h.si.autocomplete(h.alice, h.channel, "game new", "side", game="toy", side="")
+    await h.si.answered(inter)
+    assert [c["value"] for c in inter.callbacks[0].json["data"]["choices"]] == ["random", "red", "blue"]
+    inter = await h.si.autocomplete(h.alice, h.channel, "game new", "options", game="toy", options="tar")
+    await h.si.answered(inter)
+    assert [c["value"] for c in inter.callbacks[0].json["data"]["choices"]] == [
+        "target=5", "target=8", "target=12", "target=20"]
+
+
+async def test_join_start_with_bots_list_resign(table: Harness) -> None:
+    h = table
+    thread = await open_toy(h, side="blue", seed=1, options="target=20")
+    listed = await h.cmd(h.bob, "game list")
+    assert "#1 Toy race" in h.answers(listed)[0].content and "free: red" in h.answers(listed)[0].content
+    start = await h.cmd(h.alice, "game start", channel=thread)
+    assert "still needs a player for: red" in h.answers(start)[0].content
+    start = await h.cmd(h.alice, "game start", channel=thread, bots=True)
+    assert "has started" in h.answers(start)[0].content
+    # The built-in player (red) moves first; then alice (blue) gets her turn by DM.
+    await h.si.wait_message(lambda m: h.si.visible_to(m, h.alice) and "It is your turn" in m.content, timeout=20)
+    mine = await h.cmd(h.alice, "game list")
+    assert "your turn" in h.answers(mine)[0].content
+    resign = await h.cmd(h.alice, "game resign", channel=thread)
+    assert "You resigned game #1" in h.answers(resign)[0].content
+    await h.si.wait_message(lambda m: m.channel_id == thread and "**red** wins" in m.content, timeout=20)
+    assert h.si.violations == []
+
+
+async def test_abort_is_for_the_creator_before_start_or_a_manager(table: Harness) -> None:
+    h = table
+    thread = await open_toy(h, side="red")
+    refused = await h.cmd(h.bob, "game abort", channel=thread)
+    assert "Only the creator" in h.answers(refused)[0].content
+    done = await h.cmd(h.mod, "game abort", channel=thread)
+    assert "is aborted" in h.answers(done)[0].content
+    await h.si.wait_message(lambda m: m.channel_id == thread and "The game was stopped" in m.content, timeout=20)
+
+
+async def test_rematch_swaps_sides_and_invites_the_opponent(table: Harness) -> None:
+    h = table
+    thread = await open_toy(h, side="red", opponent=h.bob)
+    lobby = h.si.channel_messages(thread)[0]
+    await h.settle(await h.si.click(h.bob, lobby.id, components(lobby)[0]["custom_id"]))
+    await h.cmd(h.bob, "game resign", channel=thread)
+    again = await h.cmd(h.bob, "game rematch", channel=thread)
+    assert "Rematch: game #2" in h.answers(again)[0].content
+    svc = GameService.open(h.settings.db_url)
+    try:
+        info = await svc.game(2)
+        assert info.seat("red").user_id == h.bob and info.seat("blue") is None and info.status == "open"
+    finally:
+        await svc.close()
+    new_thread = max(c.id for c in h.si.threads(h.channel))
+    lobby2 = h.si.channel_messages(new_thread)[0]
+    assert f"reserved for <@{h.alice}>" in lobby2.content

@@ -1,0 +1,43 @@
+"""Typed orders: how a player's words are matched to legal actions, and Granada's shorthands."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.discord import orders
+from bot.discord.table import UserError
+from engine.api import RuleError
+
+LEGAL = [{"type": "activate", "label": "Activate Alcalá la Real"}, {"type": "activate", "label": "Activate Alhama"},
+         {"type": "take", "label": "Take Leon 2-shield crossbow (W41)"},
+         {"type": "take_all", "label": "Take all 2 movable blocks"}, {"type": "step", "label": "Step to Valladolid"}]
+
+
+def test_words_must_begin_words_of_the_label() -> None:
+    assert orders.match(LEGAL, "alcala")["label"] == "Activate Alcalá la Real"  # accents and case aside
+    assert orders.match(LEGAL, "take all")["type"] == "take_all"  # "all" does not fit "Valladolid"
+    assert orders.match(LEGAL, "ACTIVATE  alhama!")["label"] == "Activate Alhama"
+    with pytest.raises(UserError, match="fits several orders"):
+        orders.match(LEGAL, "activate")
+    with pytest.raises(RuleError, match="not a legal order") as refused:
+        orders.match(LEGAL, "sail away")
+    assert "Step to Valladolid" in refused.value.allowed
+
+
+@pytest.mark.rule("7.3")
+def test_granada_move_along_a_path() -> None:
+    assert orders.parts_of("granada", "move Loja > Moclín > Granada") == [
+        "activate Loja", "?take all", "step to Moclín", "step to Granada", "?end this stack"]
+    assert orders.parts_of("granada", "move Alcalá la Real to Moclín") == [
+        "activate Alcalá la Real", "?take all", "step to Moclín", "?end this stack"]
+
+
+@pytest.mark.rule("7.2", "8.2")
+def test_granada_muster_and_deploy_shorthands() -> None:
+    assert orders.parts_of("granada", "muster Zegries at Ronda") == [
+        "?muster from the recruitment box", "muster Zegries blocks", "muster at Ronda"]
+    assert orders.parts_of("granada", "deploy Zegries cavalry with Cavalry Charge") == [
+        "play Cavalry Charge", "deploy Zegries cavalry"]
+    # Other games, and plain chains, split on ">".
+    assert orders.parts_of("navas", "zone B4 > move to B5") == ["zone B4", "move to B5"]
+    assert orders.parts_of("granada", "Activate Loja") == ["Activate Loja"]

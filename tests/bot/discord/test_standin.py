@@ -1,0 +1,141 @@
+"""The stand-in refuses what Discord refuses, so that the bot's tests can trust a pass.
+
+Driven by a bare discord.py client (not our bot): each test makes the client break one rule
+and checks the stand-in says no, the way Discord does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import discord
+import pytest
+import yarl
+from discord import app_commands
+
+from tests.standin import StandIn
+from tests.standin.server import ApiError
+
+
+class Bare:
+    def __init__(self, si: StandIn) -> None:
+        self.si = si
+        self.owner = si.add_user("owner")
+        self.guild = si.add_guild("g", self.owner)
+        self.channel = si.add_text_channel(self.guild, "general")
+        self.user = si.add_user("user")
+        si.add_member(self.guild, self.user)
+        self.client = discord.Client(intents=discord.Intents(guilds=True))
+        self.tree = app_commands.CommandTree(self.client)
+        self.behaviour: dict[str, Any] = {}
+
+        @self.tree.command(name="twice", description="answers twice")
+        async def twice(inter: discord.Interaction) -> None:
+            await inter.response.send_message("one", ephemeral=True)
+            try:
+                await inter.response.send_message("two")
+            except discord.InteractionResponded:
+                # discord.py guards its own object; go around it like a careless bot would.
+                route = discord.http.Route("POST", "/interactions/{i}/{t}/callback", i=inter.id, t=inter.token)
+                try:
+                    await self.client.http.request(route, json={"type": 4, "data": {"content": "two"}})
+                except discord.HTTPException as exc:
+                    self.behaviour["second"] = exc.code
+
+        @self.tree.command(name="slow", description="answers late")
+        async def slow(inter: discord.Interaction) -> None:
+            await asyncio.sleep(3.3)
+            try:
+                await inter.response.send_message("late")
+            except discord.NotFound as exc:
+                self.behaviour["late"] = exc.code
+
+        @self.tree.command(name="defer", description="defers ephemerally, then follows up publicly")
+        async def defer(inter: discord.Interaction) -> None:
+            await inter.response.defer(ephemeral=True, thinking=True)
+            await inter.followup.send("secret?", ephemeral=False)
+
+        async def setup_hook() -> None:
+            self.tree.copy_global_to(guild=discord.Object(self.guild))
+            await self.tree.sync(guild=discord.Object(self.guild))
+
+        self.client.setup_hook = setup_hook  # type: ignore[method-assign]
+
+
+@pytest.fixture
+async def bare() -> AsyncIterator[Bare]:
+    si = StandIn()
+    await si.start()
+    b = Bare(si)
+    old_base, old_gw = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    discord.http.Route.BASE = si.api_base
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(si.gateway_url)
+    task = asyncio.create_task(b.client.start(si.token))
+    await si.wait_connected()
+    await si.wait_for(lambda r: r.method == "PUT" and "commands" in r.route)
+    yield b
+    await b.client.close()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+    discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old_base, old_gw
+    await si.stop()
+
+
+async def test_a_second_answer_is_refused_and_recorded(bare: Bare) -> None:
+    inter = await bare.si.slash(bare.user, bare.channel, "twice")
+    await bare.si.answered(inter)
+    await bare.si.wait_quiet(0.3)
+    assert bare.behaviour["second"] == 40060
+    assert bare.si.violations == [f"interaction {inter.id} answered twice"]
+    assert inter.ephemeral and bare.si.messages[inter.original_id or 0].content == "one"
+
+
+async def test_an_answer_after_three_seconds_is_refused(bare: Bare) -> None:
+    inter = await bare.si.slash(bare.user, bare.channel, "slow")
+    await asyncio.sleep(3.6)
+    await bare.si.wait_quiet(0.3)
+    assert bare.behaviour["late"] == 10062
+    assert inter.response_type is None
+    assert bare.si.violations and "answered after" in bare.si.violations[0]
+
+
+async def test_the_followup_of_an_ephemeral_defer_stays_ephemeral(bare: Bare) -> None:
+    inter = await bare.si.slash(bare.user, bare.channel, "defer")
+    await bare.si.answered(inter)
+    await bare.si.wait_quiet(0.3)
+    msg = bare.si.messages[inter.original_id or 0]
+    assert msg.content == "secret?" and msg.ephemeral and msg.ephemeral_to == bare.user
+    assert msg not in bare.si.public_messages()
+    assert not bare.si.visible_to(msg, bare.owner)
+
+
+async def test_unknown_options_and_commands_cannot_be_typed(bare: Bare) -> None:
+    with pytest.raises(LookupError):
+        await bare.si.slash(bare.user, bare.channel, "nosuch")
+    with pytest.raises(LookupError):
+        await bare.si.slash(bare.user, bare.channel, "twice", extra="x")
+
+
+async def test_closed_dms_nonce_and_limits(bare: Bare) -> None:
+    si = bare.si
+    si.close_dms(bare.user)
+    user = await bare.client.fetch_user(bare.user)
+    with pytest.raises(discord.Forbidden) as refused:
+        await user.send("hello")
+    assert refused.value.code == 50007
+    channel = bare.client.get_partial_messageable(bare.channel)
+    first = await channel.send("once", nonce="n1")
+    again = await channel.send("once more", nonce="n1")  # same nonce: Discord returns the first
+    assert first.id == again.id and again.content == "once"
+    with pytest.raises(discord.HTTPException) as too_long:
+        await channel.send("x" * 2001)
+    assert too_long.value.code == 50035
+    si.attachment_limit = 1000
+    with pytest.raises(discord.HTTPException) as too_big:
+        await channel.send(file=discord.File(__import__("io").BytesIO(b"\0" * 2000), "big.bin"))
+    assert too_big.value.status == 413
+    assert isinstance(ApiError(400, 1, "x").body(), dict)
