@@ -4,6 +4,20 @@ The state model and the decision-frame stack are described in :mod:`engine.grana
 views (and their keys, for the render and Discord front ends) in :mod:`engine.granada.views`.
 Every decision belongs to the frame on top of ``state["stack"]``; these functions only
 dispatch to the module handling that frame.
+
+Two lists of actions, beside the contract's:
+
+* ``actions(state, role)`` (contract): what a role is OFFERED, at most 25 entries at a time,
+  for select menus. Long lists come in pages (menus.py); a ``{"type": "menu"}`` entry turns
+  the page, which is navigation only (no log line, no undo barrier).
+* ``legal_actions(state, role)``: the FULL list of the role's legal actions, unpaged and
+  without "menu" entries. Front ends that accept typed orders match them against this list
+  (``engine.api.find_action``); ``apply`` accepts any of them whatever page is shown, and
+  the built-in player (``choose``) picks among them.
+
+Both lists end with the role's auto-pass switch ("auto_pass_on" or "auto_pass_off",
+battle_prefs.py) whenever the role has anything to decide: a player may change that
+preference whenever he is asked anything. The switch changes only his own preference.
 """
 
 from __future__ import annotations
@@ -44,20 +58,31 @@ def active(state: State) -> list[str]:
 
 
 def actions(state: State, role: str) -> list[Action]:
-    """The role's legal actions as offered to a player: at most 25 at a time (menus.py)."""
-    from engine.granada import menus
+    """The role's legal actions as offered to a player: at most 25 at a time (menus.py),
+    the auto-pass switch always in sight."""
+    from engine.granada import battle_prefs, menus
     from engine.granada import state as st
 
-    full = legal_actions(state, role)
-    if len(full) <= menus.LIMIT:
-        return full
+    full = _frame_actions(state, role)
+    if not full:
+        return []
+    keep = [battle_prefs.switch(state, role)]
     frame = st.top(state)
     menu = (frame or {}).get("_menu", {}).get(role)
-    return menus.paged(full, menu)
+    return menus.paged(full, menu, keep)
 
 
 def legal_actions(state: State, role: str) -> list[Action]:
-    """Every legal action of the role, unpaged (the built-in player and apply use it)."""
+    """Every legal action of the role, unpaged, for typed orders (the built-in player and
+    apply use it): the top frame's actions, then the auto-pass switch."""
+    from engine.granada import battle_prefs
+
+    acts = _frame_actions(state, role)
+    return acts + [battle_prefs.switch(state, role)] if acts else []
+
+
+def _frame_actions(state: State, role: str) -> list[Action]:
+    """The actions of the frame on top (the rules' own choices)."""
     from engine.granada import state as st
 
     if state.get("result") is not None:
@@ -85,7 +110,7 @@ def _copy(state: State) -> State:
 
 
 def apply(state: State, role: str, action: Action) -> State:
-    from engine.granada import menus, victory
+    from engine.granada import battle_prefs, menus, victory
     from engine.granada import state as st
 
     if not isinstance(action, dict) or "type" not in action:
@@ -109,6 +134,17 @@ def apply(state: State, role: str, action: Action) -> State:
         top = st.top(new)
         assert top is not None
         top.setdefault("_menu", {})[role] = menus.chosen(action)
+        return new
+    if battle_prefs.is_switch(action):
+        # the player's own auto-pass preference (battle_prefs.py): no rule, no log line; the
+        # page he is looking at stays
+        offered = [battle_prefs.switch(state, role)]
+        if find_action(offered, action) is None:
+            raise RuleError(f"{describe(action)} is not offered now: auto-pass is already "
+                            f"{'on' if battle_prefs.auto_pass(state, role) else 'off'}",
+                            allowed=[describe(a) for a in offered])
+        new = _copy(state)
+        battle_prefs.apply_switch(new, role, action)
         return new
     legal = mod.actions(state, role, frame)
     found = find_action(legal, action)
@@ -164,10 +200,11 @@ def redeal(state: State, role: str, seed: int) -> State:
 
 def choose(state: State, role: str, seed: int) -> Action:
     """The built-in player: a random legal action, weighted so that phases end sensibly
-    (frames may weight their own actions with ``choose_weight``)."""
+    (frames may weight their own actions with ``choose_weight``). It never touches the
+    auto-pass switch (a preference of a human player, not a move)."""
     from engine.granada import state as st
 
-    legal = legal_actions(state, role)
+    legal = _frame_actions(state, role)
     if not legal:
         raise ValueError(f"{role} has no legal action")
     frame = st.top(state)

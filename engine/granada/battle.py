@@ -331,7 +331,7 @@ def active(state: State, frame: dict[str, Any]) -> list[str]:
 
 
 def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
-    return prefs.offer(state, role, _actions(state, role, frame))
+    return _actions(state, role, frame)
 
 
 def _actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
@@ -358,8 +358,6 @@ def _actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
 
 
 def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> None:
-    if prefs.intercept(state, frame, role, action):
-        return
     step = frame["step"]
     if step == "colour":
         frame["colour"]["christian"] = action["colour"]

@@ -355,4 +355,4 @@ def describe(frame: dict[str, Any], side: str) -> list[dict[str, Any]]:
 def weight(action: Action) -> float:
     """Built-in player: deploy readily, finish now and then, cancel rarely."""
     return {"finish": 0.35, "cancel": 0.05, "no_second": 0.3, "place_done": 0.5,
-            "no_deploy": 0.2, "auto_pass_off": 0.02}.get(action["type"], 1.0)
+            "no_deploy": 0.2}.get(action["type"], 1.0)

@@ -3,14 +3,26 @@ menu holds no more, DESIGN.md "Small steps").
 
 Frames list every legal action, however many (activating any of 40 locations under total
 movement, taking any block of a big stack, placing Boabdil back in any Muslim location...).
-When such a list is longer than :data:`LIMIT`, the dispatcher (``engine.granada.actions``)
-shows it in two steps: the action types with many entries are folded into pages ("Activate a
-location: Adra to Guadix"), and choosing a page (a ``{"type": "menu"}`` action) shows that
-page's entries and a way back. The choice of page is remembered per role in the top frame
+When such a list is longer than fits, the dispatcher (``engine.granada.actions``) shows it in
+two steps: the action types with many entries are folded into pages ("Activate a location:
+Adra to Guadix"), and choosing a page (a ``{"type": "menu"}`` action) shows that page's
+entries and a way back. The choice of page is remembered per role in the top frame
 (``frame["_menu"][role]``) and forgotten as soon as that role takes any other action.
+Entries the dispatcher must keep in sight whatever the page (the auto-pass switch,
+battle_prefs.py) are passed as ``keep``: they are appended to the top menu and to every page,
+and the pages are made small enough for them.
 
 Menus change nothing in the rules: ``apply`` still accepts any legal action, shown on the
 current page or not; the page is only what a front end offers.
+
+NAVIGATION STEPS. A ``{"type": "menu"}`` action is applied like any other order (the service
+stores it in the move log and replays it), but it is navigation only: it changes nothing but
+the page pointer of its role, draws nothing and reveals nothing (so
+``engine.api.undo_barrier`` is False across it: the step can be taken back), and writes no
+log line. Front ends may therefore treat "menu" steps as navigation: apply them without
+announcing a move, skip them when replaying or summarising a game, and let the player page
+back and forth freely. The same holds for the auto-pass switch ("auto_pass_on" /
+"auto_pass_off"), which changes only the player's own preference.
 """
 
 from __future__ import annotations
@@ -52,18 +64,18 @@ def _groups(full: list[Action]) -> dict[str, list[Action]]:
     return groups
 
 
-def _pages(n: int) -> int:
-    return -(-n // PAGE)
+def _pages(n: int, page: int = PAGE) -> int:
+    return -(-n // page)
 
 
-def _folded(groups: dict[str, list[Action]]) -> set[str]:
+def _folded(groups: dict[str, list[Action]], limit: int, page: int) -> set[str]:
     """The action types shown as pages: the biggest ones, until the top list fits."""
     folded: set[str] = set()
 
     def size() -> int:
-        return sum(_pages(len(v)) if k in folded else len(v) for k, v in groups.items())
+        return sum(_pages(len(v), page) if k in folded else len(v) for k, v in groups.items())
 
-    while size() > LIMIT:
+    while size() > limit:
         open_types = [k for k, v in groups.items() if k not in folded and len(v) > 1]
         if not open_types:
             break
@@ -95,14 +107,17 @@ def _page_action(kind: str, k: int, chunk: list[Action], total: int) -> Action:
 BACK: Action = {"type": MENU, "group": None, "page": 0, "label": "Back to the other choices"}
 
 
-def _top(full: list[Action]) -> tuple[list[Action], dict[tuple[str, int], list[Action]]]:
+def _top(full: list[Action], limit: int) -> tuple[list[Action], dict[tuple[str, int], list[Action]]]:
+    """The top menu (at most ``limit`` entries) and the pages it points to (each at most
+    ``limit - 1`` entries, leaving room for "Back")."""
+    page = limit - 1
     groups = _groups(full)
-    folded = _folded(groups)
+    folded = _folded(groups, limit, page)
     shown: list[Action] = []
     pages: dict[tuple[str, int], list[Action]] = {}
-    if sum(_pages(len(v)) if k in folded else len(v) for k, v in groups.items()) > LIMIT:
-        # more than 25 different kinds of action (never seen): page the whole list
-        chunks = [full[i:i + PAGE] for i in range(0, len(full), PAGE)]
+    if sum(_pages(len(v), page) if k in folded else len(v) for k, v in groups.items()) > limit:
+        # more kinds of action than a menu holds (never seen): page the whole list
+        chunks = [full[i:i + page] for i in range(0, len(full), page)]
         for k, chunk in enumerate(chunks):
             pages[("*", k)] = chunk
             shown.append(_page_action("*", k, chunk, len(chunks)) | {"label": f"Choices {k + 1}/{len(chunks)}"})
@@ -111,24 +126,27 @@ def _top(full: list[Action]) -> tuple[list[Action], dict[tuple[str, int], list[A
         if kind not in folded:
             shown.extend(items)
             continue
-        chunks = [items[i:i + PAGE] for i in range(0, len(items), PAGE)]
+        chunks = [items[i:i + page] for i in range(0, len(items), page)]
         for k, chunk in enumerate(chunks):
             pages[(kind, k)] = chunk
             shown.append(_page_action(kind, k, chunk, len(chunks)))
     return shown, pages
 
 
-def paged(full: list[Action], menu: dict[str, Any] | None) -> list[Action]:
+def paged(full: list[Action], menu: dict[str, Any] | None, keep: list[Action] | None = None) -> list[Action]:
     """What a role is offered: ``full`` itself when it is short, else its top menu or the
-    page ``menu`` points to (a stale pointer falls back to the top menu)."""
-    if len(full) <= LIMIT:
-        return full
-    shown, pages = _top(full)
+    page ``menu`` points to (a stale pointer falls back to the top menu); ``keep`` (at most a
+    few entries) follows in every case."""
+    extra = list(keep or [])
+    limit = LIMIT - len(extra)
+    if len(full) <= limit:
+        return full + extra
+    shown, pages = _top(full, limit)
     if menu:
         chunk = pages.get((str(menu.get("group")), int(menu.get("page", 0))))
         if chunk is not None:
-            return chunk + [BACK]
-    return shown
+            return chunk + [BACK] + extra
+    return shown + extra
 
 
 def chosen(action: Action) -> dict[str, Any] | None:

@@ -523,6 +523,13 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
         st.settle_location(state, to)
         _finish_stack(state, frame)
         return
+    if st.guard_defends(state, to, side, idx):
+        # 10.10: the Nasrid Palace Guard will appear when the battle is declared; Granada is
+        # attacked, as if enemy units stood there (RULINGS.md 30)
+        st.log(state, f"{side.capitalize()} moves {size} block(s) from {_name(at)} to {_name(to)} "
+                      "and must stop: the Nasrid Palace Guard defends Granada (10.10).")
+        _finish_stack(state, frame)
+        return
     st.pass_through(state, to, side, ms["grey"], idx)
     st.log(state, f"{side.capitalize()} moves {size} block(s) from {_name(at)} to {_name(to)}.")
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import Any
 
 from engine.api import Action, State
-from engine.granada import battle_prefs as prefs
 from engine.granada import components as comp
 from engine.granada import state as st
 
@@ -290,7 +289,7 @@ def active(state: State, frame: dict[str, Any]) -> list[str]:
 
 
 def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
-    return prefs.offer(state, role, _actions(state, role, frame))
+    return _actions(state, role, frame)
 
 
 def _actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
@@ -307,8 +306,6 @@ def _actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
 
 
 def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> None:
-    if prefs.intercept(state, frame, role, action):
-        return
     step = frame["step"]
     if step == "choose":
         frame["secret"][role] = action["card"]
@@ -368,4 +365,4 @@ def redeal(state: State, role: str, frame: dict[str, Any], gen: Any) -> None:
 
 
 def choose_weight(action: Action) -> float:
-    return {"auto_pass_off": 0.02}.get(action["type"], 1.0)
+    return 1.0

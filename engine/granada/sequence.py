@@ -242,7 +242,8 @@ def start_combat(state: State, side: str) -> None:
 
 
 def pending_battles(state: State, side: str, done: list[str] | None = None) -> list[str]:
-    """Locations where the phasing side must declare a battle (8.1): opposing units meet,
+    """Locations where the phasing side must declare a battle (8.1): opposing units meet (or
+    Christian blocks stand at Granada while the Nasrid Palace Guard box holds blocks, 10.10),
     except where the phasing side's units are all inside a besieged castle it owns (8.7.2:
     they remain inside, no combat)."""
     idx = st.by_location(state)
@@ -253,8 +254,8 @@ def pending_battles(state: State, side: str, done: list[str] | None = None) -> l
         mine = st.blocks_at(state, loc, side, idx)
         if not mine and not (side == "muslim" and st.disks_at(state, loc)):
             continue
-        if not st.enemy_units_at(state, loc, side, idx):
-            continue
+        if not st.enemy_units_at(state, loc, side, idx) and not st.guard_defends(state, loc, side, idx):
+            continue            # (Christians at Granada face the Palace Guard in its box, 10.10)
         if all(state["blocks"][b]["inside"] for b in mine):
             continue            # active player's units stay inside their castle (8.7.2)
         out.append(loc)

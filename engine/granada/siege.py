@@ -299,7 +299,7 @@ def active(state: State, frame: dict[str, Any]) -> list[str]:
 
 
 def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
-    return prefs.offer(state, role, _actions(state, role, frame))
+    return _actions(state, role, frame)
 
 
 def _actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
@@ -330,8 +330,6 @@ def _actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
 
 
 def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> None:
-    if prefs.intercept(state, frame, role, action):
-        return
     step = frame["step"]
     kind = action["type"]
     if step == "besiege":

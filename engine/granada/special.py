@@ -57,7 +57,9 @@ def palace_guard_enter(state: State, bid: str) -> None:
 
 def palace_guard_join(state: State, loc: str, attacker: str) -> None:
     """Christians attack Granada: at the declaration every block still in the box appears in
-    Granada and joins the battle, with no card discarded (10.10)."""
+    Granada and joins the battle, with no card discarded (10.10). This happens also when no
+    Muslim block stood there: Christians reaching Granada while the box holds blocks must
+    stop and declare this battle (state.guard_defends, RULINGS.md 30)."""
     if loc != "granada" or attacker != "christian":
         return
     box = palace_box(state)

@@ -128,7 +128,8 @@ frame modules ignore that key (apply still receives a legal action of the full l
 
 Changes since version 1: start_naval_battle also receives the Naval Battle card drawn;
 finish_frame also marks the location of a finished {"kind": "battle"} as fought in the
-current Combat Phase (so a follow-on battle caused by a retreat is not declared twice).
+current Combat Phase (so a follow-on battle caused by a retreat is not declared twice);
+guard_defends (10.10): Christians at Granada with blocks in the Nasrid Palace Guard box.
 """
 
 from __future__ import annotations
@@ -153,7 +154,8 @@ __all__ = [
     "DISKS", "ROMAN", "SIDES", "TURNS", "YEARS", "RuleError",
     "active_roles", "block", "blocks_at", "by_location", "castle_owner_natural", "cards_of",
     "data", "discard_cards", "draw_cards", "draw_naval", "eliminate", "enemy_units_at",
-    "finish_frame", "handler", "log", "log_private", "natural", "other", "owner",
+    "finish_frame", "guard_defends", "guard_in_box", "handler", "log", "log_private", "natural",
+    "other", "owner",
     "pop_frame", "push_frame", "reveal", "settle", "settle_location", "show_card", "top",
     "turn_index", "turn_label", "units_at",
 ]
@@ -270,6 +272,26 @@ def natural(loc: str) -> str:
 castle_owner_natural = natural
 
 
+ALHAMBRA = "granada"
+
+
+def guard_in_box(state: State, index: dict[str, list[str]] | None = None) -> bool:
+    """Blocks are still waiting in the Nasrid Palace Guard box (10.10)."""
+    if index is not None:
+        return bool(index.get("palace"))
+    return any(rec["loc"] == "palace" for rec in state["blocks"].values())
+
+
+def guard_defends(state: State, loc: str, side: str,
+                  index: dict[str, list[str]] | None = None) -> bool:
+    """Christian forces at Granada face the Nasrid Palace Guard even where no Muslim block
+    stands yet: while the guard box holds blocks, Granada is attacked, not taken (10.10: "at
+    the moment combat is declared, all blocks in the Nasrid Palace Guard box appear in
+    Granada location and join the battle"; RULINGS.md 30). Such forces stop there, change
+    no control piece and must declare the battle."""
+    return loc == ALHAMBRA and side == "christian" and guard_in_box(state, index)
+
+
 def reveal(state: State, block_id: str, why: str = "") -> None:
     """Show a block's identity to the opponent (deployment, muster display, leader declared,
     loss). Bumps ``state["reveals"]`` (undo barrier) and remembers the opponent saw it."""
@@ -339,6 +361,8 @@ def settle_location(state: State, loc: str, index: dict[str, list[str]] | None =
     * Castle control: the side alone there (grey alone: Muslim castle removed); both present:
       unchanged (the side that was there first, 4.3); nobody: natural alignment (4.3).
     * Blocks are no longer "inside" once no enemy is present.
+    * Christians alone at Granada while the Nasrid Palace Guard box holds blocks change
+      nothing: the guard appears when the battle is declared (10.10, :func:`guard_defends`).
     """
     locs = data().locations
     idx = index if index is not None else by_location(state)
@@ -363,6 +387,8 @@ def settle_location(state: State, loc: str, index: dict[str, list[str]] | None =
     chris = white_out + white_in + grey
     mus = black_out + black_in
     L = locs[loc]
+    if chris and not mus and guard_defends(state, loc, "christian", idx):
+        return                  # Granada is attacked, not taken: the guard will appear (10.10)
     if chris and not mus:
         if white_out + white_in:
             state["control"][loc] = "christian"
@@ -398,7 +424,7 @@ def pass_through(state: State, loc: str, side: str, grey: bool,
                  index: dict[str, list[str]] | None = None) -> None:
     """A block of ``side`` moves onto or through ``loc`` (4.1): if the location is free of
     enemies its control pieces change (grey blocks only remove Muslim ones, 10.12.2)."""
-    if enemy_units_at(state, loc, side, index):
+    if enemy_units_at(state, loc, side, index) or guard_defends(state, loc, side, index):
         return
     L = data().locations[loc]
     if grey:

@@ -2,8 +2,12 @@
 
 Christians win at once when the Alhambra castle (Granada) falls to Christian blocks: castle
 control of Granada becomes Christian, which only white blocks can bring (grey blocks never
-place Christian control pieces, 10.12.2). Muslims win at once when both Ferdinand and
-Isabella are in the eliminated pile.
+place Christian control pieces, 10.12.2). "Falls" ("tombe") needs the defenders beaten: a
+siege won, a field combat that leaves no Muslim there, or white blocks entering a Granada
+that is empty while the Nasrid Palace Guard box is empty too. While that box holds blocks,
+Christians reaching Granada attack it and the guard appears to fight (10.10,
+state.guard_defends; RULINGS.md 30). Muslims win at once when both Ferdinand and Isabella
+are in the eliminated pile.
 
 Points (2.2): Christians 2 per castle, 0.5 per watchtower, 1 per Resource Location they
 control; Muslims 3 per castle, 1 per watchtower, 1.5 per Resource Location they control

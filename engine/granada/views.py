@@ -8,8 +8,9 @@ VIEW KEYS (render and Discord front ends depend on them)
     role         the role viewed for (None for a spectator)
     prompt       sentence for that role (what to do now, or whom we wait for)
     actions      that role's legal actions as offered, at most 25 (longer lists come in pages:
-                 {"type": "menu", ...} entries, menus.py); dicts with "type" and "label";
-                 [] for spectators
+                 {"type": "menu", ...} entries, menus.py), ending with his auto-pass switch
+                 ("auto_pass_on" / "auto_pass_off", battle_prefs.py) when he must act;
+                 dicts with "type" and "label"; [] for spectators
     active       roles that must act now
     log          log entries that role may read ({"text": ..., "to"?: [...]})
     year         0..6; year_label "1482".."1491-1492"; turn 1 | 2; turn_label "1485 II"
@@ -45,7 +46,8 @@ VIEW KEYS (render and Discord front ends depend on them)
     vp           {side: {"castles", "watchtowers", "resources", "unlinked_resources",
                  "points"}} (victory.breakdown, what both can compute)
     boabdil      {"captures", "allied_until": turn label | None, "pending", "in_play": bool}
-    contested    [{"loc", "siege": bool}] locations where both sides have units
+    contested    [{"loc", "siege": bool}] locations where both sides have units (and Granada
+                 while Christians stand there with blocks in the Palace Guard box, 10.10)
     pending_battles  locations the phasing side must still fight this Combat Phase
     movement     during a Movement Phase: {"side", "level", "activations_left",
                  "sea_left", "muster_left", "activated": [...], "origin": loc | None,
@@ -55,13 +57,23 @@ VIEW KEYS (render and Discord front ends depend on them)
     prefs        own reaction preferences ({"auto_pass": bool}); {} for spectators
     result       state["result"] (None while playing)
 
+FINAL REVEAL
+============
+Once the game has a result, every view (both players' and a spectator's) shows every
+block's identity: the blocks on the map and at sea as visible blocks, and both recruitment
+boxes as full lists; only the bags stay counts (blocks never drawn took no part). The final
+score is in ``result["score"]`` and ``vp``. One view is thus enough to draw the final reveal
+(render.granada.reveal). Before the end nothing changes: the opponent's concealed blocks
+keep their opaque keys.
+
 REDEAL
 ======
 ``redeal(state, role, seed)`` re-draws what ``role`` cannot see: the identities of the
 opponent's blocks role has never identified (on the map, at sea, in the recruitment box,
-in the bag), the opponent's hand (except cards role saw there) together with the opponent's
-draw pile and secret bid, the order of role's own draw pile and of the Naval deck, and the
-generator. Frames may re-deal their own hidden data with ``redeal(state, role, frame, gen)``.
+in the bag; none once the game is over, since the final reveal shows them all), the
+opponent's hand (except cards role saw there) together with the opponent's draw pile and
+secret bid, the order of role's own draw pile and of the Naval deck, and the generator.
+Frames may re-deal their own hidden data with ``redeal(state, role, frame, gen)``.
 """
 
 from __future__ import annotations
@@ -105,6 +117,8 @@ def _visible(state: State, bid: str, role: str | None) -> bool:
     face = _static(bid)
     if face["always_public"] or face["side"] == role:
         return True
+    if state.get("result") is not None:
+        return True                 # the final reveal: the game is over, nothing is hidden
     return bool(state["blocks"][bid]["revealed"])
 
 
@@ -162,9 +176,10 @@ def view(state: State, role: str | None) -> View:
                            "carrying": _blocks_for(state, aboard, role, f"{zone}:{bid}")})
         seas[zone] = {"fleets": fleets}
     recruit: dict[str, Any] = {}
+    over = state.get("result") is not None
     for s in st.SIDES:
         ids = idx.get(f"recruit:{s}", [])
-        if role == s:
+        if role == s or over:
             recruit[s] = [_full(state, b) for b in ids]
         else:
             recruit[s] = {"count": len(ids), "fleets": [b for b in ids if d.blocks[b].fleet]}
@@ -180,7 +195,11 @@ def view(state: State, role: str | None) -> View:
     bo = state["boabdil"]
     contested = []
     for loc in d.locations:
-        if st.units_at(state, loc, "christian", idx) and st.units_at(state, loc, "muslim", idx):
+        chris = st.units_at(state, loc, "christian", idx)
+        if chris and not st.units_at(state, loc, "muslim", idx) and st.guard_defends(state, loc, "christian", idx):
+            contested.append({"loc": loc, "siege": False})      # the Palace Guard will appear (10.10)
+            continue
+        if chris and st.units_at(state, loc, "muslim", idx):
             siege = any(state["blocks"][b]["inside"] for b in idx.get(loc, [])) or \
                 bool(st.disks_at(state, loc) and not st.blocks_at(state, loc, "muslim", idx))
             contested.append({"loc": loc, "siege": siege})
@@ -270,9 +289,10 @@ def redeal(state: State, role: str, seed: int) -> State:
     d = st.data()
     opp = st.other(role)
     known = set(new["known"][role])
-    # ---- the opponent's blocks role never identified
+    over = new.get("result") is not None
+    # ---- the opponent's blocks role never identified (all are shown at the final reveal)
     pool = []
-    for bid in sorted(new["blocks"]):
+    for bid in ([] if over else sorted(new["blocks"])):
         b = d.blocks[bid]
         rec = new["blocks"][bid]
         if b.side != opp or b.colour == "grey" or b.optional or bid in known or rec["revealed"]:

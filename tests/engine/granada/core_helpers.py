@@ -7,7 +7,7 @@ from typing import Any
 
 import engine.granada as g
 from engine.api import find_action
-from engine.granada import components, movement
+from engine.granada import battle_prefs, components, movement
 from engine.granada import state as st
 
 D = components.load()
@@ -81,8 +81,19 @@ def has(state: dict[str, Any], role: str, **action: Any) -> bool:
     return find_action(g.actions(state, role), action) is not None
 
 
+def choices(state: dict[str, Any], role: str) -> list[dict[str, Any]]:
+    """The rules' own choices offered to ``role``: ``g.actions`` without the auto-pass switch
+    the dispatcher appends to every list (its own tests are in test_menus.py)."""
+    return [a for a in g.actions(state, role) if not battle_prefs.is_switch(a)]
+
+
+def legal_choices(state: dict[str, Any], role: str) -> list[dict[str, Any]]:
+    """``g.legal_actions`` without the auto-pass switch."""
+    return [a for a in g.legal_actions(state, role) if not battle_prefs.is_switch(a)]
+
+
 def types(state: dict[str, Any], role: str) -> set[str]:
-    return {a["type"] for a in g.actions(state, role)}
+    return {a["type"] for a in choices(state, role)}
 
 
 def top(state: dict[str, Any]) -> dict[str, Any]:

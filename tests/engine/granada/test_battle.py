@@ -369,7 +369,7 @@ def test_views_of_a_battle_hide_undeployed_blocks_and_the_pending_card() -> None
     s = g.apply(s, "muslim", {"type": "deploy", "block": "K49"})
     assert "K49" in json.dumps(g.view(s, "christian")["battle"])
     assert g.active(s) == ["christian"] and {a["type"] for a in g.actions(s, "christian")} == {
-        "pass", "pass_always"}
+        "pass", "pass_always", "auto_pass_on"}
 
 
 @pytest.mark.rule("8.2.2", "8.4.1")

@@ -11,6 +11,7 @@ from tests.engine.granada.core_helpers import (
     act,
     at_movement,
     buy,
+    choices,
     clear_board,
     has,
     land_blocks,
@@ -43,7 +44,7 @@ def test_buying_levels_cost_zero_one_two_cards():
     put(s, "sevilla", *land_blocks("christian", 2))
     s = at_movement(s, "christian")
     hand = len(s["hands"]["christian"])
-    levels = {a["level"] for a in g.actions(s, "christian")}
+    levels = {a["level"] for a in choices(s, "christian")}
     assert levels == {"none", "minimal", "limited", "total"}
     for level, cost in (("minimal", 0), ("limited", 1), ("total", 2)):
         t = buy(s, "christian", level)

@@ -8,7 +8,7 @@ import pytest
 import engine.granada as g
 from engine.granada import sequence
 from engine.granada import state as st
-from tests.engine.granada.core_helpers import D, act, clear_board, new_game, top
+from tests.engine.granada.core_helpers import D, act, choices, clear_board, legal_choices, new_game, top
 
 
 def biddable(s, side):
@@ -62,10 +62,10 @@ def test_bids_are_secret_until_both_chose_then_the_higher_chooses_the_first_play
 @pytest.mark.rule("6.2")
 def test_only_cards_with_a_bid_number_can_bid():
     s = new_game()
-    for a in g.actions(s, "christian"):
+    for a in choices(s, "christian"):
         assert a["card"] is not None and D.cards[a["card"]].bid is not None
     s["hands"]["christian"] = [c for c in s["hands"]["christian"] if D.cards[c].bid is None]
-    assert g.actions(s, "christian") == [{"type": "bid", "card": None,
+    assert choices(s, "christian") == [{"type": "bid", "card": None,
                                            "label": "Bid nothing (no card with a bid number)"}]
 
 
@@ -205,7 +205,7 @@ def test_combat_phase_declares_every_battle_one_at_a_time():
     put(s, "jerez", m[1])
     assert set(sequence.pending_battles(s, "christian")) == {"ecija", "jerez"}
     sequence.start_combat(s, "christian")
-    assert {a["loc"] for a in g.actions(s, "christian")} == {"ecija", "jerez"}
+    assert {a["loc"] for a in choices(s, "christian")} == {"ecija", "jerez"}
     s = act(s, "christian", type="battle", loc="ecija")
     assert s["stack"][1]["done"] == ["ecija"]
 
@@ -225,7 +225,7 @@ def test_no_combat_where_the_phasing_player_stays_inside_his_besieged_castle():
 def test_the_player_chooses_which_half_of_his_hand_he_discards():
     s = at_reinforcement({"christian": 5, "muslim": 3})
     hand = set(s["hands"]["christian"])
-    assert {a["card"] for a in g.legal_actions(s, "christian")} == hand
+    assert {a["card"] for a in legal_choices(s, "christian")} == hand
     last = sorted(hand)[-1]
     s = act(s, "christian", type="discard", card=last)
     assert last in s["discards"]["christian"] and last not in s["hands"]["christian"]

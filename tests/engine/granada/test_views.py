@@ -267,3 +267,47 @@ def test_recruits_drawn_and_mustered_unseen_are_named_only_to_their_owner():
         text = dump(g.view(s, role))
         assert f'"{b}"' not in text and f"({b})" not in text
     assert any(f"({b})" in e["text"] for e in g.view(s, "muslim")["log"])
+
+
+# ---------------------------------------------------------------- the final reveal
+
+def _shown_ids(v):
+    ids = set()
+    for loc in v["locations"].values():
+        for side_blocks in loc["blocks"].values():
+            ids |= {x["id"] for x in side_blocks if "id" in x}
+    for zone in v["seas"].values():
+        for fleet in zone["fleets"]:
+            ids.add(fleet["id"])
+            ids |= {x["id"] for x in fleet["carrying"] if "id" in x}
+    return ids
+
+
+@pytest.mark.rule("2.1", "2.2", "3.1")
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_final_reveal_shows_every_block_to_everyone_only_once_the_game_is_over(seed):
+    """The game over, every view (both players' and a spectator's) shows every block's
+    identity, so that one view draws the final reveal; until then the opponent's concealed
+    blocks keep their opaque keys. redeal then has nothing left to hide for blocks."""
+    states = played(seed, 5000)
+    before, end = states[-2], states[-1]
+    assert g.result(before) is None and g.result(end) is not None
+    for role in st.SIDES:
+        v = g.view(before, role)
+        hidden = list(opaque_entries(v))
+        assert hidden and all(x["side"] == st.other(role) for x in hidden)
+        assert isinstance(v["boxes"]["recruit"][st.other(role)], dict)
+    on_board = {b for b, r in end["blocks"].items()
+                if r["loc"] in D.locations or r["loc"].startswith("sea:")}
+    for role in ("christian", "muslim", None):
+        v = g.view(end, role)
+        assert list(opaque_entries(v)) == []
+        assert _shown_ids(v) == on_board
+        for side in st.SIDES:
+            box = v["boxes"]["recruit"][side]
+            assert sorted(x["id"] for x in box) == sorted(
+                b for b, r in end["blocks"].items() if r["loc"] == f"recruit:{side}")
+        assert v["result"] == end["result"] and "score" in v["result"]
+        if role is not None:
+            for k in range(3):
+                assert dump(g.view(g.redeal(end, role, k), role)) == dump(v)
