@@ -4,9 +4,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Files of the server core that are type-checked besides the engine.
-TYPED_BOT := bot/service.py bot/db.py bot/models.py bot/settings.py bot/cli.py bot/local.py migrations
+TYPED_BOT := bot/service.py bot/db.py bot/models.py bot/settings.py bot/cli.py bot/local.py bot/bench.py migrations
 
-.PHONY: run test install lint typecheck pytest contract smoke clean bench golden
+.PHONY: run test install lint typecheck pytest contract smoke clean bench bench-quick golden
 
 $(STAMP): pyproject.toml
 	$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PY=python3.11)")'
@@ -30,6 +30,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy engine
 	$(BIN)/mypy $(TYPED_BOT)
+	$(BIN)/mypy render
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -51,6 +52,9 @@ smoke: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/alcazaba bench
+
+bench-quick: $(STAMP)
+	$(BIN)/alcazaba bench --quick
 
 golden: $(STAMP)
 	$(BIN)/python -m tests.render.regenerate

@@ -1,0 +1,985 @@
+"""``alcazaba bench [--quick]``: the figures issue 6 asks for, one JSON object per line.
+
+Each line has ``name``, ``unit``, ``median``, ``p95``, ``n`` and, where a floor exists to
+compare with, ``baseline`` (measured in the same run, on the same machine) and ``ratio``.
+A figure that cannot be measured yet (a game or picture not written) is a line
+``{"name": ..., "skipped": reason}``; games and pictures are discovered from
+``engine.GAMES`` and the ``render.<game>`` modules, so new ones appear without editing
+this file.
+
+Why these choices:
+
+* **Random legal play.** Every engine figure plays uniformly random legal actions, as the
+  contract check does: it reaches every phase and needs nothing game-specific.
+* **Worst-case service step.** ``service.step`` cycles through more games than the
+  service's state cache holds, so every step loads and parses its state from the database,
+  in a database of 10,000 stored games (made by bulk SQL copies of real games, which is
+  seconds instead of the minutes that playing them would take). The baseline is a bare
+  ``sqlite3`` insert-and-commit of the same bytes (action, state, notifications) with the
+  same journal settings: the floor any design storing those bytes pays.
+* **Pictures against a blank picture.** A render's baseline is Pillow encoding a blank
+  image of the same size: the cost no drawing can avoid.
+* **Memory of the real process.** ``memory.bot_rss_mb`` starts ``alcazaba run`` against the
+  Discord stand-in (tests/standin) over the 10,000-game database and reads its RSS; when the
+  stand-in or the Discord front end is not there, it measures a process that serves the same
+  database through the game service, and says so.
+
+``--quick`` runs every figure with fewer repetitions (under a minute on the 2-core
+reference machine); ``--only PREFIX`` limits the run to figures whose name starts with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib
+import io
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import engine
+from engine.api import GameModule, State
+from engine.rng import Generator
+
+STORED_GAMES = 10_000
+CONCURRENT_GAMES = 200
+MAX_GAME_STEPS = 50_000
+SEAT_USER_BASE = 700_000_000_000_000_000
+"""Fake Discord user ids of the benchmark's seats (snowflake-sized, never real users)."""
+
+TARGETS: dict[str, tuple[str, float, str]] = {
+    # figure -> (statistic, limit, text) from issue 6
+    "service.step": ("p95", 25.0, "p95 <= 25 ms"),
+    "render.board.granada": ("median", 150.0, "<= 150 ms"),
+    "engine.step.granada": ("median", 0.25, "median <= 0.25 ms"),
+    "engine.game.granada": ("median", 1000.0, "median <= 1 s"),
+}
+
+
+# --------------------------------------------------------------------------- statistics and output
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100): a value that was actually measured."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("no values")
+    rank = max(1, min(len(ordered), int(-(-q * len(ordered) // 100))))
+    return ordered[rank - 1]
+
+
+def _round(value: float) -> float:
+    if value == 0 or abs(value) >= 100:
+        return round(value, 1)
+    if abs(value) >= 1:
+        return round(value, 3)
+    return float(f"{value:.4g}")
+
+
+def figure(name: str, unit: str, samples: Sequence[float], baseline: Sequence[float] | None = None,
+           **extra: Any) -> dict[str, Any]:
+    """One figure: median and p95 of ``samples``; with ``baseline``, its median and the ratio."""
+    median = statistics.median(samples)
+    out: dict[str, Any] = {"name": name, "unit": unit, "median": _round(median),
+                           "p95": _round(percentile(samples, 95)), "n": len(samples)}
+    if baseline:
+        base = statistics.median(baseline)
+        out["baseline"] = _round(base)
+        out["ratio"] = _round(median / base) if base > 0 else None
+    target = TARGETS.get(name)
+    if target is not None:
+        stat, limit, text = target
+        out["target"] = text
+        out["meets_target"] = (median if stat == "median" else percentile(samples, 95)) <= limit
+    out.update(extra)
+    return out
+
+
+def skipped(name: str, reason: str) -> dict[str, Any]:
+    return {"name": name, "skipped": reason}
+
+
+# --------------------------------------------------------------------------- random play
+
+
+def default_options(module: GameModule) -> dict[str, Any]:
+    spec = getattr(module, "OPTIONS", {}) or {}
+    return {k: v["default"] for k, v in spec.items() if isinstance(v, dict) and "default" in v}
+
+
+def pick_move(module: GameModule, state: State, pick: Generator) -> tuple[str, dict[str, Any]] | None:
+    """A uniformly random legal (role, action), or None when the game is over."""
+    if module.result(state) is not None:
+        return None
+    active = list(module.active(state))
+    pick.shuffle(active)
+    for role in active:
+        legal = module.actions(state, role)
+        if legal:
+            return role, pick.choice(legal)
+    raise RuntimeError(f"{module.id}: active roles {active} have no legal action")
+
+
+@dataclass
+class PlayedGame:
+    seed: int
+    moves: list[tuple[str, dict[str, Any]]]
+    state: State
+    seconds: float
+    step_ms: list[float]
+    finished: bool
+
+
+def play_random(module: GameModule, seed: int, max_steps: int = MAX_GAME_STEPS, time_steps: bool = False) -> PlayedGame:
+    """One game of random legal steps; with ``time_steps``, the time of each step (legal
+    actions + apply, the engine's share of a turn)."""
+    pick = Generator(seed * 31 + 7)
+    clock = time.perf_counter
+    t0 = clock()
+    state = module.setup(seed, default_options(module))
+    moves: list[tuple[str, dict[str, Any]]] = []
+    step_ms: list[float] = []
+    finished = False
+    for _ in range(max_steps):
+        if module.result(state) is not None:
+            finished = True
+            break
+        active = list(module.active(state))
+        role = active[0] if len(active) == 1 else pick.choice(active)
+        s0 = clock()
+        legal = module.actions(state, role)
+        if not legal:
+            others = [r for r in active if r != role and module.actions(state, r)]
+            if not others:
+                raise RuntimeError(f"{module.id} seed {seed}: active roles {active} have no legal action")
+            role = others[0]
+            s0 = clock()
+            legal = module.actions(state, role)
+        action = legal[pick.randbelow(len(legal))]
+        state = module.apply(state, role, action)
+        if time_steps:
+            step_ms.append((clock() - s0) * 1000)
+        moves.append((role, action))
+    return PlayedGame(seed, moves, state, clock() - t0, step_ms, finished)
+
+
+# --------------------------------------------------------------------------- the run
+
+
+@dataclass
+class Plan:
+    """Repetitions and time budgets of one run (quick or full)."""
+
+    quick: bool
+    engine_games: int
+    engine_budget_s: float
+    templates_per_game: int
+    template_max_steps: int
+    service_steps: int
+    service_games: int
+    throughput_s: float
+    render_reps: int
+    storage_games: int
+    memory_samples: int
+
+    @classmethod
+    def make(cls, quick: bool) -> Plan:
+        if quick:
+            return cls(True, engine_games=20, engine_budget_s=4.0, templates_per_game=4, template_max_steps=60,
+                       service_steps=300, service_games=300, throughput_s=5.0, render_reps=5, storage_games=1,
+                       memory_samples=5)
+        return cls(False, engine_games=100, engine_budget_s=30.0, templates_per_game=12, template_max_steps=200,
+                   service_steps=2000, service_games=400, throughput_s=20.0, render_reps=30, storage_games=5,
+                   memory_samples=20)
+
+
+@dataclass
+class Bench:
+    plan: Plan
+    workdir: Path
+    out: Callable[[dict[str, Any]], None]
+    only: str | None = None
+    played: dict[str, list[PlayedGame]] = field(default_factory=dict)
+    db_path: Path | None = None
+    empty_db: Path | None = None
+
+    def wants(self, prefix: str) -> bool:
+        return self.only is None or prefix.startswith(self.only) or self.only.startswith(prefix)
+
+    def emit(self, line: dict[str, Any]) -> None:
+        if self.only is None or str(line.get("name", "")).startswith(self.only):
+            self.out(line)
+
+    # ------------------------------------------------------------------ engine
+
+    def engine_figures(self) -> None:
+        for game_id in sorted(engine.GAMES):
+            module = engine.GAMES[game_id]
+            games: list[PlayedGame] = []
+            start = time.perf_counter()
+            seed = 1
+            while len(games) < self.plan.engine_games and (
+                    not games or time.perf_counter() - start < self.plan.engine_budget_s):
+                games.append(play_random(module, seed, time_steps=True))
+                seed += 1
+            self.played[game_id] = games
+            unfinished = [g.seed for g in games if not g.finished]
+            steps = [s for g in games for s in g.step_ms]
+            self.emit(figure(f"engine.step.{game_id}", "ms", steps, games=len(games)))
+            whole = [g.seconds * 1000 for g in games if g.finished]
+            if whole:
+                extra: dict[str, Any] = {"steps_median": statistics.median(len(g.moves) for g in games if g.finished)}
+                if unfinished:
+                    extra["unfinished_seeds"] = unfinished
+                self.emit(figure(f"engine.game.{game_id}", "ms", whole, **extra))
+            else:
+                self.emit(skipped(f"engine.game.{game_id}", f"no random game ended within {MAX_GAME_STEPS} steps"))
+
+    def played_games(self, game_id: str, count: int) -> list[PlayedGame]:
+        """Finished random games of ``game_id`` (from the engine figures when possible)."""
+        have = [g for g in self.played.get(game_id, []) if g.finished]
+        seed = 1000
+        module = engine.GAMES[game_id]
+        while len(have) < count:
+            game = play_random(module, seed)
+            seed += 1
+            if game.finished:
+                have.append(game)
+        return have[:count]
+
+    # ------------------------------------------------------------------ database set-up
+
+    def service_game(self) -> str | None:
+        """The game the service figures play: the flagship when it is registered."""
+        if "granada" in engine.GAMES:
+            return "granada"
+        return sorted(engine.GAMES)[0] if engine.GAMES else None
+
+    def prepare_empty_db(self) -> None:
+        """A migrated empty database to copy (migrations run their own event loop, so this
+        happens before the benchmark's loops start)."""
+        from bot.db import migrate
+        from bot.settings import sqlite_url
+
+        if self.empty_db is None:
+            self.empty_db = self.workdir / "empty.db"
+            migrate(sqlite_url(self.empty_db))
+            con = sqlite3.connect(self.empty_db)
+            con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            con.close()
+
+    def migrated_copy(self, name: str) -> Path:
+        assert self.empty_db is not None, "prepare_empty_db() first"
+        path = self.workdir / name
+        shutil.copyfile(self.empty_db, path)
+        return path
+
+    async def build_store(self) -> tuple[Path, dict[str, dict[int, State]]]:
+        """A database of STORED_GAMES games: real games of every registered game (random
+        lengths, imported through the service), copied by SQL. Returns the database and,
+        per game id, the state of each template game."""
+        from bot.service import GameService
+        from bot.settings import sqlite_url
+
+        path = self.migrated_copy("store.db")
+        service = GameService.open(sqlite_url(path))
+        templates: dict[str, dict[int, State]] = {}
+        try:
+            for game_id in sorted(engine.GAMES):
+                module = engine.GAMES[game_id]
+                pick = Generator(4242)
+                # Templates stop before most random games would end, so that most stored games
+                # are running, as on a real server.
+                lengths = [len(g.moves) for g in self.played_games(game_id, 3)]
+                cap = max(1, min(self.plan.template_max_steps, int(0.8 * min(lengths))))
+                for k in range(self.plan.templates_per_game):
+                    seed = 50_000 + k
+                    steps = pick.randbelow(cap + 1)
+                    game = play_random(module, seed, max_steps=steps)
+                    data = {"format": 1, "game": game_id, "seed": seed, "options": default_options(module),
+                            "moves": [{"seq": i, "role": r, "action": a}
+                                      for i, (r, a) in enumerate(game.moves, start=1)]}
+                    pk = await service.import_game(data)
+                    templates.setdefault(game_id, {})[pk] = game.state
+        finally:
+            await service.close()
+        bulk_copy(path, [pk for per in templates.values() for pk in per], STORED_GAMES)
+        self.db_path = path
+        return path, templates
+
+    # ------------------------------------------------------------------ service step
+
+    async def service_figures(self) -> None:
+        from bot.service import GameService
+        from bot.settings import sqlite_url
+
+        game_id = self.service_game()
+        if game_id is None:
+            for name in ("service.step", "throughput.steps_per_s", "storage.bytes_per_move"):
+                self.emit(skipped(name, "no game is registered"))
+            return
+        module = engine.GAMES[game_id]
+        t0 = time.perf_counter()
+        path, templates = await self.build_store()
+        build_s = time.perf_counter() - t0
+        states = templates[game_id]
+        con = sqlite3.connect(path)
+        running = [pk for (pk, src) in con.execute(
+            "SELECT g.id, m.src FROM game g JOIN bench_source m ON m.id = g.id "
+            "WHERE g.status = 'running' AND g.game_id = ? ORDER BY g.id", (game_id,))
+            if module.result(states[src]) is None]
+        sources = dict(con.execute("SELECT id, src FROM bench_source"))
+        seats = {(pk, role): uid for pk, role, uid in con.execute("SELECT game_pk, role, user_id FROM seat")}
+        versions = dict(con.execute("SELECT id, version FROM game"))
+        stored = con.execute("SELECT count(*) FROM game").fetchone()[0]
+        mark = con.execute("SELECT coalesce(max(id), 0) FROM move").fetchone()[0]
+        con.close()
+        if len(running) < 2:
+            self.emit(skipped("service.step", f"fewer than 2 running {game_id} games among the stored ones"))
+            return
+        measured = running[: self.plan.service_games]
+        concurrent = running[len(measured): len(measured) + CONCURRENT_GAMES]
+        if len(concurrent) < CONCURRENT_GAMES:
+            concurrent = running[-CONCURRENT_GAMES:]
+
+        service = GameService.open(sqlite_url(path))
+        reader = sqlite3.connect(path)
+        last_outbox = reader.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]
+        local = {pk: states[sources[pk]] for pk in measured}
+        pick = Generator(777)
+        times: list[float] = []
+        written: list[tuple[str, str, str]] = []
+        try:
+            alive = list(measured)
+            i = 0
+            while len(times) < self.plan.service_steps and alive:
+                pk = alive[i % len(alive)]
+                i += 1
+                move = pick_move(module, local[pk], pick)
+                if move is None:
+                    alive.remove(pk)
+                    continue
+                role, action = move
+                s0 = time.perf_counter()
+                step = await service.apply(pk, role, action, versions[pk], user_id=seats[(pk, role)])
+                times.append((time.perf_counter() - s0) * 1000)
+                versions[pk] = step.version
+                local[pk] = module.apply(local[pk], role, action)
+                payloads = [p for (p,) in reader.execute(
+                    "SELECT payload FROM outbox WHERE id > ? ORDER BY id", (last_outbox,))]
+                last_outbox = reader.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]
+                written.append((_dumps(action), _dumps(local[pk]), "".join(payloads)))
+        finally:
+            reader.close()
+            await service.close()
+        baseline = sqlite_floor(self.workdir / "floor.db", written)
+        state_bytes = statistics.median(len(w[1]) for w in written)
+        self.emit(figure("service.step", "ms", times, baseline, game=game_id, stored_games=stored,
+                         state_cache="miss", state_bytes_median=int(state_bytes),
+                         build_seconds=round(build_s, 1)))
+        await self.throughput(path, game_id, concurrent, seats)
+        self.storage_per_move(path, mark)
+
+    async def throughput(self, path: Path, game_id: str, games: list[int], seats: dict[tuple[int, str], int]) -> None:
+        """Steps per second with CONCURRENT_GAMES games played at once through one service,
+        each step as a front end makes it: the role's view (legal actions), then apply."""
+        from bot.service import GameService
+        from bot.settings import sqlite_url
+
+        service = GameService.open(sqlite_url(path))
+        stamps: list[float] = []
+        stop_at = time.perf_counter() + self.plan.throughput_s
+
+        async def player(pk: int, seed: int) -> None:
+            pick = Generator(seed)
+            info = await service.game(pk)
+            active = list(info.active)
+            while time.perf_counter() < stop_at and active:
+                pick.shuffle(active)
+                for role in active:
+                    seen = await service.view(pk, role, user_id=seats[(pk, role)])
+                    legal = seen.view.get("actions") or []
+                    if legal:
+                        break
+                else:
+                    return
+                step = await service.apply(pk, role, pick.choice(legal), seen.version, user_id=seats[(pk, role)])
+                stamps.append(time.perf_counter())
+                active = list(step.active)
+
+        start = time.perf_counter()
+        try:
+            await asyncio.gather(*(player(pk, i) for i, pk in enumerate(games)))
+        finally:
+            await service.close()
+        # One-second windows after the first (every game's first look loads it cold).
+        seconds = max(2, int(self.plan.throughput_s))
+        windows = [0] * seconds
+        for t in stamps:
+            k = int(t - start)
+            if k < seconds:
+                windows[k] += 1
+        rates = [float(w) for w in windows[1:]]
+        measured = sum(windows[1:])
+        self.emit(figure("throughput.steps_per_s", "steps/s", rates, game=game_id, games=len(games),
+                         mean=_round(measured / (seconds - 1)), total_steps=len(stamps), warmup_s=1,
+                         min=min(rates)))
+
+    def storage_per_move(self, path: Path, mark: int) -> None:
+        """Bytes of one move-log row: its stored values (median, p95), and the table plus its
+        indexes on disk divided by the rows (``disk_bytes_per_move``). Template and freshly
+        played rows only: the bulk copies would only repeat them."""
+        con = sqlite3.connect(path)
+        cols = [r[1] for r in con.execute("PRAGMA table_info(move)")]
+        size = " + ".join(f"coalesce(length(CAST({c} AS BLOB)), 0)" for c in cols)
+        rows = [r[0] for r in con.execute(
+            f"SELECT {size} FROM move WHERE id > ? OR game_pk IN (SELECT src FROM bench_source)", (mark,))]
+        disk = None
+        try:
+            names = [r[0] for r in con.execute(
+                "SELECT name FROM sqlite_schema WHERE tbl_name = 'move' AND type IN ('table', 'index')")]
+            pages = con.execute(
+                f"SELECT sum(pgsize) FROM dbstat WHERE name IN ({','.join('?' * len(names))})", names).fetchone()[0]
+            count = con.execute("SELECT count(*) FROM move").fetchone()[0]
+            disk = round(pages / count, 1) if count else None
+        except sqlite3.OperationalError:
+            pass  # SQLite built without dbstat
+        con.close()
+        if rows:
+            self.emit(figure("storage.bytes_per_move", "bytes", [float(r) for r in rows],
+                             disk_bytes_per_move=disk))
+        else:
+            self.emit(skipped("storage.bytes_per_move", "no move was stored"))
+
+    # ------------------------------------------------------------------ storage of a finished Granada game
+
+    async def granada_game_bytes(self) -> None:
+        name = "storage.granada_game_bytes"
+        if "granada" not in engine.GAMES:
+            self.emit(skipped(name, "granada is not in engine.GAMES yet"))
+            return
+        from bot.service import GameService
+        from bot.settings import sqlite_url
+
+        module = engine.GAMES["granada"]
+        sizes: list[float] = []
+        details: list[dict[str, Any]] = []
+        empty = vacuumed_size(self.migrated_copy("granada-empty.db"))
+        for game in self.played_games("granada", self.plan.storage_games):
+            path = self.migrated_copy(f"granada-{game.seed}.db")
+            service = GameService.open(sqlite_url(path))
+            try:
+                info = await service.create_game("granada", default_options(module), game.seed,
+                                                 guild_id=1, channel_id=2, thread_id=3, pace="24h")
+                users = {}
+                for n, role in enumerate(info.roles):
+                    users[role] = SEAT_USER_BASE + n
+                    await service.join(info.id, users[role], f"player {n}", role)
+                await service.start(info.id)
+                version = 0
+                for role, action in game.moves:
+                    step = await service.apply(info.id, role, action, version, user_id=users[role])
+                    version = step.version
+                # Delivered notifications stay in the table as sent rows.
+                for item in await service.outbox(info.id, pending_only=True):
+                    await service.claim_outbox("bench", limit=1000)
+                    await service.mark_sent(item.id, "bench")
+            finally:
+                await service.close()
+            con = sqlite3.connect(path)
+            counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("move", "outbox")}
+            con.close()
+            size = vacuumed_size(path) - empty
+            sizes.append(float(size))
+            details.append({"moves": counts["move"], "outbox_rows": counts["outbox"], "bytes": size})
+        self.emit(figure(name, "bytes", sizes, games=details,
+                         note="whole database growth (game, seats, move log, state, sent notifications) after VACUUM"))
+
+    # ------------------------------------------------------------------ render
+
+    def render_figures(self) -> None:
+        for game_id in sorted(engine.GAMES):
+            kinds = render_kinds(game_id)
+            if isinstance(kinds, str):
+                self.emit(skipped(f"render.board.{game_id}", kinds))
+                continue
+            cases = self.render_cases(game_id, kinds)
+            for kind, (fn, args) in sorted(cases.items()):
+                if args is None:
+                    self.emit(skipped(f"render.{kind}.{game_id}", str(fn)))
+                    continue
+                self.emit(time_render(f"render.{kind}.{game_id}", fn, args, self.plan.render_reps))
+
+    def render_cases(self, game_id: str, kinds: dict[str, Callable[..., bytes]]) -> dict[str, tuple[Any, Any]]:
+        """For each picture kind, the arguments to draw it with: the render module's own
+        ``bench_cases()`` when it offers them, else built from a random game (see
+        :func:`candidate_args`), the first that the function draws without error."""
+        module = importlib.import_module(f"render.{game_id}")
+        offered = getattr(module, "bench_cases", None)
+        cases: dict[str, tuple[Any, Any]] = {}
+        if callable(offered):
+            for kind, args in offered().items():
+                if kind in kinds:
+                    cases[kind] = (kinds[kind], tuple(args))
+        game = self.played_games(game_id, 1)[0]
+        moments = sample_moments(engine.GAMES[game_id], game)
+        for kind, fn in kinds.items():
+            if kind in cases:
+                continue
+            error = "no arguments it accepts"
+            for args in candidate_args(kind, fn, moments):
+                try:
+                    data = fn(*args)
+                except Exception as exc:
+                    error = f"{type(exc).__name__}: {exc}"[:200]
+                    continue
+                if isinstance(data, bytes | bytearray) and data:
+                    cases[kind] = (fn, args)
+                    break
+            else:
+                cases[kind] = (f"could not draw it from a random game's views ({error})", None)
+        return cases
+
+    # ------------------------------------------------------------------ memory
+
+    def memory_figure(self) -> None:
+        name = "memory.bot_rss_mb"
+        if self.db_path is None:
+            self.emit(skipped(name, "no stored-games database (no game registered)"))
+            return
+        if not Path("/proc/self/status").exists():
+            self.emit(skipped(name, "needs /proc to read a process's RSS"))
+            return
+        db = self.workdir / "memory.db"
+        con = sqlite3.connect(self.db_path)
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        con.close()
+        shutil.copyfile(self.db_path, db)
+        con = sqlite3.connect(db)
+        # An idle bot with a long history: the benchmark's own notifications count as delivered
+        # (they name made-up users and channels the stand-in does not know).
+        con.execute("UPDATE outbox SET sent_at = created_at WHERE sent_at IS NULL")
+        con.commit()
+        games = con.execute("SELECT count(*) FROM game").fetchone()[0]
+        con.close()
+        reason = discord_unavailable()
+        if reason is None:
+            samples, what = asyncio.run(rss_of_discord_bot(db, self.workdir, self.plan.memory_samples))
+        else:
+            samples, what = rss_of_service_process(db, self.plan.memory_samples)
+            what = f"{what} ({reason})"
+        self.emit(figure(name, "MB", samples, process=what, stored_games=games))
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def bulk_copy(path: Path, templates: list[int], total: int) -> None:
+    """Fill the database up to ``total`` games with copies of ``templates`` (game row, seats,
+    state, move log, and one delivered notification per move), then give every seat a fake
+    Discord user and every game a server, channel and thread, as Discord play would.
+
+    ``bench_source(id, src)`` records which template each game copies."""
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=OFF")
+    con.execute("CREATE TABLE bench_source (id INTEGER PRIMARY KEY, src INTEGER NOT NULL)")
+    con.executemany("INSERT INTO bench_source VALUES (?, ?)", [(pk, pk) for pk in templates])
+    top = con.execute("SELECT coalesce(max(id), 0) FROM game").fetchone()[0]
+    have = con.execute("SELECT count(*) FROM game").fetchone()[0]
+    con.executemany("INSERT INTO bench_source VALUES (?, ?)",
+                    [(top + 1 + i, templates[i % len(templates)]) for i in range(max(0, total - have))])
+
+    def columns(table: str) -> list[str]:
+        return [r[1] for r in con.execute(f"PRAGMA table_info({table})")]
+
+    copies = "bench_source m JOIN {t} x ON x.{key} = m.src WHERE m.id <> m.src"
+    game_cols = [c for c in columns("game") if c != "id"]
+    con.execute(f"INSERT INTO game (id, {', '.join(game_cols)}) SELECT m.id, {', '.join('x.' + c for c in game_cols)} "
+                f"FROM {copies.format(t='game', key='id')}")
+    for table in ("seat", "game_state", "move"):
+        cols = [c for c in columns(table) if c not in ("id", "game_pk")]
+        con.execute(f"INSERT INTO {table} (game_pk, {', '.join(cols)}) SELECT m.id, "
+                    f"{', '.join('x.' + c for c in cols)} FROM {copies.format(t=table, key='game_pk')}")
+    outbox = set(columns("outbox"))
+    wanted = {"game_pk", "kind", "recipient", "payload", "dedupe_key", "created_at", "sent_at", "attempts",
+              "next_attempt_at"}
+    if wanted <= outbox:
+        con.execute(
+            "INSERT INTO outbox (game_pk, kind, recipient, payload, dedupe_key, created_at, sent_at, attempts, "
+            "next_attempt_at) SELECT mv.game_pk, 'channel', '3', "
+            "'{\"game\":' || mv.game_pk || ',\"lines\":[\"A move of the log, delivered.\"],\"type\":\"log\","
+            "\"version\":' || mv.seq || '}', 'bench:' || mv.game_pk || ':' || mv.seq, mv.created_at, "
+            "mv.created_at, 1, mv.created_at FROM move mv")
+    con.execute("UPDATE seat SET user_id = ? + id, display_name = 'player ' || id", (SEAT_USER_BASE,))
+    con.execute("UPDATE game SET guild_id = 1000 + id % 50, channel_id = 2000 + id % 400, thread_id = 3000000 + id")
+    con.commit()
+    con.execute("ANALYZE")
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+
+
+def sqlite_floor(path: Path, rows: list[tuple[str, str, str]]) -> list[float]:
+    """Bare sqlite3: insert the same bytes as each service step and commit, with the
+    service's journal settings (WAL, synchronous=NORMAL). Milliseconds per row."""
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=NORMAL")
+    con.execute("CREATE TABLE IF NOT EXISTS floor (id INTEGER PRIMARY KEY, action TEXT, state TEXT, notes TEXT)")
+    times: list[float] = []
+    for action, state, notes in rows:
+        s0 = time.perf_counter()
+        con.execute("BEGIN IMMEDIATE")
+        con.execute("INSERT INTO floor (action, state, notes) VALUES (?, ?, ?)", (action, state, notes))
+        con.execute("COMMIT")
+        times.append((time.perf_counter() - s0) * 1000)
+    con.close()
+    return times
+
+
+def vacuumed_size(path: Path) -> int:
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.execute("PRAGMA journal_mode=DELETE")
+    con.execute("VACUUM")
+    con.close()
+    return path.stat().st_size
+
+
+KNOWN_KINDS = ("board", "hand", "battle", "battle_board", "reveal", "final_reveal", "replay", "closeup", "close_up")
+
+
+def render_kinds(game_id: str) -> dict[str, Callable[..., bytes]] | str:
+    """The picture kinds of ``render.<game_id>``: its ``IMAGES`` mapping when it has one,
+    else its functions with the usual names. A string says why there are none."""
+    name = f"render.{game_id}"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name == name:
+            return f"{name} does not exist yet"
+        raise
+    images = getattr(module, "IMAGES", None)
+    if isinstance(images, dict) and images:
+        return {str(k): v for k, v in images.items() if callable(v)}
+    kinds = {k: getattr(module, k) for k in KNOWN_KINDS if callable(getattr(module, k, None))}
+    return kinds or f"{name} has no picture functions"
+
+
+@dataclass
+class Moments:
+    """Views of a random game: ``views[i][role]`` at about twenty moments (final one last),
+    role None being the spectator."""
+
+    roles: list[str]
+    views: list[dict[str | None, dict[str, Any]]]
+
+
+def sample_moments(module: GameModule, game: PlayedGame, count: int = 20) -> Moments:
+    options = default_options(module)
+    roles = list(module.roles(options))
+    state = module.setup(game.seed, options)
+    marks = {int(len(game.moves) * k / count) for k in range(1, count)}
+    views: list[dict[str | None, dict[str, Any]]] = []
+    for i, (role, action) in enumerate(game.moves, start=1):
+        state = module.apply(state, role, action)
+        if i in marks:
+            views.append({r: module.view(state, r) for r in [*roles, None]})
+    views.append({r: module.view(state, r) for r in [*roles, None]})
+    return Moments(roles, views)
+
+
+def _strings(value: Any, out: dict[str, None], limit: int = 400) -> None:
+    """Strings of a view (dict keys and values), in order, for arguments such as a location."""
+    if len(out) >= limit:
+        return
+    if isinstance(value, str):
+        out.setdefault(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            out.setdefault(str(k))
+            _strings(v, out, limit)
+    elif isinstance(value, list):
+        for v in value:
+            _strings(v, out, limit)
+
+
+def candidate_args(kind: str, fn: Callable[..., Any], moments: Moments) -> Iterator[tuple[Any, ...]]:
+    """Arguments to try for a render function, by its signature: a list of views (a replay:
+    the spectator's view at each moment), the final views of everyone (a reveal taking more
+    views), or one view, preferring views where a key named like the picture is set (a
+    battle picture wants a battle in progress), plus, for a second required argument (a
+    close-up's location), each string the view holds."""
+    import inspect
+
+    params = list(inspect.signature(fn).parameters.values())
+    required = [p for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+    first = required[0].name if required else ""
+    if first.endswith("views") or first == "frames":
+        yield ([m[None] for m in moments.views],)
+        return
+    final = moments.views[-1]
+    if varargs:
+        yield (final[None], *[final[r] for r in moments.roles])
+    flat = [m[r] for m in moments.views for r in [*moments.roles, None]]
+    keyed = [v for v in flat if v.get(kind)]
+    ordered = keyed + [v for v in flat if not v.get(kind)]
+    if len(required) <= 1:
+        for view in ordered:
+            yield (view,)
+        return
+    if len(required) == 2:
+        for view in ordered[:3]:
+            strings: dict[str, None] = {}
+            _strings(view, strings)
+            for text in strings:
+                yield (view, text)
+
+
+def image_size(data: bytes) -> tuple[int, int]:
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as img:
+        return img.size
+
+
+def blank_png_ms(size: tuple[int, int], reps: int) -> list[float]:
+    from PIL import Image
+
+    times = []
+    for _ in range(reps):
+        s0 = time.perf_counter()
+        buf = io.BytesIO()
+        Image.new("RGB", size, (255, 255, 255)).save(buf, format="PNG")
+        times.append((time.perf_counter() - s0) * 1000)
+    return times
+
+
+def time_render(name: str, fn: Callable[..., bytes], args: tuple[Any, ...], reps: int) -> dict[str, Any]:
+    fn(*args)  # the first call builds the cached static layers, once per process
+    times: list[float] = []
+    data = b""
+    for _ in range(reps):
+        s0 = time.perf_counter()
+        data = fn(*args)
+        times.append((time.perf_counter() - s0) * 1000)
+    size = image_size(data)
+    extra: dict[str, Any] = {"size": list(size), "bytes": len(data)}
+    if args and isinstance(args[0], list):
+        extra["frames"] = len(args[0])
+        extra["baseline_is"] = "one blank frame"
+    return figure(name, "ms", times, blank_png_ms(size, reps), **extra)
+
+
+# --------------------------------------------------------------------------- memory of a running process
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def repo_root() -> Path:
+    return Path(__file__).resolve().parent.parent
+
+
+def discord_unavailable() -> str | None:
+    """Why the real bot cannot be measured against the stand-in, or None when it can."""
+    import importlib.util
+
+    if importlib.util.find_spec("bot.discord") is None:
+        return "the Discord front end bot.discord is not installed"
+    if not (repo_root() / "tests" / "standin" / "server.py").exists():
+        return "the Discord stand-in tests/standin is not in this checkout"
+    try:
+        __import__("aiohttp")
+    except ImportError:
+        return "aiohttp (needed by the stand-in) is missing"
+    return None
+
+
+async def rss_of_discord_bot(db: Path, workdir: Path, samples: int) -> tuple[list[float], str]:
+    """``alcazaba run`` against the stand-in: RSS once it is connected and idle."""
+    sys.path.insert(0, str(repo_root()))
+    from tests.standin import StandIn
+
+    standin = StandIn()
+    await standin.start()
+    owner = standin.add_user("bench owner")
+    guild = standin.add_guild("bench", owner)
+    standin.add_text_channel(guild, "games")
+    env = dict(os.environ)
+    env.update({
+        "DISCORD_TOKEN": standin.token if hasattr(standin, "token") else "standin-token",
+        "DISCORD_API_BASE": standin.api_base,
+        "DISCORD_GATEWAY_URL": standin.gateway_url,
+        "DATABASE_URL": f"sqlite+aiosqlite:///{db}",
+        "DATA_DIR": str(workdir / "bot-data"),
+        "LOG_LEVEL": "WARNING",
+    })
+    log_path = workdir / "bot.log"
+    with log_path.open("wb") as log:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot.cli", "run", env=env, cwd=str(workdir),
+            stdout=asyncio.subprocess.DEVNULL, stderr=log)
+    try:
+        connected = asyncio.ensure_future(standin.wait_connected(timeout=60))
+        exited = asyncio.ensure_future(proc.wait())
+        await asyncio.wait({connected, exited}, return_when=asyncio.FIRST_COMPLETED)
+        if not connected.done() or connected.exception() is not None:
+            connected.cancel()
+            err = log_path.read_text(errors="replace")[-600:]
+            raise RuntimeError(f"the bot did not connect to the stand-in (exit status {proc.returncode}): {err}")
+        exited.cancel()
+        with contextlib.suppress(TimeoutError):  # settled: start-up requests (command sync) are over
+            await standin.wait_quiet(quiet=1.0, timeout=20)
+        values = []
+        for _ in range(samples):
+            values.append(rss_mb(proc.pid))
+            await asyncio.sleep(0.2)
+        return values, "alcazaba run (Discord bot) against the stand-in"
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(proc.wait(), 15)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+        await standin.stop()
+
+
+SERVICE_PROBE = r"""
+import asyncio, sys
+from bot.service import GameService
+from bot.settings import sqlite_url
+
+async def main(path):
+    service = GameService.open(sqlite_url(path))
+    await service.waiting_for_bots()
+    listed = await service.games(status="running", limit=10000)
+    for info in listed[:500]:
+        await service.view(info.id, None)
+    print("ready", len(listed), flush=True)
+    sys.stdin.readline()
+    await service.close()
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+def rss_of_service_process(db: Path, samples: int) -> tuple[list[float], str]:
+    """A process serving the database through the game service (lists the running games and
+    draws 500 spectator views, filling the state cache), when the Discord bot cannot run."""
+    proc = subprocess.Popen([sys.executable, "-c", SERVICE_PROBE, str(db)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, cwd=str(repo_root()))
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        line = proc.stdout.readline()
+        if not line.startswith("ready"):
+            raise RuntimeError(f"the service probe did not start: {line!r}")
+        values = []
+        for _ in range(samples):
+            values.append(rss_mb(proc.pid))
+            time.sleep(0.1)
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        proc.wait(timeout=30)
+        return values, "game service process"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options beyond ``--quick`` (which ``alcazaba bench`` already defines)."""
+    parser.add_argument("--only", metavar="PREFIX", help="only figures whose name starts with PREFIX")
+    parser.add_argument("--keep", metavar="DIR", help="keep the benchmark's databases in DIR")
+
+
+def _parse(argv: argparse.Namespace | Sequence[str] | None) -> argparse.Namespace:
+    if isinstance(argv, argparse.Namespace):
+        return argv
+    parser = argparse.ArgumentParser(prog="alcazaba bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (under a minute)")
+    add_arguments(parser)
+    return parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+
+
+def print_line(line: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(line) + "\n")
+    sys.stdout.flush()
+
+
+@contextlib.contextmanager
+def _workdir(keep: str | None) -> Iterator[Path]:
+    if keep:
+        path = Path(keep)
+        path.mkdir(parents=True, exist_ok=True)
+        for old in path.glob("*.db*"):
+            old.unlink()
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="alcazaba-bench-") as tmp:
+        yield Path(tmp)
+
+
+def main(argv: argparse.Namespace | Sequence[str] | None = None) -> int:
+    """Run every figure; 0 when each was measured or skipped for a stated reason, 1 when
+    one failed (its line says ``error``)."""
+    args = _parse(argv)
+    plan = Plan.make(bool(getattr(args, "quick", False)))
+    only = getattr(args, "only", None)
+    started = time.perf_counter()
+    failed = False
+    with _workdir(getattr(args, "keep", None)) as workdir:
+        bench = Bench(plan, workdir, print_line, only)
+        sections: list[tuple[tuple[str, ...], Callable[[], Any]]] = [
+            (("engine.",), bench.engine_figures),
+            (("service.", "throughput.", "storage.bytes", "memory."), lambda: asyncio.run(bench.service_figures())),
+            (("storage.granada_game_bytes",), lambda: asyncio.run(bench.granada_game_bytes())),
+            (("render.",), bench.render_figures),
+            (("memory.",), bench.memory_figure),
+        ]
+        for prefixes, run in sections:
+            if not any(bench.wants(p) for p in prefixes):
+                continue
+            try:
+                if prefixes[0] != "engine.":
+                    bench.prepare_empty_db()
+                run()
+            except Exception as exc:  # one broken figure must not hide the others
+                failed = True
+                print_line({"name": prefixes[0].rstrip("."), "error": f"{type(exc).__name__}: {exc}"[:2000]})
+                traceback.print_exc(file=sys.stderr)
+    print(f"bench: {'quick ' if plan.quick else ''}run took {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
