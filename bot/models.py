@@ -198,7 +198,9 @@ class DiscordGame(SQLModel, table=True):
 
 
 class DiscordSeat(SQLModel, table=True):
-    """Per seat: the private thread used when the player's DMs are closed, and vacation."""
+    """Per seat: the private thread used when the player's DMs are closed, vacation, and the
+    pictures the seat's private place got last (migration 0003), so that a prompt carries only
+    the pictures that changed, across restarts."""
 
     __tablename__ = "discord_seat"
 
@@ -209,6 +211,8 @@ class DiscordSeat(SQLModel, table=True):
     thread_id: int | None = Field(default=None, sa_type=sa.BigInteger)
     vacation_until: datetime | None = Field(default=None, sa_type=sa.DateTime)
     vacation_used_s: int = Field(default=0)
+    pictures: str | None = Field(default=None, sa_type=sa.Text,
+                                 description='JSON {"place": channel id, "digests": {kind: digest}}')
 
 
 class DiscordUser(SQLModel, table=True):

@@ -18,7 +18,7 @@ import hashlib
 import secrets
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -309,6 +309,17 @@ class GameService:
         finally:
             if self._write_gate is not None:
                 self._write_gate.release()
+
+    def reading(self) -> AbstractAsyncContextManager[AsyncSession]:
+        """A read session for a front end's own tables (the Discord front end's rows), with
+        the same consistency as the service's reads."""
+        return self._read()
+
+    def writing(self) -> AbstractAsyncContextManager[AsyncSession]:
+        """One write transaction for a front end's own tables, committed if the block
+        succeeds. It queues with the service's own writers (SQLite has one writer at a time),
+        so a front end's bookkeeping never meets "database is locked" while moves are made."""
+        return self._write()
 
     async def _game_row(self, session: AsyncSession, game_pk: int, lock: bool = False) -> Game:
         query = sa.select(Game).where(col(Game.id) == game_pk)
@@ -854,12 +865,13 @@ class GameService:
         self._remember(game_pk, game.version, loaded.state)
         return GameView(info, role, game.version, view, can_undo)
 
-    async def moves(self, game_pk: int) -> list[dict[str, Any]]:
-        """The whole log, undo rows included: {seq, role, user_id, kind, action, undoes_seq,
-        barrier, state_hash, created_at}. Holds actions, so not for players mid-game."""
+    async def moves(self, game_pk: int, since: int = 0) -> list[dict[str, Any]]:
+        """The log after move ``since`` (the whole log by default), undo rows included: {seq,
+        role, user_id, kind, action, undoes_seq, barrier, state_hash, created_at}. Holds
+        actions, so not for players mid-game."""
         async with self._read() as session:
             await self._game_row(session, game_pk)
-            rows = await self._move_rows(session, game_pk)
+            rows = await self._move_rows(session, game_pk, since)
         return [
             {"seq": m.seq, "role": m.role, "user_id": m.user_id, "kind": m.kind, "action": loads(m.action),
              "undoes_seq": m.undoes_seq, "barrier": m.barrier, "state_hash": m.state_hash,
@@ -868,8 +880,8 @@ class GameService:
         ]
 
     @staticmethod
-    async def _move_rows(session: AsyncSession, game_pk: int) -> list[Move]:
-        query = sa.select(Move).where(col(Move.game_pk) == game_pk).order_by(col(Move.seq))
+    async def _move_rows(session: AsyncSession, game_pk: int, since: int = 0) -> list[Move]:
+        query = sa.select(Move).where(col(Move.game_pk) == game_pk, col(Move.seq) > since).order_by(col(Move.seq))
         return list((await session.execute(query)).scalars())
 
     # ------------------------------------------------------------------ playing

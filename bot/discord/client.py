@@ -99,7 +99,7 @@ class AlcazabaBot(commands.Bot):
         )
         self.settings = settings
         self.service = service
-        self.store = Store(service.db)
+        self.store = Store(service)
         self.images = Images(settings.render_concurrency)
         self.tuning = tuning or Tuning()
         self.workers = workers

@@ -13,10 +13,13 @@ import importlib
 import io
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
 from PIL import Image
+
+import render
 
 log = logging.getLogger(__name__)
 
@@ -51,47 +54,45 @@ class Images:
     def has(self, game_id: str, kind: str) -> bool:
         return self.function(game_id, kind) is not None
 
-    def kinds(self, game_id: str, view: dict[str, Any]) -> dict[str, str]:
-        """The pictures that apply to ``view`` ({kind: digest}, board first), as the game's
-        render module says (``render.pictures``). A digest changes when the part of the
-        view the picture is drawn from changes, so a prompt redraws only what changed. A
-        game that does not say what its board is drawn from gets the view minus its prompt,
-        choices and log as the board's part."""
+    def pictures(self, game_id: str, view: dict[str, Any]) -> list[render.Picture]:
+        """The pictures that apply to ``view`` (``render.pictures``: board first; the hand, the
+        battle board, the final reveal where the game draws them), not drawn yet. Each has a
+        digest of the part of the view it is drawn from, so a prompt re-sends only what
+        changed. A game that does not say what its board is drawn from gets the view minus
+        its prompt, choices and log as the board's part."""
         module = self.module(game_id)
         if module is None:
-            return {}
-        import render
+            return []
+        found = render.pictures(game_id, view)
+        if getattr(module, "image_inputs", None) is not None:
+            return found
+        board = render.digest({k: v for k, v in view.items() if k not in PROMPT_KEYS})
+        return [replace(p, digest=board) if p.kind == "board" else p for p in found]
 
-        out = {p.kind: p.digest for p in render.pictures(game_id, view)}
-        if "board" in out and getattr(module, "image_inputs", None) is None:
-            out["board"] = render.digest({k: v for k, v in view.items() if k not in PROMPT_KEYS})
-        return out
+    async def draw_picture(self, picture: render.Picture, *, limit: int) -> bytes | None:
+        """The picture as PNG bytes under ``limit``, or None when drawing it failed."""
+        return await self._render(f"render.{picture.game_id}.{picture.kind}", picture.draw, (), limit)
 
     async def draw(self, game_id: str, kind: str, *args: Any, limit: int) -> bytes | None:
         """``render.<game>.<kind>(*args)`` as PNG (or GIF) bytes under ``limit``, or None when
-        the game has no such picture. A render error is logged and gives None: a missing
-        picture must not stop the game."""
+        the game has no such picture or drawing it failed."""
         fn = self.function(game_id, kind)
         if fn is None:
             return None
-        async with self._gate:
-            try:
-                data = await asyncio.to_thread(_draw_and_fit, fn, args, limit)
-            except Exception:
-                log.exception("render.%s.%s failed", game_id, kind)
-                return None
-        return data
-
+        return await self._render(f"render.{game_id}.{kind}", fn, args, limit)
 
     async def draw_replay(self, game_id: str, views: list[dict[str, Any]], *, limit: int) -> bytes | None:
         """The game's animation (``render.replay``: one frame per turn), or None."""
-        import render
+        return await self._render(f"the replay of a {game_id} game", render.replay, (game_id, views), limit)
 
+    async def _render(self, what: str, fn: Callable[..., Any], args: tuple[Any, ...], limit: int) -> bytes | None:
+        """``fn(*args)`` in a worker thread, a few at a time. An error is logged and gives None:
+        a missing picture must not stop the game."""
         async with self._gate:
             try:
-                return await asyncio.to_thread(_draw_and_fit, render.replay, (game_id, views), limit)
+                return await asyncio.to_thread(_draw_and_fit, fn, args, limit)
             except Exception:
-                log.exception("the replay of a %s game failed", game_id)
+                log.exception("%s failed", what)
                 return None
 
 

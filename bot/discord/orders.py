@@ -6,6 +6,11 @@ parts. The whole chain is matched against the legal actions step by step on a co
 state before anything is applied, so an order that does not fit from start to end changes
 nothing. Matching uses the seat's legal actions only, so no hidden fact is consulted beyond
 what the engine already offers that seat.
+
+A game that pages long lists for select menus (Granada: ``{"type": "menu"}`` steps,
+engine/granada/menus.py) offers the whole list as ``legal_actions(state, role)``: typed orders
+and autocomplete use it, so an order may name any legal action, whatever page the player's
+prompt shows, and never a page turn.
 """
 
 from __future__ import annotations
@@ -19,8 +24,7 @@ from discord import app_commands
 
 import engine
 from bot.discord import present
-from bot.service import GameView
-from engine.api import RuleError, describe
+from engine.api import RuleError, State, describe
 
 MAX_PARTS = 40
 SEPARATORS = re.compile(r"\s*(?:>|;|→|->)\s*")
@@ -33,24 +37,31 @@ def fold(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", plain.casefold()).split())
 
 
+def legal_actions(game_id: str, state: State, role: str) -> list[dict[str, Any]]:
+    """Every legal action of ``role``, unpaged (the game's ``legal_actions`` where it pages its
+    lists, else its ``actions``)."""
+    module = engine.get(game_id)
+    full: Callable[[State, str], list[dict[str, Any]]] = getattr(module, "legal_actions", module.actions)
+    return list(full(state, role))
+
+
 def choice_value(version: int, index: int) -> str:
     return f"v{version}:{index}"
 
 
-def from_choice_value(text: str, gv: GameView) -> dict[str, Any] | None:
-    """The action an autocomplete choice stands for, None when ``text`` is not one."""
+def from_choice_value(text: str, version_now: int, legal: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The action an autocomplete choice stands for (an index into ``legal`` at
+    ``version_now``), None when ``text`` is not one."""
     m = re.fullmatch(r"v(\d+):(\d+)", text.strip())
     if not m:
         return None
     version, index = int(m.group(1)), int(m.group(2))
-    actions = list(gv.view.get("actions") or [])
-    if version != gv.version or not 0 <= index < len(actions):
+    if version != version_now or not 0 <= index < len(legal):
         from bot.discord.table import UserError
 
-        raise UserError(f"That choice was offered at move {version}; the game is at move {gv.version} now. "
+        raise UserError(f"That choice was offered at move {version}; the game is at move {version_now} now. "
                         "Type the order again to see today's choices.")
-    action: dict[str, Any] = actions[index]
-    return action
+    return dict(legal[index])
 
 
 def match(legal: Sequence[dict[str, Any]], words: str) -> dict[str, Any]:
@@ -142,7 +153,7 @@ def plan(game_id: str, state: dict[str, Any], role: str, text: str) -> list[dict
                 break
             raise UserError(f"After '{present.clip(parts[n - 1].lstrip(OPTIONAL), 60)}' it is no longer your "
                             f"turn; the rest of the order ('{present.clip(part.lstrip(OPTIONAL), 60)}' …) was not given.")
-        legal = module.actions(current, role)
+        legal = legal_actions(game_id, current, role)
         optional = part.startswith(OPTIONAL)
         words = part[1:] if optional else part
         try:
@@ -160,18 +171,18 @@ def plan(game_id: str, state: dict[str, Any], role: str, text: str) -> list[dict
     return steps
 
 
-def suggestions(gv: GameView, typed: str) -> list[app_commands.Choice[str]]:
-    """Autocomplete: the legal actions whose label fits what was typed (25 at most)."""
-    actions = list(gv.view.get("actions") or [])
+def suggestions(version: int, legal: Sequence[dict[str, Any]], typed: str) -> list[app_commands.Choice[str]]:
+    """Autocomplete: the legal actions (``legal`` at ``version``) whose label fits what was
+    typed (25 at most)."""
     wanted = fold(typed)
     out: list[app_commands.Choice[str]] = []
     if SEPARATORS.search(typed or "") and len(typed) <= 100:
         out.append(app_commands.Choice(name=present.clip(typed, 100), value=typed))
     terms = wanted.split()
-    for index, action in enumerate(actions):
+    for index, action in enumerate(legal):
         text = fold(describe(action))
         if all(t in text for t in terms):
-            out.append(app_commands.Choice(name=present.label(action, 100), value=choice_value(gv.version, index)))
+            out.append(app_commands.Choice(name=present.label(action, 100), value=choice_value(version, index)))
         if len(out) >= 25:
             break
     return out

@@ -1,120 +1,120 @@
 """The Discord front end's own rows (``discord_game``, ``discord_seat``, ``discord_user``).
 
 They hold what only this front end needs (deadline policy, vacations, fallback threads, the
-closed-DM notice); moves, seats and notifications stay the game service's. Each call is its
-own short transaction on the service's database engine.
+closed-DM notice, the pictures a seat's private place last got); moves, seats and
+notifications stay the game service's. Each call is its own short transaction, taken through
+the service (:meth:`GameService.writing`) so that it queues with the moves being written.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlmodel import SQLModel, col
 
-from bot.db import WRITE
-from bot.models import DiscordGame, DiscordSeat, DiscordUser, utcnow
+from bot.models import DiscordGame, DiscordSeat, DiscordUser, Seat, dumps, loads, utcnow
+from bot.service import GameService
+
+Row = TypeVar("Row", bound=SQLModel)
 
 
 class Store:
-    def __init__(self, db: AsyncEngine) -> None:
-        self._sessions = async_sessionmaker(db, expire_on_commit=False, autoflush=False)
+    def __init__(self, service: GameService) -> None:
+        self._service = service
 
-    @asynccontextmanager
-    async def _write(self) -> AsyncIterator[AsyncSession]:
-        async with self._sessions() as session:
-            await session.connection(execution_options=WRITE)
-            try:
-                yield session
-                await session.commit()
-            except BaseException:
-                await session.rollback()
-                raise
+    async def _get(self, model: type[Row], key: Any, default: Row) -> Row:
+        """The row with primary key ``key``, or ``default`` (not stored) when there is none."""
+        async with self._service.reading() as session:
+            row = await session.get(model, key)
+        return row if row is not None else default
+
+    async def _update(self, model: type[Row], key: Any, default: Row, values: dict[str, Any]) -> None:
+        """Set ``values`` on the row with primary key ``key``, made from ``default`` if new."""
+        async with self._service.writing() as session:
+            row = await session.get(model, key)
+            if row is None:
+                row = default
+                session.add(row)
+            for name, value in values.items():
+                setattr(row, name, value)
 
     # ---------------------------------------------------------------- games
 
     async def game(self, game_pk: int) -> DiscordGame:
         """The game's row (defaults when the game was not made on Discord)."""
-        async with self._sessions() as session:
-            row = await session.get(DiscordGame, game_pk)
-        return row if row is not None else DiscordGame(game_pk=game_pk)
+        return await self._get(DiscordGame, game_pk, DiscordGame(game_pk=game_pk))
 
     async def games(self, game_pks: list[int]) -> dict[int, DiscordGame]:
         if not game_pks:
             return {}
-        async with self._sessions() as session:
+        async with self._service.reading() as session:
             rows = (await session.execute(
-                sa.select(DiscordGame).where(DiscordGame.game_pk.in_(game_pks))  # type: ignore[attr-defined]
+                sa.select(DiscordGame).where(col(DiscordGame.game_pk).in_(game_pks))
             )).scalars()
             found = {r.game_pk: r for r in rows}
         return {pk: found.get(pk) or DiscordGame(game_pk=pk) for pk in game_pks}
 
     async def update_game(self, game_pk: int, **values: Any) -> None:
-        async with self._write() as session:
-            row = await session.get(DiscordGame, game_pk)
-            if row is None:
-                row = DiscordGame(game_pk=game_pk)
-                session.add(row)
-            for key, value in values.items():
-                setattr(row, key, value)
+        await self._update(DiscordGame, game_pk, DiscordGame(game_pk=game_pk), values)
 
     # ---------------------------------------------------------------- seats
 
     async def seat(self, game_pk: int, role: str) -> DiscordSeat:
-        async with self._sessions() as session:
-            row = await session.get(DiscordSeat, (game_pk, role))
-        return row if row is not None else DiscordSeat(game_pk=game_pk, role=role)
+        return await self._get(DiscordSeat, (game_pk, role), DiscordSeat(game_pk=game_pk, role=role))
 
     async def seats(self, game_pk: int) -> dict[str, DiscordSeat]:
-        async with self._sessions() as session:
+        async with self._service.reading() as session:
             rows = (await session.execute(
-                sa.select(DiscordSeat).where(DiscordSeat.game_pk == game_pk)  # type: ignore[arg-type]
+                sa.select(DiscordSeat).where(col(DiscordSeat.game_pk) == game_pk)
             )).scalars()
             return {r.role: r for r in rows}
 
     async def game_of_thread(self, thread_id: int) -> int | None:
         """The game a private fallback thread belongs to."""
-        async with self._sessions() as session:
-            pk = (await session.execute(
-                sa.select(DiscordSeat.game_pk).where(DiscordSeat.thread_id == thread_id).limit(1)  # type: ignore[arg-type]
+        async with self._service.reading() as session:
+            pk: int | None = (await session.execute(
+                sa.select(col(DiscordSeat.game_pk)).where(col(DiscordSeat.thread_id) == thread_id).limit(1)
             )).scalar_one_or_none()
         return pk
 
     async def thread_owner(self, thread_id: int) -> int | None:
         """The user whose private fallback thread this is (None: not one of ours)."""
-        from bot.models import Seat
-
-        async with self._sessions() as session:
-            user = (await session.execute(
-                sa.select(Seat.user_id)
-                .join(DiscordSeat, sa.and_(DiscordSeat.game_pk == Seat.game_pk, DiscordSeat.role == Seat.role))  # type: ignore[arg-type]
-                .where(DiscordSeat.thread_id == thread_id).limit(1)
+        async with self._service.reading() as session:
+            user: int | None = (await session.execute(
+                sa.select(col(Seat.user_id))
+                .join(DiscordSeat, sa.and_(col(DiscordSeat.game_pk) == col(Seat.game_pk),
+                                           col(DiscordSeat.role) == col(Seat.role)))
+                .where(col(DiscordSeat.thread_id) == thread_id).limit(1)
             )).scalar_one_or_none()
         return user
 
     async def update_seat(self, game_pk: int, role: str, **values: Any) -> None:
-        async with self._write() as session:
-            row = await session.get(DiscordSeat, (game_pk, role))
-            if row is None:
-                row = DiscordSeat(game_pk=game_pk, role=role)
-                session.add(row)
-            for key, value in values.items():
-                setattr(row, key, value)
+        await self._update(DiscordSeat, (game_pk, role), DiscordSeat(game_pk=game_pk, role=role), values)
+
+    async def pictures_seen(self, game_pk: int, role: str, place: int) -> dict[str, str]:
+        """{kind: digest} of the pictures the seat's private place ``place`` (his DM channel or
+        fallback thread) got last; {} when they went elsewhere (another holder, DMs closed)."""
+        seen = loads((await self.seat(game_pk, role)).pictures) or {}
+        digests = seen.get("digests") if seen.get("place") == str(place) else None
+        return dict(digests) if isinstance(digests, dict) else {}
+
+    async def saw_pictures(self, game_pk: int, role: str, place: int, digests: dict[str, str]) -> None:
+        """Record that ``place`` got these pictures (merged with the kinds it got before)."""
+        seen = await self.pictures_seen(game_pk, role, place)
+        seen.update(digests)
+        await self.update_seat(game_pk, role, pictures=dumps({"place": str(place), "digests": seen}))
 
     # ---------------------------------------------------------------- users
 
     async def user(self, user_id: int) -> DiscordUser:
-        async with self._sessions() as session:
-            row = await session.get(DiscordUser, user_id)
-        return row if row is not None else DiscordUser(user_id=user_id)
+        return await self._get(DiscordUser, user_id, DiscordUser(user_id=user_id))
 
     async def dms_closed(self, user_id: int, closed: bool) -> bool:
         """Record whether the user's DMs refuse the bot; True when he was never told why his
         prompts go elsewhere (the caller tells him, once)."""
-        async with self._write() as session:
+        async with self._service.writing() as session:
             row = await session.get(DiscordUser, user_id)
             if row is None:
                 row = DiscordUser(user_id=user_id)

@@ -14,17 +14,18 @@ import io
 import logging
 import time
 from collections import defaultdict, deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 
+import render
 from bot.discord import ids, present
 from bot.service import GameInfo, GameView, NotAllowed, ServiceError, StaleVersion, StepResult
-from engine.api import RuleError, find_action
+from engine.api import RuleError
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
@@ -44,11 +45,17 @@ class UserError(Exception):
 
 @dataclass
 class Outgoing:
-    """A message to send: text, pictures (name, bytes) and components."""
+    """A message to send: text, pictures (name, bytes) and components.
+
+    ``pictures`` are a seat's pictures not drawn yet (``seat`` is (game, role)): where the
+    message goes decides which of them it carries (:meth:`Table.send_to_place`), since a
+    player's DM need not get again a picture it already holds."""
 
     content: str
     files: list[tuple[str, bytes]] = field(default_factory=list)
     view: discord.ui.View | None = None
+    pictures: list[render.Picture] = field(default_factory=list)
+    seat: tuple[int, str] | None = None
 
     def discord_files(self) -> list[discord.File]:
         return [discord.File(io.BytesIO(data), filename=name) for name, data in self.files]
@@ -151,8 +158,28 @@ class Table:
 
     async def send_private(self, inter: discord.Interaction, out: Outgoing) -> None:
         """A prompt or picture for the player alone: a plain message in his DM (its buttons
-        stay), ephemeral anywhere else."""
-        await inter.followup.send(ephemeral=not await self.is_private_place(inter), **out.kwargs())
+        stay), ephemeral anywhere else (with every picture: an ephemeral answer is gone once
+        read)."""
+        private = await self.is_private_place(inter)
+
+        async def send(ready: Outgoing) -> None:
+            await inter.followup.send(ephemeral=not private, **ready.kwargs())
+
+        await self.send_to_place(out, inter.channel_id if private else None, send, limit=self.limit_for(inter))
+
+    async def send_to_place(self, out: Outgoing, place: int | None, send: Callable[[Outgoing], Awaitable[None]],
+                            *, limit: int) -> None:
+        """Send ``out`` with ``send``, carrying the pictures of ``out.pictures`` that the
+        seat's private place ``place`` (a DM channel or a fallback thread) did not get last
+        time, and remember what it got once sent. ``place`` None: every picture."""
+        seen: dict[str, str] = {}
+        if place is not None and out.seat is not None:
+            seen = await self.store.pictures_seen(*out.seat, place)
+        files, digests = await self.draw([p for p in out.pictures if seen.get(p.kind) != p.digest],
+                                         limit=limit, taken=len(out.files))
+        await send(replace(out, files=[*out.files, *files], pictures=[]))
+        if place is not None and out.seat is not None and digests:
+            await self.store.saw_pictures(*out.seat, place, digests)
 
     @staticmethod
     def limit_for(inter: discord.Interaction | None) -> int:
@@ -187,6 +214,12 @@ class Table:
         listed = ", ".join(f"#{g.id} ({g.title})" for g in mine[:10])
         raise UserError(f"Which game? You play {len(mine)}: {listed}. Name it with the game: option.")
 
+    async def my_seat(self, inter: discord.Interaction, game: int | None, *,
+                      running: bool = False) -> tuple[GameInfo, str]:
+        """The game a command is about (:meth:`resolve`) and the seat the user holds in it."""
+        info = await self.resolve(inter, game, running=running)
+        return info, self.seat_of(info, inter.user.id)
+
     @staticmethod
     def seat_of(info: GameInfo, user_id: int, role: str | None = None) -> str:
         """The role the user holds in this game (the one that must act first, if several)."""
@@ -204,17 +237,13 @@ class Table:
 
     # ------------------------------------------------------------------ prompts
 
-    async def prompt(self, game_pk: int, role: str, user_id: int, *, limit: int, page: int = 0,
-                     note: str = "", images: bool = True, unless_same_as: GameView | None = None) -> Outgoing:
-        """What a seat sees: header, prompt, recent lines, board and hand, and its choices.
-        With ``unless_same_as``, only the pictures that changed since that view are sent."""
+    async def prompt(self, game_pk: int, role: str, user_id: int, *, page: int = 0, note: str = "",
+                     images: bool = True) -> Outgoing:
+        """What a seat sees: header, prompt, recent lines, board and hand, and its choices."""
         gv = await self.service.view(game_pk, role, user_id)
-        before = unless_same_as.view if unless_same_as is not None else None
-        return await self.render_prompt(gv, user_id, limit=limit, page=page, note=note, images=images,
-                                        before=before)
+        return self.render_prompt(gv, page=page, note=note, images=images)
 
-    async def render_prompt(self, gv: GameView, user_id: int, *, limit: int, page: int = 0,
-                            note: str = "", images: bool = True, before: dict[str, Any] | None = None) -> Outgoing:
+    def render_prompt(self, gv: GameView, *, page: int = 0, note: str = "", images: bool = True) -> Outgoing:
         info, v = gv.game, gv.view
         role = gv.role or ""
         acting = info.status == "running" and role in info.active
@@ -229,38 +258,38 @@ class Table:
         recent = present.log_texts((v.get("log") or [])[-RECENT_LINES:])
         if recent:
             lines.append("\n".join(f"> {present.clip(t, 300)}" for t in recent))
-        files: list[tuple[str, bytes]] = []
+        pictures = self.prompt_pictures(info.game_id, v) if images else []
         hand = v.get("hand")
-        if images:
-            files = await self.pictures(info.game_id, v, limit=limit, before=before)
-        if hand is not None and not any(name.startswith("hand") for name, _ in files):
+        if hand is not None and not any(p.kind == "hand" for p in pictures):
             lines.append(f"🂠 Your hand: {present.clip(present.hand_text(hand), 900)}")
         if info.status == "finished":
             lines.append("🏁 " + present.result_sentence(info.result))
         actions = list(v.get("actions") or []) if acting else []
         view = self.choices(info, role, gv.version, v, actions, page=page, can_undo=gv.can_undo) if acting else None
         content = "\n".join(lines)
-        return Outgoing(present.clip(content, present.MESSAGE_LIMIT), files, view)
+        return Outgoing(present.clip(content, present.MESSAGE_LIMIT), [], view, pictures, (info.id, role))
 
-    async def pictures(self, game_id: str, view: dict[str, Any], *, limit: int,
-                       before: dict[str, Any] | None = None,
-                       kinds: tuple[str, ...] = PROMPT_PICTURES) -> list[tuple[str, bytes]]:
-        """The view's pictures among ``kinds`` (those that changed since ``before``), each
-        under its share of the attachment limit."""
-        now = self.images.kinds(game_id, view)
-        wanted = [k for k in now if k in kinds]
-        if before is not None:
-            old = self.images.kinds(game_id, before)
-            wanted = [k for k in wanted if old.get(k) != now[k]]
-        if not wanted:
-            return []
-        share = max(1, limit // len(wanted) - 4096)
-        out: list[tuple[str, bytes]] = []
-        for kind in wanted:
-            data = await self.images.draw(game_id, kind, view, limit=share)
+    def prompt_pictures(self, game_id: str, view: dict[str, Any],
+                        kinds: tuple[str, ...] = PROMPT_PICTURES) -> list[render.Picture]:
+        """The pictures of ``view`` among ``kinds`` (board, hand, and the battle board while a
+        battle is on), not drawn yet."""
+        return [p for p in self.images.pictures(game_id, view) if p.kind in kinds]
+
+    async def draw(self, pictures: Sequence[render.Picture], *, limit: int,
+                   taken: int = 0) -> tuple[list[tuple[str, bytes]], dict[str, str]]:
+        """The pictures drawn as files, each under its share of the attachment limit (``taken``
+        files are in the message already), and the digests of those drawn."""
+        if not pictures:
+            return [], {}
+        share = max(1, limit // (len(pictures) + taken) - 4096)
+        files: list[tuple[str, bytes]] = []
+        digests: dict[str, str] = {}
+        for picture in pictures:
+            data = await self.images.draw_picture(picture, limit=share)
             if data is not None:
-                out.append((f"{kind}.png", data))
-        return out
+                files.append((f"{picture.kind}.png", data))
+                digests[picture.kind] = picture.digest
+        return files, digests
 
     def choices(self, info: GameInfo, role: str, version: int, v: dict[str, Any],
                 actions: Sequence[dict[str, Any]], *, page: int = 0, can_undo: bool = False) -> discord.ui.View:
@@ -299,7 +328,7 @@ class Table:
         """A click on a choice (button, or ``index`` None: read the select's value)."""
         async with self.guard(inter, component=True):
             if index is None:
-                data: dict[str, Any] = dict(inter.data or {})  # type: ignore[arg-type]
+                data: dict[str, Any] = dict(inter.data or {})
                 values = list(data.get("values") or [])
                 if len(values) != 1 or not str(values[0]).isdigit():
                     raise UserError("Pick one choice from the menu.")
@@ -315,7 +344,10 @@ class Table:
                 await self.refuse_stale(inter, gv, version)
                 return
             action = actions[index]
-            await self.take(inter, info, role, action, gv.version, clicked=True, before=gv)
+            if present.is_navigation(action):
+                await self.turn_page(inter, info, role, action, gv.version)
+                return
+            await self.take(inter, info, role, action, gv.version, clicked=True)
 
     async def component_undo(self, inter: discord.Interaction, game_pk: int, version: int, ridx: int,
                              dig: str) -> None:
@@ -371,11 +403,10 @@ class Table:
         if gv.game.status != "running" or (gv.role or "") not in gv.game.active:
             note = (f"⌛ That choice was offered at move {version}; the game is now at move {gv.version} "
                     "and nothing is asked of you.")
-        out = await self.render_prompt(gv, inter.user.id, limit=self.limit_for(inter), note=note, images=False)
-        await self.send_private(inter, out)
+        await self.send_private(inter, self.render_prompt(gv, note=note, images=False))
 
     async def take(self, inter: discord.Interaction, info: GameInfo, role: str, action: dict[str, Any],
-                   version: int, *, clicked: bool, before: GameView | None = None) -> StepResult | None:
+                   version: int, *, clicked: bool) -> StepResult | None:
         """Apply one step for the seat and show what follows."""
         try:
             step = await self.service.apply(info.id, role, action, version, inter.user.id)
@@ -383,9 +414,24 @@ class Table:
             gv = await self.service.view(info.id, role, inter.user.id)
             await self.refuse_stale(inter, gv, version)
             return None
-        await self.after_step(inter, info, role, step, f"✅ {present.label(action, 300)}", clicked=clicked,
-                              before=before)
+        await self.after_step(inter, info, role, step, f"✅ {present.label(action, 300)}", clicked=clicked)
         return step
+
+    async def turn_page(self, inter: discord.Interaction, info: GameInfo, role: str, action: dict[str, Any],
+                        version: int) -> None:
+        """A page turn of a long list (:func:`present.is_navigation`). The engine keeps the
+        page, so it is applied like a step (it writes no log line, so the service tells
+        nobody), but it is no move: the clicked prompt shows the new page in place, with no
+        record line and no new message (and the clock goes on, deadlines.py)."""
+        try:
+            await self.service.apply(info.id, role, action, version, inter.user.id)
+        except StaleVersion:
+            gv = await self.service.view(info.id, role, inter.user.id)
+            await self.refuse_stale(inter, gv, version)
+            return
+        gv = await self.service.view(info.id, role, inter.user.id)
+        out = self.render_prompt(gv, images=False)
+        await inter.edit_original_response(content=out.content, view=out.view)
 
     async def undo(self, inter: discord.Interaction, info: GameInfo, role: str, version: int, *,
                    clicked: bool) -> StepResult | None:
@@ -399,7 +445,7 @@ class Table:
         return step
 
     async def after_step(self, inter: discord.Interaction, info: GameInfo, role: str, step: StepResult,
-                         done: str, *, clicked: bool, before: GameView | None = None) -> None:
+                         done: str, *, clicked: bool) -> None:
         self.bot.poke(clock=present.pace_delta(info.pace) is not None)
         if any(seat.is_bot for seat in info.seats):
             self.bot.run_bots(info.id)
@@ -420,9 +466,7 @@ class Table:
             await self.send_private(inter, Outgoing(present.clip(text, present.MESSAGE_LIMIT)))
             return
         if role in step.active:
-            out = await self.prompt(info.id, role, inter.user.id, limit=self.limit_for(inter), note=note,
-                                    unless_same_as=before)
-            await self.send_private(inter, out)
+            await self.send_private(inter, await self.prompt(info.id, role, inter.user.id, note=note))
         else:
             waiting = ", ".join(step.active) or "nobody"
             text = "\n".join(filter(None, [note, *(f"> {t}" for t in private_lines[-RECENT_LINES:]),
@@ -440,13 +484,13 @@ class Table:
         gv = await self.service.view(info.id, role, inter.user.id)
         if info.status != "running" or role not in gv.game.active:
             raise NotAllowed(f"Nothing is asked of {role} now in game #{info.id}; {gv.view.get('prompt', '')}".strip())
-        picked = orders.from_choice_value(text, gv)
-        if picked is not None:
-            await self.take(inter, gv.game, role, picked, gv.version, clicked=False, before=gv)
-            return
         version, state = await self.service.state(info.id)
         if version != gv.version:
             raise StaleVersion(gv.version, version, role, "Try again.")
+        picked = orders.from_choice_value(text, version, orders.legal_actions(info.game_id, state, role))
+        if picked is not None:
+            await self.take(inter, gv.game, role, picked, version, clicked=False)
+            return
         plan = orders.plan(info.game_id, state, role, text)  # RuleError/UserError when it does not fit
         current = gv.version
         for action in plan[:-1]:
@@ -454,11 +498,10 @@ class Table:
             current = step.version
         await self.take(inter, gv.game, role, plan[-1], current, clicked=False)
 
-    def autocomplete_actions(self, gv: GameView, typed: str) -> list[app_commands.Choice[str]]:
+    async def autocomplete_actions(self, info: GameInfo, role: str, typed: str) -> list[app_commands.Choice[str]]:
+        """``/play`` suggestions: the seat's legal actions, every page of them (its own list,
+        never another seat's)."""
         from bot.discord import orders
 
-        return orders.suggestions(gv, typed)
-
-
-def match_action(actions: Sequence[dict[str, Any]], action: dict[str, Any]) -> dict[str, Any] | None:
-    return find_action(actions, action)
+        version, state = await self.service.state(info.id)
+        return orders.suggestions(version, orders.legal_actions(info.game_id, state, role), typed)

@@ -9,7 +9,7 @@ work happens in :class:`bot.discord.table.Table`.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import discord
 
@@ -23,32 +23,35 @@ def _bot(inter: discord.Interaction) -> AlcazabaBot:
     return inter.client  # type: ignore[return-value]
 
 
-async def _admit(inter: discord.Interaction) -> bool:
-    return await _bot(inter).table.admit(inter)
+class Persistent:
+    """What the bot's components share. Each is rebuilt from its custom id alone (the named
+    groups of its template, ints but the digest, are its constructor's arguments; what it
+    shows is not needed to act on a click), and every click first passes the per-user rate
+    check (a stuck mouse or a script must not flood the database or Discord): a refused
+    click is told why and goes no further."""
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str], /) -> Self:
+        return cls(**{k: v if k == "digest" else int(v) for k, v in match.groupdict().items()})
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        return await _bot(interaction).table.admit(interaction)
 
 
-class ActionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.ACTION):
+class ActionButton(Persistent, discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.ACTION):
     def __init__(self, game: int, version: int, role: int, index: int, digest: str, label: str = "…",
                  row: int | None = None) -> None:
         super().__init__(discord.ui.Button(label=label or "…", style=discord.ButtonStyle.primary,
                                            custom_id=ids.action_id(game, version, role, index, digest), row=row))
         self.game, self.version, self.role, self.index, self.digest = game, version, role, index, digest
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: re.Match[str], /) -> ActionButton:
-        return cls(int(match["game"]), int(match["version"]), int(match["role"]), int(match["index"]),
-                   match["digest"], getattr(item, "label", None) or "…")
-
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:
-        return await _admit(interaction)
-
     async def callback(self, interaction: discord.Interaction) -> None:
         await _bot(interaction).table.component_act(interaction, self.game, self.version, self.role, self.digest,
                                                     self.index)
 
 
-class ActionSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ids.SELECT):
+class ActionSelect(Persistent, discord.ui.DynamicItem[discord.ui.Select[Any]], template=ids.SELECT):
     def __init__(self, game: int, version: int, role: int, chunk: int, digest: str,
                  menu: present.Menu | None = None, row: int | None = None) -> None:
         options = [discord.SelectOption(label=present.label(a), value=str(i)) for i, a in (menu.items if menu else [])]
@@ -60,74 +63,40 @@ class ActionSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=ids.
         super().__init__(select)
         self.game, self.version, self.role, self.chunk, self.digest = game, version, role, chunk, digest
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: re.Match[str], /) -> ActionSelect:
-        return cls(int(match["game"]), int(match["version"]), int(match["role"]), int(match["chunk"]),
-                   match["digest"])
-
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:
-        return await _admit(interaction)
-
     async def callback(self, interaction: discord.Interaction) -> None:
         await _bot(interaction).table.component_act(interaction, self.game, self.version, self.role, self.digest,
                                                     None)
 
 
-class PageButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.PAGE):
+class PageButton(Persistent, discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.PAGE):
     def __init__(self, game: int, version: int, role: int, page: int, digest: str, label: str = "…",
                  row: int | None = None) -> None:
         super().__init__(discord.ui.Button(label=label, style=discord.ButtonStyle.secondary,
                                            custom_id=ids.page_id(game, version, role, page, digest), row=row))
         self.game, self.version, self.role, self.page, self.digest = game, version, role, page, digest
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: re.Match[str], /) -> PageButton:
-        return cls(int(match["game"]), int(match["version"]), int(match["role"]), int(match["page"]),
-                   match["digest"])
-
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:
-        return await _admit(interaction)
-
     async def callback(self, interaction: discord.Interaction) -> None:
         await _bot(interaction).table.component_page(interaction, self.game, self.version, self.role, self.digest,
                                                      self.page)
 
 
-class UndoButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.UNDO):
+class UndoButton(Persistent, discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.UNDO):
     def __init__(self, game: int, version: int, role: int, digest: str, row: int | None = None) -> None:
         super().__init__(discord.ui.Button(label="↩ Undo", style=discord.ButtonStyle.secondary,
                                            custom_id=ids.undo_id(game, version, role, digest), row=row))
         self.game, self.version, self.role, self.digest = game, version, role, digest
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: re.Match[str], /) -> UndoButton:
-        return cls(int(match["game"]), int(match["version"]), int(match["role"]), match["digest"])
-
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:
-        return await _admit(interaction)
-
     async def callback(self, interaction: discord.Interaction) -> None:
         await _bot(interaction).table.component_undo(interaction, self.game, self.version, self.role, self.digest)
 
 
-class JoinButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.JOIN):
+class JoinButton(Persistent, discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.JOIN):
     """On a game's lobby message: take that seat."""
 
     def __init__(self, game: int, role: int, label: str = "Join", row: int | None = None) -> None:
         super().__init__(discord.ui.Button(label=present.clip(label, 80), style=discord.ButtonStyle.success,
                                            custom_id=ids.join_id(game, role), row=row))
         self.game, self.role = game, role
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: re.Match[str], /) -> JoinButton:
-        return cls(int(match["game"]), int(match["role"]), getattr(item, "label", None) or "Join")
-
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:
-        return await _admit(interaction)
 
     async def callback(self, interaction: discord.Interaction) -> None:
         from bot.discord.cogs.lobby import Lobby
@@ -137,21 +106,13 @@ class JoinButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.JO
         await cog.join_button(interaction, self.game, self.role)
 
 
-class StartButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.START):
+class StartButton(Persistent, discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.START):
     """On a game's lobby message: start now, the built-in player taking the empty seats."""
 
     def __init__(self, game: int, row: int | None = None) -> None:
         super().__init__(discord.ui.Button(label="Start (built-in player fills empty seats)",
                                            style=discord.ButtonStyle.secondary, custom_id=ids.start_id(game), row=row))
         self.game = game
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: re.Match[str], /) -> StartButton:
-        return cls(int(match["game"]))
-
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:
-        return await _admit(interaction)
 
     async def callback(self, interaction: discord.Interaction) -> None:
         from bot.discord.cogs.lobby import Lobby

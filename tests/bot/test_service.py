@@ -195,6 +195,49 @@ async def test_concurrent_orders_on_the_same_version_one_wins(db_path: Path) -> 
         await second.close()
 
 
+async def test_front_end_transactions_queue_with_the_service_writers(db_path: Path) -> None:
+    """A front end's own rows (here the Discord front end's) are written through
+    ``writing()``: it commits or rolls back as a whole, and a command arriving meanwhile waits
+    its turn instead of failing with "database is locked" (the busy timeout is tiny here)."""
+    from bot.models import DiscordUser
+
+    service = GameService.open(sqlite_url(db_path), busy_timeout_ms=20)
+    try:
+        pk = await two_player_game(service)
+        with pytest.raises(RuntimeError):
+            async with service.writing() as session:
+                session.add(DiscordUser(user_id=ANN))
+                await session.flush()
+                raise RuntimeError("the front end failed mid-way")
+
+        async def bookkeeping() -> None:
+            async with service.writing() as session:
+                session.add(DiscordUser(user_id=BOB))
+                await session.flush()
+                await asyncio.sleep(0.3)  # holds SQLite's write lock well past the busy timeout
+
+        held = asyncio.create_task(bookkeeping())
+        await asyncio.sleep(0.05)
+        step = await service.apply(pk, "red", {"type": "add", "n": 1}, 0, ANN)
+        await held
+        assert step.version == 1
+        async with service.reading() as session:
+            assert await session.get(DiscordUser, BOB) is not None
+            assert await session.get(DiscordUser, ANN) is None
+    finally:
+        await service.close()
+
+
+async def test_moves_since_a_version(service: GameService) -> None:
+    pk = await two_player_game(service)
+    for version, n in enumerate((1, 2, 1)):
+        await service.apply(pk, "red", {"type": "add", "n": n}, version, ANN)
+    assert [m["seq"] for m in await service.moves(pk)] == [1, 2, 3]
+    later = await service.moves(pk, since=1)
+    assert [(m["seq"], m["action"]) for m in later] == [(2, {"type": "add", "n": 2}), (3, {"type": "add", "n": 1})]
+    assert await service.moves(pk, since=3) == []
+
+
 # ----------------------------------------------------------------------------- notifications
 
 

@@ -18,9 +18,11 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp import WSMsgType, web
+
+T = TypeVar("T")
 
 DISCORD_EPOCH_MS = 1420070400000
 API_PREFIX = "/api/v10"
@@ -652,27 +654,26 @@ class StandIn:
     async def wait_for(self, predicate: Callable[[Recorded], bool], timeout: float = 10.0,
                        start: int = 0) -> Recorded:
         """The first request from index ``start`` on that satisfies ``predicate``."""
-        deadline = time.monotonic() + timeout
-        while True:
-            for rec in self.requests[start:]:
-                if predicate(rec):
-                    return rec
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("no such request arrived")
-            self._request_event.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._request_event.wait(), left)
+        found = await self._until(lambda: next((r for r in self.requests[start:] if predicate(r)), None),
+                                  timeout, "no such request arrived")
+        return found
 
     async def wait_message(self, predicate: Callable[[Message], bool], timeout: float = 10.0) -> Message:
+        found = await self._until(
+            lambda: next((m for m in list(self.messages.values()) if not m.deleted and predicate(m)), None),
+            timeout, "no such message was posted")
+        return found
+
+    async def _until(self, find: Callable[[], T | None], timeout: float, failure: str) -> T:
+        """``find()`` once it finds something, looking again after each request the bot makes."""
         deadline = time.monotonic() + timeout
         while True:
-            for msg in list(self.messages.values()):
-                if not msg.deleted and predicate(msg):
-                    return msg
+            found = find()
+            if found is not None:
+                return found
             left = deadline - time.monotonic()
             if left <= 0:
-                raise TimeoutError("no such message was posted")
+                raise TimeoutError(failure)
             self._request_event.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._request_event.wait(), left)

@@ -17,15 +17,14 @@ it offers one; otherwise remind), ``claim`` (the opponent may end the game with
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import discord
-from discord.ext import commands
 
 from bot.discord import present
+from bot.discord.cogs.base import Worker
 from bot.discord.cogs.delivery import base36
 from bot.service import GameInfo, NotAllowed, StaleVersion
 from engine.api import RuleError
@@ -39,37 +38,23 @@ SPREAD_SECONDS = 0.2
 """Pause between two deadline messages of one pass: a long downtime must not burst."""
 
 
-class Deadlines(commands.Cog):
+class Deadlines(Worker):
+    task_name = "deadlines"
+    log = log
+
     def __init__(self, bot: AlcazabaBot) -> None:
-        self.bot = bot
-        self.service = bot.service
-        self.store = bot.store
-        self.wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        super().__init__(bot)
         bot.deadlines = self
 
-    async def cog_load(self) -> None:
-        if getattr(self.bot, "workers", True):
-            self._task = asyncio.create_task(self.run(), name="deadlines")
+    async def cycle(self) -> float:
+        wait = self.idle()
+        next_due = await self.once()
+        if next_due is not None:
+            wait = max(0.05, min(wait, (next_due - self.bot.now()).total_seconds()))
+        return wait
 
-    async def cog_unload(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-
-    async def run(self) -> None:
-        while True:
-            self.wake.clear()
-            wait = self.bot.tuning.deadline_poll_seconds
-            try:
-                next_due = await self.once()
-                if next_due is not None:
-                    wait = max(0.05, min(wait, (next_due - self.bot.now()).total_seconds()))
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("deadline pass failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), wait)
+    def idle(self) -> float:
+        return self.bot.tuning.deadline_poll_seconds
 
     # ------------------------------------------------------------------ one pass
 
@@ -104,6 +89,10 @@ class Deadlines(commands.Cog):
             if info.deadline_at is not None:
                 await self.service.set_schedule(info.id, clear_deadline=True)
             return None
+        if deadline_version is not None and deadline_version != info.version and info.deadline_at is not None \
+                and await self.only_page_turns(info, deadline_version):
+            await self.store.update_game(info.id, deadline_version=info.version)
+            deadline_version = info.version
         if deadline_version != info.version or info.deadline_at is None:
             start = info.updated_at
             seats = await self.store.seats(info.id)
@@ -126,6 +115,13 @@ class Deadlines(commands.Cog):
             await self.service.set_schedule(info.id, reminded_at=now)
             return deadline
         return remind_at if info.reminded_at is None else deadline
+
+    async def only_page_turns(self, info: GameInfo, since: int) -> bool:
+        """Whether every step after move ``since`` only turned the page of a list of choices:
+        the same seat is still asked the same thing, so its clock runs on (paging back and
+        forth must not buy time)."""
+        later = await self.service.moves(info.id, since=since)
+        return bool(later) and all(m["kind"] == "step" and present.is_navigation(m["action"]) for m in later)
 
     def remind_at(self, deadline: datetime, delta: timedelta) -> datetime:
         return deadline - delta * self.bot.tuning.reminder_fraction

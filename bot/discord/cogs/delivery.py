@@ -18,20 +18,21 @@ not posted twice: Discord hands back the message it already made.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import logging
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
-from discord.ext import commands
 
 import engine
 from bot.discord import present
+from bot.discord.cogs.base import Worker
 from bot.discord.table import DM_FILE_LIMIT, Outgoing
 from bot.models import dumps, utcnow
-from bot.service import GameInfo, OutboxItem
+from bot.service import GameInfo, OutboxItem, SeatInfo
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
@@ -92,38 +93,23 @@ def backoff(attempts: int) -> float:
     return float(min(3600, 5 * 2 ** min(attempts, 10)))
 
 
-class Delivery(commands.Cog):
+class Delivery(Worker):
+    task_name = "outbox"
+    log = log
+
     def __init__(self, bot: AlcazabaBot) -> None:
-        self.bot = bot
-        self.service = bot.service
-        self.store = bot.store
-        self.table = bot.table
-        self.wake = asyncio.Event()
+        super().__init__(bot)
         self.held: dict[int, OutboxItem] = {}
-        self._task: asyncio.Task[None] | None = None
         bot.delivery = self
-
-    async def cog_load(self) -> None:
-        if getattr(self.bot, "workers", True):
-            self._task = asyncio.create_task(self.run(), name="outbox")
-
-    async def cog_unload(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
 
     # ------------------------------------------------------------------ the loop
 
-    async def run(self) -> None:
-        while True:
-            self.wake.clear()
-            try:
-                await self.once()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("outbox pass failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), self.next_wait())
+    async def cycle(self) -> float:
+        await self.once()
+        return self.next_wait()
+
+    def idle(self) -> float:
+        return self.next_wait()
 
     def next_wait(self) -> float:
         if not self.held:
@@ -184,12 +170,14 @@ class Delivery(commands.Cog):
             error: BaseException | None = None
             try:
                 kind = item.payload.get("type")
+                seat = await self.addressee(item) if kind in ("your_turn", "finished") else None
                 if kind == "your_turn":
                     key = (item.game_pk, str(item.payload.get("role")), item.recipient)
-                    if latest[key] is item:
-                        await self.deliver_turn(item)
+                    if latest[key] is item and seat is not None:
+                        await self.deliver_turn(item, *seat)
                 elif kind == "finished":
-                    await self.deliver_finished(item)
+                    if seat is not None:
+                        await self.deliver_finished(item, *seat)
                 else:
                     await self.deliver_note(item)
             except asyncio.CancelledError:
@@ -200,20 +188,22 @@ class Delivery(commands.Cog):
                 error = exc
             await self.finish(item, error)
 
-    async def deliver_turn(self, item: OutboxItem) -> None:
-        pk = item.game_pk
-        role = str(item.payload.get("role"))
-        if pk is None:
-            return
-        info = await self.service.game(pk)
-        if info.status != "running" or role not in info.active:
-            return  # already answered (e.g. with /play before this arrived)
-        seat = info.seat(role)
+    async def addressee(self, item: OutboxItem) -> tuple[GameInfo, SeatInfo, int] | None:
+        """The game, seat and user a DM row is for; None when no person holds that seat now."""
+        if item.game_pk is None:
+            return None
+        info = await self.service.game(item.game_pk)
+        seat = info.seat(str(item.payload.get("role")))
         if seat is None or seat.is_bot or seat.user_id is None:
+            return None
+        return info, seat, seat.user_id
+
+    async def deliver_turn(self, item: OutboxItem, info: GameInfo, seat: SeatInfo, user_id: int) -> None:
+        if info.status != "running" or seat.role not in info.active:
+            return  # already answered (e.g. with /play before this arrived)
+        if seat.prefs.get("autopass") and await self.autopass(info, seat.role, user_id):
             return
-        if seat.prefs.get("autopass") and await self.autopass(info, role, seat.user_id):
-            return
-        await self.send_turn(pk, role, seat.user_id, nonce=nonce_base(item.id))
+        await self.send_turn(info.id, seat.role, user_id, nonce=nonce_base(item.id))
 
     async def autopass(self, info: GameInfo, role: str, user_id: int) -> bool:
         """Pass for a player who asked for it, on a prompt whose only answers are a reaction
@@ -230,25 +220,18 @@ class Delivery(commands.Cog):
         return True
 
     async def send_turn(self, game_pk: int, role: str, user_id: int, *, nonce: str) -> None:
-        out = await self.table.prompt(game_pk, role, user_id, limit=DM_FILE_LIMIT, note="⏳ **It is your turn.**")
+        out = await self.table.prompt(game_pk, role, user_id, note="⏳ **It is your turn.**")
         info = await self.service.game(game_pk)
         await self.send_private(info, role, user_id, out, nonce=nonce)
 
-    async def deliver_finished(self, item: OutboxItem) -> None:
-        pk = item.game_pk
-        role = str(item.payload.get("role"))
-        if pk is None:
-            return
-        info = await self.service.game(pk)
-        seat = info.seat(role)
-        if seat is None or seat.user_id is None:
-            return
-        gv = await self.service.view(pk, role, seat.user_id)
-        files = await self.table.pictures(info.game_id, gv.view, limit=DM_FILE_LIMIT)
+    async def deliver_finished(self, item: OutboxItem, info: GameInfo, seat: SeatInfo, user_id: int) -> None:
+        role = seat.role
+        gv = await self.service.view(info.id, role, user_id)
         where = f" The whole story is in <#{info.thread_id}>." if info.thread_id else ""
-        text = (f"🏁 **{present.game_name(info.title, pk)}** is over. "
+        text = (f"🏁 **{present.game_name(info.title, info.id)}** is over. "
                 f"{present.result_sentence(item.payload.get('result') or info.result)}{where}")
-        await self.send_private(info, role, seat.user_id, Outgoing(text, files), nonce=nonce_base(item.id))
+        out = Outgoing(text, pictures=self.table.prompt_pictures(info.game_id, gv.view), seat=(info.id, role))
+        await self.send_private(info, role, user_id, out, nonce=nonce_base(item.id))
 
     async def deliver_note(self, item: OutboxItem) -> None:
         """A DM row of a kind this front end does not know: its text, if it has one."""
@@ -262,10 +245,11 @@ class Delivery(commands.Cog):
 
     async def send_private(self, info: GameInfo, role: str, user_id: int, out: Outgoing, *,
                            nonce: str) -> None:
-        """A message for one player: by DM, or in his private thread when DMs are closed."""
+        """A message for one player: by DM, or in his private thread when DMs are closed. Its
+        pictures are those the place it lands in has not got yet."""
         try:
             dm = await self.bot.create_dm(discord.Object(user_id))
-            await dm.send(nonce=nonce, **out.kwargs())
+            await self.table.send_to_place(out, dm.id, _sender(dm, nonce), limit=DM_FILE_LIMIT)
         except discord.Forbidden as exc:
             if exc.code != 50007:
                 raise
@@ -282,8 +266,8 @@ class Delivery(commands.Cog):
                 "instead; only you (and the server's moderators) can read it. To get them by DM, turn on "
                 "'Direct Messages' in this server's privacy settings.",
                 nonce=f"{nonce}t")
-        out = Outgoing(present.clip(f"<@{user_id}> {out.content}", present.MESSAGE_LIMIT), out.files, out.view)
-        await thread.send(nonce=nonce, **out.kwargs())
+        out = replace(out, content=present.clip(f"<@{user_id}> {out.content}", present.MESSAGE_LIMIT))
+        await self.table.send_to_place(out, thread.id, _sender(thread, nonce), limit=DM_FILE_LIMIT)
 
     async def fallback_thread(self, info: GameInfo, role: str, user_id: int) -> discord.PartialMessageable:
         seat = await self.store.seat(info.id, role)
@@ -387,7 +371,8 @@ class Delivery(commands.Cog):
         dg = await self.store.game(info.id)
         if not force and key == dg.map_key:
             return
-        files = await self.table.pictures(info.game_id, gv.view, limit=DM_FILE_LIMIT, kinds=("board", "battle"))
+        files, _ = await self.table.draw(self.table.prompt_pictures(info.game_id, gv.view, ("board", "battle")),
+                                         limit=DM_FILE_LIMIT)
         if files:
             text = f"🗺️ {present.game_name(info.title, info.id)} · move {gv.version}"
             await channel.send(nonce=f"{base}m", **Outgoing(text, files).kwargs())
@@ -430,6 +415,13 @@ class Delivery(commands.Cog):
             return views
 
         return await asyncio.to_thread(build)
+
+
+def _sender(channel: discord.abc.Messageable, nonce: str) -> Callable[[Outgoing], Awaitable[None]]:
+    async def send(out: Outgoing) -> None:
+        await channel.send(nonce=nonce, **out.kwargs())
+
+    return send
 
 
 async def setup(bot: AlcazabaBot) -> None:

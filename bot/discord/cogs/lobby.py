@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 import engine
 from bot.discord import present
+from bot.discord.cogs.base import Cog
 from bot.discord.cogs.delivery import base36
 from bot.discord.table import UserError
 from bot.discord.views import JoinButton, StartButton
@@ -44,14 +44,8 @@ def display_name(user: discord.abc.User) -> str:
     return present.clip(getattr(user, "display_name", None) or user.name, 100)
 
 
-class Lobby(commands.Cog):
+class Lobby(Cog):
     game = app_commands.Group(name="game", description="Open, join and manage games", guild_only=True)
-
-    def __init__(self, bot: AlcazabaBot) -> None:
-        self.bot = bot
-        self.service = bot.service
-        self.store = bot.store
-        self.table = bot.table
 
     # ------------------------------------------------------------------ autocomplete
 
@@ -262,7 +256,8 @@ class Lobby(commands.Cog):
 
     @game.command(name="join", description="Take a free seat in an open game")
     @app_commands.describe(game="The game (number)", side="Which side (or random)")
-    @app_commands.autocomplete(game=open_games_auto, side=side_auto)
+    @app_commands.autocomplete(side=side_auto)
+    @app_commands.autocomplete(game=open_games_auto)
     async def join(self, inter: discord.Interaction, game: int, side: str | None = None) -> None:
         async with self.table.guard(inter):
             await self.seat_user(inter, game, side)
@@ -304,8 +299,7 @@ class Lobby(commands.Cog):
     @app_commands.autocomplete(game=my_games_auto)
     async def resign(self, inter: discord.Interaction, game: int | None = None) -> None:
         async with self.table.guard(inter):
-            info = await self.table.resolve(inter, game, running=True)
-            role = self.table.seat_of(info, inter.user.id)
+            info, role = await self.table.my_seat(inter, game, running=True)
             await self.service.resign(info.id, role, inter.user.id)
             self.bot.poke()
             self.bot.run_bots(info.id)

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 from bot.discord import present
+from bot.discord.cogs.base import Cog
 from bot.discord.cogs.lobby import game_choices
 from bot.discord.table import Outgoing, UserError
 from bot.service import GameView
@@ -29,13 +29,7 @@ log = logging.getLogger("bot.discord")
 MAX_VACATION_DAYS = 60
 
 
-class Play(commands.Cog):
-    def __init__(self, bot: AlcazabaBot) -> None:
-        self.bot = bot
-        self.service = bot.service
-        self.store = bot.store
-        self.table = bot.table
-
+class Play(Cog):
     # ------------------------------------------------------------------ autocomplete
 
     async def running_auto(self, inter: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
@@ -47,12 +41,10 @@ class Play(commands.Cog):
     async def action_auto(self, inter: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
         try:
             game = getattr(inter.namespace, "game", None)
-            info = await self.table.resolve(inter, game if isinstance(game, int) else None, running=True)
-            role = self.table.seat_of(info, inter.user.id)
-            gv = await self.service.view(info.id, role, inter.user.id)
+            info, role = await self.table.my_seat(inter, game if isinstance(game, int) else None, running=True)
+            return await self.table.autocomplete_actions(info, role, current)
         except Exception:
             return []
-        return self.table.autocomplete_actions(gv, current)
 
     async def location_auto(self, inter: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Places a close-up can show: the keys of the view's map (``zones`` or ``locations``)."""
@@ -69,20 +61,20 @@ class Play(commands.Cog):
 
     @app_commands.command(name="play", description="Give an order: pick from the list, or type steps as a > b > c")
     @app_commands.describe(order="What to do (start typing to see your choices)", game="The game (number)")
-    @app_commands.autocomplete(order=action_auto, game=running_auto)
+    # One autocomplete() per kind of value: its callbacks must all return the same Choice type.
+    @app_commands.autocomplete(order=action_auto)
+    @app_commands.autocomplete(game=running_auto)
     async def play(self, inter: discord.Interaction, order: app_commands.Range[str, 1, 400],
                    game: int | None = None) -> None:
         async with self.table.guard(inter):
-            info = await self.table.resolve(inter, game, running=True)
-            role = self.table.seat_of(info, inter.user.id)
+            info, role = await self.table.my_seat(inter, game, running=True)
             await self.table.order(inter, info, role, order)
 
     @app_commands.command(name="undo", description="Take back your last step (as far as the rules allow)")
     @app_commands.autocomplete(game=running_auto)
     async def undo(self, inter: discord.Interaction, game: int | None = None) -> None:
         async with self.table.guard(inter):
-            info = await self.table.resolve(inter, game, running=True)
-            role = self.table.seat_of(info, inter.user.id)
+            info, role = await self.table.my_seat(inter, game, running=True)
             refusal = await self.service.can_undo(info.id, role)
             if refusal is not None:
                 raise UserError(refusal)
@@ -113,8 +105,7 @@ class Play(commands.Cog):
             if info.status in ("finished", "aborted"):
                 lines.append("🏁 " + present.result_sentence(info.result))
             if gv.role is not None and info.status == "running":
-                out = await self.table.render_prompt(gv, inter.user.id, limit=self.table.limit_for(inter),
-                                                     images=False)
+                out = self.table.render_prompt(gv, images=False)
                 out.content = present.clip("\n".join(lines) + "\n\n" + out.content, present.MESSAGE_LIMIT)
                 await inter.followup.send(ephemeral=True, **out.kwargs())
                 return
@@ -125,7 +116,8 @@ class Play(commands.Cog):
 
     @app_commands.command(name="map", description="The board as you see it (optionally a close-up of one place)")
     @app_commands.describe(location="A place to look at closely")
-    @app_commands.autocomplete(game=any_auto, location=location_auto)
+    @app_commands.autocomplete(location=location_auto)
+    @app_commands.autocomplete(game=any_auto)
     async def map(self, inter: discord.Interaction, game: int | None = None,
                   location: app_commands.Range[str, 1, 100] | None = None) -> None:
         async with self.table.guard(inter):
@@ -153,8 +145,7 @@ class Play(commands.Cog):
     @app_commands.autocomplete(game=any_auto)
     async def hand(self, inter: discord.Interaction, game: int | None = None) -> None:
         async with self.table.guard(inter):
-            info = await self.table.resolve(inter, game)
-            role = self.table.seat_of(info, inter.user.id)
+            info, role = await self.table.my_seat(inter, game)
             gv = await self.service.view(info.id, role, inter.user.id)
             hand = gv.view.get("hand")
             if hand is None:
@@ -189,8 +180,7 @@ class Play(commands.Cog):
     @app_commands.autocomplete(game=any_auto)
     async def prefs(self, inter: discord.Interaction, autopass: bool | None = None, game: int | None = None) -> None:
         async with self.table.guard(inter):
-            info = await self.table.resolve(inter, game)
-            role = self.table.seat_of(info, inter.user.id)
+            info, role = await self.table.my_seat(inter, game)
             seat = info.seat(role)
             prefs = dict(seat.prefs) if seat is not None else {}
             if autopass is not None:

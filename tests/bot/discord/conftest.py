@@ -8,14 +8,18 @@ import asyncio
 import contextlib
 import io
 import random
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
 
+import engine
+from bot.discord import ids
 from bot.discord.client import AlcazabaBot, Tuning, serve
+from bot.service import GameService
 from bot.settings import Settings
 from tests.standin import Interaction, Message, StandIn
 from tests.standin.server import (
@@ -78,6 +82,15 @@ class Harness:
 
     # ---------------------------------------------------------------- acting as users
 
+    async def open_game(self, game: str, **options: Any) -> int:
+        """alice opens a game with bob as her opponent (``options`` as ``/game new`` takes
+        them) and bob joins from the lobby; the game's thread."""
+        await self.cmd(self.alice, "game new", game=game, opponent=self.bob, **options)
+        thread = self.si.threads(self.channel)[-1].id
+        lobby = self.si.channel_messages(thread)[0]
+        await self.settle(await self.si.click(self.bob, lobby.id, components(lobby)[0]["custom_id"]))
+        return thread
+
     async def cmd(self, user: int, path: str, channel: int | None = None, **options: Any) -> Interaction:
         inter = await self.si.slash(user, channel or self.channel, path, **options)
         await self.si.answered(inter)
@@ -125,6 +138,36 @@ def choices_of(msg: Message) -> list[tuple[str, str | None]]:
     return out
 
 
+def offered_index(custom_id: str, value: str | None) -> int:
+    """The index into the seat's actions a choice stands for (a button's id, a menu's value)."""
+    return int(value) if value is not None else int(custom_id.split(":")[5])
+
+
+def prompt_digest(msg: Message) -> str | None:
+    """The digest of the choice set a prompt's components were made for (the bot's own
+    fingerprint of a seat's prompt and actions, bot/discord/ids.py)."""
+    return next((cid.rsplit(":", 1)[1] for cid, _ in choices_of(msg)), None)
+
+
+def replay_states(exported: dict[str, Any]) -> list[dict[str, Any]]:
+    """The state after each move of an exported game, from setup (a game without undo, so
+    the list's index is the version)."""
+    module = engine.get(exported["game"])
+    state = module.setup(exported["seed"], dict(exported["options"]))
+    states = [state]
+    for move in exported["moves"]:
+        state = module.apply(state, move["role"], move["action"])
+        states.append(state)
+    return states
+
+
+def move_number(text: str) -> int:
+    """The move a message names ("... · move 12")."""
+    m = re.search(r"move (\d+)", text)
+    assert m, text
+    return int(m.group(1))
+
+
 def png_ok(data: bytes) -> tuple[int, int]:
     image = Image.open(io.BytesIO(data))
     image.load()
@@ -153,18 +196,33 @@ async def table(standin: StandIn, tmp_path: Path) -> AsyncIterator[Harness]:
 
 
 @pytest.fixture
+async def svc(table: Harness) -> AsyncIterator[GameService]:
+    """The test's own connection to the bot's database (for setting up and reading back)."""
+    s = GameService.open(table.settings.db_url)
+    yield s
+    await s.close()
+
+
+@pytest.fixture
 def rng() -> random.Random:
     return random.Random(1212)
 
 
-async def drive(h: Harness, game_pk: int, rng: random.Random, *, max_steps: int = 2000,
-                on_step: Any = None, until: Any = None) -> int:
-    """Play a game to its end by clicking, as its players, a random choice of the newest
-    prompt each one got. Who must act is read from the database (the test's own reading);
-    every move goes through a Discord interaction. ``until(state)`` stops it early. Returns
-    the number of clicks."""
-    from bot.service import GameService
+Pick = Callable[[list[dict[str, Any]], random.Random], int]
+"""A click policy: the index of the action to take among those a seat is offered."""
 
+
+async def drive(h: Harness, game_pk: int, rng: random.Random, *, max_steps: int = 2000,
+                on_step: Any = None, until: Any = None, pick: Pick | None = None) -> int:
+    """Play a game to its end by clicking, as its players, the newest prompt each one got.
+    Who must act is read from the database (the test's own reading); every move goes through
+    a Discord interaction. ``until(state)`` stops it early. Returns the number of clicks.
+
+    Without ``pick`` a click is a random choice among those the prompt shows. With ``pick``
+    it is ``pick(actions, rng)``, an index into the actions the seat is offered (the list its
+    prompt is made from), clicked on the prompt made for them, turning the prompt's pages
+    when the choice is not on the first: the game then takes the course the engine alone
+    takes under the same policy and generator."""
     svc = GameService.open(h.settings.db_url)
     si = h.si
     clicks = 0
@@ -182,12 +240,15 @@ async def drive(h: Harness, game_pk: int, rng: random.Random, *, max_steps: int 
                 await asyncio.sleep(0.05)
                 continue
             user = seat.user_id
-            # The newest prompt with live choices (answered and refused prompts lose theirs).
-            await si.wait_message(lambda m, u=user: si.visible_to(m, u) and bool(choices_of(m))
-                                  and m.ephemeral_to is None, timeout=20)
-            msg = max((m for m in si.messages.values() if not m.deleted and si.visible_to(m, user)
-                       and choices_of(m) and m.ephemeral_to is None), key=lambda m: m.id)
-            cid, value = rng.choice(choices_of(msg))
+            if pick is None:
+                # The newest prompt with live choices (answered and refused prompts lose theirs).
+                msg = await newest_prompt(h, user)
+                cid, value = rng.choice(choices_of(msg))
+            else:
+                gv = await svc.view(game_pk, role, user)
+                actions = list(gv.view["actions"])
+                msg = await newest_prompt(h, user, ids.digest(gv.view))
+                cid, value = await reveal(h, user, msg, pick(actions, rng))
             inter = await si.click(user, msg.id, cid, [value] if value else None)
             await si.answered(inter)
             await si.wait_for(lambda r, t=inter.token: t in r.route and r.method in ("POST", "PATCH")
@@ -198,3 +259,29 @@ async def drive(h: Harness, game_pk: int, rng: random.Random, *, max_steps: int 
         raise AssertionError(f"game {game_pk} did not end within {max_steps} clicks")
     finally:
         await svc.close()
+
+
+async def newest_prompt(h: Harness, user: int, digest: str | None = None) -> Message:
+    """The user's newest message with live choices (made for the choice set ``digest``)."""
+    si = h.si
+
+    def live(m: Message) -> bool:
+        return (si.visible_to(m, user) and m.ephemeral_to is None and bool(choices_of(m))
+                and (digest is None or prompt_digest(m) == digest))
+
+    await si.wait_message(live, timeout=20)
+    return max((m for m in si.messages.values() if live(m)), key=lambda m: m.id)
+
+
+async def reveal(h: Harness, user: int, msg: Message, index: int) -> tuple[str, str | None]:
+    """The component of ``msg`` offering action ``index``, turning its pages until one does."""
+    for _ in range(20):
+        for cid, value in choices_of(msg):
+            if offered_index(cid, value) == index:
+                return cid, value
+        turn = next((c["custom_id"] for c in components(msg) if c["custom_id"].startswith("az:p:")
+                     and c.get("label") == "Next ▶"), None)
+        assert turn is not None, f"no page of message {msg.id} offers choice {index}"
+        await h.settle(await h.si.click(user, msg.id, turn))
+        msg = h.si.messages[msg.id]
+    raise AssertionError(f"message {msg.id} has too many pages")

@@ -21,7 +21,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from render import common as C
-from tests.bot.discord.conftest import FAST, Harness, components
+from tests.bot.discord.conftest import FAST, Harness
 from tests.standin import Message, StandIn
 from tests.standin.server import iter_components
 
@@ -100,10 +100,7 @@ async def capture(game: str) -> Message:
         h = Harness(si, Path(tmp) / "data", FAST)
         await h.start()
         try:
-            await h.cmd(h.alice, "game new", game=game, opponent=h.bob, side="christian", seed=11)
-            thread = si.threads(h.channel)[0].id
-            lobby = si.channel_messages(thread)[0]
-            await h.settle(await si.click(h.bob, lobby.id, components(lobby)[0]["custom_id"]))
+            await h.open_game(game, side="christian", seed=11)
             msg = await si.wait_message(lambda m: si.visible_to(m, h.alice) and m.files and any(
                 c.get("custom_id") for c in iter_components(m.components)), timeout=60)
             return msg

@@ -54,10 +54,7 @@ async def test_a_retried_group_with_more_lines_posts_only_the_new_ones(table: Ha
 async def test_pictures_fit_the_limit_the_interaction_reports(table: Harness) -> None:
     h = table
     si = h.si
-    await h.cmd(h.alice, "game new", game="navas", side="christian", opponent=h.bob, pace="live", seed=4)
-    thread = si.threads(h.channel)[0].id
-    lobby = si.channel_messages(thread)[0]
-    await h.settle(await si.click(h.bob, lobby.id, components(lobby)[0]["custom_id"]))
+    thread = await h.open_game("navas", side="christian", pace="live", seed=4)
     await si.wait_quiet(0.5)
     full = await h.cmd(h.carol, "map", channel=thread)
     size = len(h.answers(full)[-1].files[0].data)

@@ -4,7 +4,6 @@ private reached the game's thread, in words or in pictures."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
@@ -13,37 +12,17 @@ import engine
 import render.navas
 from bot.service import GameService
 from engine.api import visible_log
-from tests.bot.discord.conftest import Harness, components, drive, is_dm, png_ok
+from tests.bot.discord.conftest import Harness, drive, is_dm, move_number, png_ok, replay_states
 from tests.standin import Interaction
 from tests.standin.server import DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, MESSAGE_COMPONENT
 
 pytestmark = pytest.mark.slow
 
 
-def replay_states(exported: dict[str, Any]) -> list[dict[str, Any]]:
-    """The state after each version (no undo in this game, so version = move number)."""
-    module = engine.get(exported["game"])
-    state = module.setup(exported["seed"], dict(exported["options"]))
-    states = [state]
-    for move in exported["moves"]:
-        state = module.apply(state, move["role"], move["action"])
-        states.append(state)
-    return states
-
-
-def move_number(text: str) -> int:
-    m = re.search(r"move (\d+)", text)
-    assert m, text
-    return int(m.group(1))
-
-
 async def test_a_whole_game_of_1212_through_discord(table: Harness, rng) -> None:
     h = table
     si = h.si
-    await h.cmd(h.alice, "game new", game="navas", side="christian", opponent=h.bob, pace="live", seed=16)
-    thread = si.threads(h.channel)[0].id
-    lobby = si.channel_messages(thread)[0]
-    await h.settle(await si.click(h.bob, lobby.id, components(lobby)[0]["custom_id"]))
+    thread = await h.open_game("navas", side="christian", pace="live", seed=16)
 
     spectator_maps: list[Interaction] = []
     seen = [0]

@@ -5,10 +5,6 @@ nothing. The toy race stands in for a rules engine."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
-
 from bot.service import GameService
 from tests.bot.discord.conftest import FAST, Harness, choices_of, components
 from tests.standin import Message, StandIn
@@ -21,19 +17,9 @@ from tests.standin.server import (
 )
 
 
-@pytest.fixture
-async def svc(table: Harness) -> AsyncIterator[GameService]:
-    s = GameService.open(table.settings.db_url)
-    yield s
-    await s.close()
-
-
 async def started(h: Harness) -> int:
     """A running toy race, alice red (to move), bob blue; the thread id."""
-    await h.cmd(h.alice, "game new", game="toy", side="red", opponent=h.bob, options="target=20")
-    thread = h.si.threads(h.channel)[0].id
-    lobby = h.si.channel_messages(thread)[0]
-    await h.settle(await h.si.click(h.bob, lobby.id, components(lobby)[0]["custom_id"]))
+    thread = await h.open_game("toy", side="red", options="target=20")
     await prompt_of(h, h.alice)
     return thread
 
@@ -173,10 +159,7 @@ async def test_too_many_orders_in_a_row_are_slowed_down(standin: StandIn, tmp_pa
 async def test_closed_dms_fall_back_to_a_private_thread_told_once(table: Harness) -> None:
     h = table
     h.si.close_dms(h.alice)
-    await h.cmd(h.alice, "game new", game="toy", side="red", opponent=h.bob)
-    thread = h.si.threads(h.channel)[0].id
-    lobby = h.si.channel_messages(thread)[0]
-    await h.settle(await h.si.click(h.bob, lobby.id, components(lobby)[0]["custom_id"]))
+    await h.open_game("toy", side="red")
     prompt = await prompt_of(h, h.alice)
     place = h.si.channels[prompt.channel_id]
     assert place.type == 12 and place.parent_id == h.channel and place.members == {h.si.application_id, h.alice}

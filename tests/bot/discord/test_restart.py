@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.models import utcnow
-from tests.bot.discord.conftest import Harness, choices_of, components
+from tests.bot.discord.conftest import Harness, choices_of
 from tests.standin import StandIn
 
 pytestmark = pytest.mark.slow
@@ -70,10 +70,7 @@ async def test_kill_restart_old_buttons_work_and_a_missed_deadline_is_handled_on
     h = process.h
     si = h.si
     # A real game: the bot process has only the registered engines.
-    await h.cmd(h.alice, "game new", game="navas", side="christian", opponent=h.bob, pace="24h", seed=2)
-    thread = si.threads(h.channel)[0].id
-    lobby = si.channel_messages(thread)[0]
-    await h.settle(await si.click(h.bob, lobby.id, components(lobby)[0]["custom_id"]))
+    thread = await h.open_game("navas", side="christian", pace="24h", seed=2)
     prompt = await si.wait_message(lambda m: si.visible_to(m, h.alice) and bool(choices_of(m)), timeout=30)
     assert prompt.files and prompt.files[0].filename == "board.png"
     db = h.data_dir / "alcazaba.db"

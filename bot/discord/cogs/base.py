@@ -1,0 +1,70 @@
+"""What the cogs share: the bot's parts, and the background loop of the worker cogs.
+
+The outbox (delivery.py) and the clocks (deadlines.py) each run one loop in the bot's
+process: a pass, then a sleep that ends early when the bot is poked (something was
+committed). A short-lived client (``alcazaba sync``) starts no loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+from discord.ext import commands
+
+if TYPE_CHECKING:
+    from bot.discord.client import AlcazabaBot
+
+
+class Cog(commands.Cog):
+    """A cog with the game service, the front end's rows and the table at hand."""
+
+    def __init__(self, bot: AlcazabaBot) -> None:
+        self.bot = bot
+        self.service = bot.service
+        self.store = bot.store
+        self.table = bot.table
+
+
+class Worker(Cog):
+    """A cog that runs :meth:`cycle` in a loop while loaded."""
+
+    task_name = "worker"
+    log = logging.getLogger("bot.discord")
+
+    def __init__(self, bot: AlcazabaBot) -> None:
+        super().__init__(bot)
+        self.wake = asyncio.Event()
+        """Set it to run the next pass now (the bot pokes it after each command)."""
+        self._task: asyncio.Task[None] | None = None
+
+    async def cog_load(self) -> None:
+        if self.bot.workers:
+            self._task = asyncio.create_task(self.run(), name=self.task_name)
+
+    async def cog_unload(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def cycle(self) -> float:
+        """One pass; the seconds to sleep before the next (unless woken)."""
+        raise NotImplementedError
+
+    def idle(self) -> float:
+        """The sleep after a pass that failed."""
+        raise NotImplementedError
+
+    async def run(self) -> None:
+        while True:
+            self.wake.clear()
+            try:
+                wait = await self.cycle()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                self.log.exception("%s pass failed", self.task_name)
+                wait = self.idle()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), wait)
