@@ -97,12 +97,17 @@ async def test_racing_connections_play_whole_games(db_url: str) -> None:
 
 
 def run_racers(url: str, games: list[int], tmp_path: Path, count: int, deliver: bool) -> list[hammer.Event]:
-    """``count`` processes racing on ``games``; they start together when a file appears."""
+    """``count`` processes racing on ``games``; they start together when a file appears.
+
+    Odd processes take the games in reverse order, so that every process has a game to
+    itself at the start (each certainly applies moves, whatever the machine's load) and the
+    processes meet, and race, on the games in the middle."""
     go = tmp_path / "go"
     procs = []
     for i in range(count):
+        order = games if i % 2 == 0 else games[::-1]
         cmd = [sys.executable, "-m", "tests.reliability.hammer", "--url", url, "--games",
-               ",".join(map(str, games)), "--seed", str(100 + i), "--name", f"proc{i}", "--go", str(go)]
+               ",".join(map(str, order)), "--seed", str(100 + i), "--name", f"proc{i}", "--go", str(go)]
         if deliver:
             cmd.append("--deliver")
         procs.append(subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
