@@ -112,14 +112,13 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     print("DISCORD_TOKEN is not set: opening the terminal table instead of the Discord bot.")
     default = settings.default_game if settings.default_game in engine.GAMES else games[0]
     try:
-        game_id = input(f"Game to play ({', '.join(games)}) [{default}]: ").strip() or default
-        if game_id not in engine.GAMES:
-            raise CommandError(f"unknown game {game_id!r}; known games: {', '.join(games)}")
+        game_id = _ask(f"Game to play ({', '.join(games)}) [{default}]: ", default,
+                       lambda g: None if g in engine.GAMES else f"There is no game {g!r}: choose one of {', '.join(games)}.")
         roles = engine.get(game_id).roles(_default_options(game_id))
-        answer = input(f"Seats you play ({', '.join(roles)}; 'all' = hot-seat, 'none' = watch) [{roles[0]}]: ")
+        answer = _ask(f"Seats you play ({', '.join(roles)}, comma-separated; 'all' = hot-seat, 'none' = watch)"
+                      f" [{roles[0]}]: ", roles[0], lambda a: _seat_problem(a, roles)).lower()
     except EOFError:
         return 0
-    answer = answer.strip().lower() or roles[0]
     if answer == "all":
         seats, autoplay = list(roles), False
     elif answer == "none":
@@ -127,6 +126,26 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     else:
         seats, autoplay = [s.strip() for s in answer.split(",") if s.strip()], False
     return _local(settings, url, game_id, seats, autoplay, None, None)
+
+
+def _ask(question: str, default: str, problem: Callable[[str], str | None]) -> str:
+    """Ask until the answer is acceptable: a typo gets a sentence and the question again,
+    never an exit (EOFError ends the conversation)."""
+    while True:
+        answer = input(question).strip() or default
+        trouble = problem(answer)
+        if trouble is None:
+            return answer
+        print(trouble)
+
+
+def _seat_problem(answer: str, roles: list[str]) -> str | None:
+    if answer.lower() in ("all", "none"):
+        return None
+    unknown = [s.strip() for s in answer.lower().split(",") if s.strip() and s.strip() not in roles]
+    if unknown:
+        return f"There is no seat {unknown[0]!r}: the seats are {', '.join(roles)} (or 'all', 'none')."
+    return None
 
 
 def _default_options(game_id: str) -> dict[str, Any]:

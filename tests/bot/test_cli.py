@@ -273,5 +273,13 @@ def test_run_without_token_opens_the_terminal_table(tmp_path: Path) -> None:
     database = tmp_path / "data" / "alcazaba.db"
     with sqlite3.connect(database) as conn:
         assert conn.execute("SELECT game_id, status FROM game").fetchall() == [("toy", "finished")]
-    refused = run("toy", tmp_path, "run", stdin="chess\n")
-    assert refused.returncode == 2 and "unknown game 'chess'" in refused.stderr
+
+
+def test_run_without_token_asks_again_after_a_typo(tmp_path: Path) -> None:
+    done = run("toy", tmp_path, "run", stdin="chess\ntoy\nemperor\nnone\n")
+    assert done.returncode == 0, done.stderr
+    assert "There is no game 'chess': choose one of" in done.stdout
+    assert "There is no seat 'emperor': the seats are red, blue" in done.stdout
+    assert done.stdout.strip().splitlines()[-1].startswith("game 1 finished: ")
+    gave_up = run("toy", tmp_path, "run", stdin="chess\n")
+    assert gave_up.returncode == 0 and "There is no game 'chess'" in gave_up.stdout
