@@ -126,3 +126,28 @@ async def test_rematch_swaps_sides_and_invites_the_opponent(table: Harness) -> N
     new_thread = max(c.id for c in h.si.threads(h.channel))
     lobby2 = h.si.channel_messages(new_thread)[0]
     assert f"reserved for <@{h.alice}>" in lobby2.content
+
+
+async def test_a_manager_hands_a_seat_to_another_member(table: Harness) -> None:
+    h = table
+    thread = await open_toy(h, side="red", opponent=h.bob, options="target=20")
+    lobby = h.si.channel_messages(thread)[0]
+    await h.settle(await h.si.click(h.bob, lobby.id, components(lobby)[0]["custom_id"]))
+    refused = await h.cmd(h.alice, "game substitute", channel=thread, game=1, side="blue", member=h.carol)
+    assert "Only a manager" in h.answers(refused)[-1].content and h.answers(refused)[-1].ephemeral
+    wrong = await h.cmd(h.mod, "game substitute", channel=thread, game=1, side="green", member=h.carol)
+    assert "There is no side 'green'" in h.answers(wrong)[-1].content
+    done = await h.cmd(h.mod, "game substitute", channel=thread, game=1, side="blue", member=h.carol)
+    assert "now holds the blue seat of game #1" in h.answers(done)[-1].content
+    await h.si.wait_message(lambda m: m.channel_id == thread and f"<@{h.carol}> now plays **blue**" in m.content)
+    svc = GameService.open(h.settings.db_url)
+    try:
+        assert (await svc.game(1)).seat("blue").user_id == h.carol
+    finally:
+        await svc.close()
+    # Bob holds no seat any more; Carol now answers for blue.
+    gone = await h.cmd(h.bob, "game resign", channel=thread)
+    assert h.answers(gone)[-1].content == "You hold no seat in game #1." and h.answers(gone)[-1].ephemeral
+    quit_ = await h.cmd(h.carol, "game resign", channel=thread)
+    assert "You resigned game #1 (blue)" in h.answers(quit_)[-1].content
+    assert h.si.violations == []
