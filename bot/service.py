@@ -25,6 +25,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.orm import aliased
 from sqlmodel import col
 
 import engine
@@ -444,11 +445,12 @@ class GameService:
         loaded: _Loaded,
         version: int,
         public: list[str],
-        newly_active: list[str],
+        prompted: list[str],
         result: dict[str, Any] | None,
         extra: dict[str, Any] | None = None,
     ) -> None:
-        """Outbox rows of one command, in its transaction. Channel rows: public text only."""
+        """Outbox rows of one command, in its transaction. Channel rows: public text only.
+        ``prompted``: the roles told to act (a 'your_turn' row each, for a person's seat)."""
         game = loaded.game
         pk = game.id
         target = self._target(game)
@@ -459,7 +461,7 @@ class GameService:
                 payload.update(extra)
             rows.append(Outbox(game_pk=pk, kind="channel", recipient=str(target), payload=dumps(payload),
                                dedupe_key=f"g{pk}:v{version}:{payload['type']}:{payload.get('role', '')}"))
-        for role in newly_active:
+        for role in prompted:
             seat = loaded.seats.get(role)
             if seat is None or seat.is_bot or seat.user_id is None or result is not None:
                 continue
@@ -495,6 +497,7 @@ class GameService:
         undoes_seq: int | None,
         barrier: bool,
         extra_notice: dict[str, Any] | None = None,
+        prompt_again: bool = True,
     ) -> StepResult:
         game, module, before = loaded.game, loaded.module, loaded.state
         assert game.id is not None
@@ -519,14 +522,18 @@ class GameService:
             game.result = dumps(result)
         new_entries = _new_lines(before, new_state)
         public = [str(e.get("text", "")) for e in visible_log(new_entries, None)]
-        newly_active = [r for r in active if r not in active_before]
-        self._notify(session, loaded, version, public, newly_active, result, extra_notice)
+        prompted = [r for r in active if r not in active_before]
+        if prompt_again and role in active and role not in prompted:
+            # The role must act again: its next prompt is a notification like any other,
+            # written with the step, so that a crash after this commit cannot lose it.
+            prompted.append(role)
+        self._notify(session, loaded, version, public, prompted, result, extra_notice)
         loaded.state = new_state
         return StepResult(game_pk=game.id, version=version, role=role, kind=kind, active=active, result=result,
                           log=visible_log(new_entries, role), barrier=barrier)
 
     async def _step(self, session: AsyncSession, loaded: _Loaded, role: str, action: dict[str, Any],
-                    user_id: int | None) -> StepResult:
+                    user_id: int | None, prompt_again: bool = True) -> StepResult:
         module, state = loaded.module, loaded.state
         active = module.active(state)
         if role not in active:
@@ -535,7 +542,7 @@ class GameService:
         new_state = module.apply(state, role, action)  # RuleError passes through, nothing written
         return await self._record(session, loaded, role, user_id, new_state, kind="step",
                                   action=strip_label(action), undoes_seq=None,
-                                  barrier=undo_barrier(state, new_state))
+                                  barrier=undo_barrier(state, new_state), prompt_again=prompt_again)
 
     # ------------------------------------------------------------------ games and seats
 
@@ -887,7 +894,7 @@ class GameService:
     # ------------------------------------------------------------------ playing
 
     async def apply(self, game_pk: int, role: str, action: dict[str, Any], expected_version: int,
-                    user_id: int | None = None) -> StepResult:
+                    user_id: int | None = None, *, prompt_again: bool = True) -> StepResult:
         """One step by ``role``: checks the seat belongs to ``user_id`` (None: terminal seat)
         and that the game is still at ``expected_version``, then asks the engine and writes
         move, state and notifications in one transaction.
@@ -895,13 +902,17 @@ class GameService:
         Raises StaleVersion (with the new version and prompt), NotAllowed, GameNotFound, or
         the engine's RuleError unchanged (show ``err.explain()``). Built-in players do not move
         here: call :meth:`play_bots` afterwards.
+
+        When ``role`` must act again, a 'your_turn' row tells it so, as when a turn passes;
+        ``prompt_again=False`` leaves it out, for a step a front end answers in place (the
+        page turn of a long list of choices).
         """
         async with self._write() as session:
             loaded = await self._load(session, game_pk, lock=True)
             self._require_status(loaded.game, "running")
             self._require_holder(loaded, role, user_id)
             self._require_version(loaded, expected_version, role)
-            step = await self._step(session, loaded, role, action, user_id)
+            step = await self._step(session, loaded, role, action, user_id, prompt_again)
         self._remember(game_pk, step.version, loaded.state)
         return step
 
@@ -1115,12 +1126,18 @@ class GameService:
     # ------------------------------------------------------------------ outbox delivery
 
     async def claim_outbox(self, worker: str, limit: int = 20, lease_seconds: float = 60.0,
-                           kinds: Sequence[str] | None = None) -> list[OutboxItem]:
+                           kinds: Sequence[str] | None = None, together: Sequence[str] = ()) -> list[OutboxItem]:
         """Claim up to ``limit`` notifications due for delivery, for ``lease_seconds``.
 
         Several workers (processes) may call this at once: a row is claimed by one only. A
-        worker that dies leaves its claims to expire. Deliver, then :meth:`mark_sent` or
-        :meth:`mark_failed`.
+        worker that dies leaves its claims to expire. Deliver, then :meth:`mark_sent` (or
+        :meth:`mark_all_sent`) or :meth:`mark_failed`.
+
+        Rows of the kinds in ``together`` are claimed a recipient at a time: none of a
+        recipient's rows while another of its unsent rows is claimed by another worker or
+        waits for a retry. A worker that posts them grouped (a game's thread) then holds
+        every unsent row of that recipient, so what it posts comes in order and a dead
+        worker's half-posted group is taken over whole, never re-formed with other members.
         """
         now = utcnow()
         expired = now - timedelta(seconds=lease_seconds)
@@ -1134,6 +1151,14 @@ class GameService:
         )
         if kinds is not None:
             query = query.where(col(Outbox.kind).in_(list(kinds)))
+        if together:
+            other = aliased(Outbox)
+            held_elsewhere = sa.exists().where(
+                col(other.kind) == col(Outbox.kind), col(other.recipient) == col(Outbox.recipient),
+                col(other.id) != col(Outbox.id), col(other.sent_at).is_(None),
+                sa.or_(col(other.next_attempt_at) > now,
+                       sa.and_(col(other.claimed_at) >= expired, col(other.claimed_by) != worker)))
+            query = query.where(sa.or_(col(Outbox.kind).not_in(list(together)), ~held_elsewhere))
         claimed: list[OutboxItem] = []
         async with self._write() as session:
             ids = list((await session.execute(query)).scalars())
@@ -1157,6 +1182,22 @@ class GameService:
                 .values(sent_at=utcnow())
             )
             return bool(_rowcount(done))
+
+    async def mark_all_sent(self, item_ids: Sequence[int], worker: str) -> int:
+        """Record the delivery of several rows sent as one (a grouped thread post) in one
+        transaction, so that a crash cannot leave part of the group pending: a retry would
+        make a group of the rest, under another nonce. The number of rows still this
+        worker's claim, now marked."""
+        if not item_ids:
+            return 0
+        async with self._write() as session:
+            done = await session.execute(
+                sa.update(Outbox)
+                .where(col(Outbox.id).in_(list(item_ids)), col(Outbox.claimed_by) == worker,
+                       col(Outbox.sent_at).is_(None))
+                .values(sent_at=utcnow())
+            )
+            return _rowcount(done)
 
     async def mark_failed(self, item_id: int, worker: str, error: str, retry_in_seconds: float = 30.0) -> bool:
         """Count a failed attempt and release the row for a retry after ``retry_in_seconds``."""

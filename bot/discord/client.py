@@ -48,6 +48,12 @@ class Tuning:
     group_max_seconds: float = 8.0
     """...but no line waits longer than this."""
     outbox_poll_seconds: float = 5.0
+    outbox_lease_seconds: float = 30.0
+    """How long a claimed notification stays this process's: a process that dies with rows
+    claimed delays them (and, for a thread, every later post to it) by this much. It must
+    outlast the longest a live process holds a claim before it sends (``group_max_seconds``
+    and one send), or a second process (shard) takes the row over and Discord's nonce check
+    is all that stops a double post."""
     deadline_poll_seconds: float = 60.0
     reminder_fraction: float = 0.25
     """A reminder goes out when this fraction of the time per move is left."""

@@ -424,7 +424,7 @@ class Table:
         nobody), but it is no move: the clicked prompt shows the new page in place, with no
         record line and no new message (and the clock goes on, deadlines.py)."""
         try:
-            await self.service.apply(info.id, role, action, version, inter.user.id)
+            await self.service.apply(info.id, role, action, version, inter.user.id, prompt_again=False)
         except StaleVersion:
             gv = await self.service.view(info.id, role, inter.user.id)
             await self.refuse_stale(inter, gv, version)
@@ -466,12 +466,28 @@ class Table:
             await self.send_private(inter, Outgoing(present.clip(text, present.MESSAGE_LIMIT)))
             return
         if role in step.active:
-            await self.send_private(inter, await self.prompt(info.id, role, inter.user.id, note=note))
+            # The next prompt, with its buttons, is the outbox's: the service wrote it with
+            # the step, so it comes even if this process dies now. A typed order is answered
+            # with what the step did and what is asked now, and where the choices are.
+            if not clicked:
+                gv = await self.service.view(info.id, role, inter.user.id)
+                out = self.render_prompt(gv, note=note, images=False)
+                text = f"{out.content}\n📨 Your choices come to {await self.prompt_place(info.id, role, inter.user.id)}."
+                await self.send_private(inter, Outgoing(present.clip(text, present.MESSAGE_LIMIT)))
         else:
             waiting = ", ".join(step.active) or "nobody"
             text = "\n".join(filter(None, [note, *(f"> {t}" for t in private_lines[-RECENT_LINES:]),
                                            f"Done for now; waiting for {waiting}. I will write when it is your turn."]))
             await self.send_private(inter, Outgoing(present.clip(text, present.MESSAGE_LIMIT)))
+
+    async def prompt_place(self, game_pk: int, role: str, user_id: int) -> str:
+        """Where the seat's prompts go, in words: its DMs, or the private thread that stands in
+        for them while the player's DMs are closed."""
+        if (await self.store.user(user_id)).dms_closed_at is not None:
+            thread_id = (await self.store.seat(game_pk, role)).thread_id
+            if thread_id is not None:
+                return f"your private thread <#{thread_id}>"
+        return "your direct messages"
 
     # ------------------------------------------------------------------ orders typed with /play
 

@@ -250,9 +250,12 @@ async def test_outbox_rows_follow_each_step_and_hide_private_lines(service: Game
     await service.apply(pk, "red", {"type": "draw"}, 0, ANN)
     draw_rows = (await service.outbox(pk))[2:]
     assert [(o.kind, o.payload["type"], o.payload.get("lines")) for o in draw_rows] == [
-        ("channel", "log", ["red draws a card."])]
+        ("channel", "log", ["red draws a card."]), ("dm", "your_turn", None)]
+    # red must act again: its next prompt is a row of the step too (lost to no crash)
+    assert draw_rows[1].recipient == str(ANN)
+    assert draw_rows[1].payload == {"type": "your_turn", "game": pk, "role": "red", "version": 1}
     await service.apply(pk, "red", {"type": "bank"}, 1, ANN)
-    bank_rows = (await service.outbox(pk))[3:]
+    bank_rows = (await service.outbox(pk))[4:]
     assert [(o.kind, o.recipient, o.payload["type"]) for o in bank_rows] == [
         ("channel", "900", "log"), ("dm", str(BOB), "your_turn")]
     assert bank_rows[1].payload == {"type": "your_turn", "game": pk, "role": "blue", "version": 2}

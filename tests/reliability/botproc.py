@@ -1,12 +1,13 @@
 """The Discord bot as its own process, for the crash test: ``python -m tests.reliability.botproc``.
 
-It runs what ``alcazaba run`` runs (``bot.discord.client.serve``: migrate, log in, cogs,
-outbox worker, deadlines) with the settings from the environment, and only two test
-timings changed so that a test of dozens of kills fits in CI's time:
+It runs ``alcazaba run`` itself (``bot.cli.main(["run"])``: settings from the environment,
+logging, migration, then the Discord front end's ``run``: log in, cogs, outbox worker,
+deadlines), with one difference: the front end is started with the Discord tests' fast
+Tuning, so that a test of dozens of kills fits in CI's time:
 
-* the Discord tests' fast Tuning (group thread posts for 0.3 s instead of 2 s, poll the
-  outbox every 0.5 s instead of 5 s);
-* the outbox lease (``ALCAZABA_TEST_LEASE`` seconds, default 4, instead of 120): rows a
+* thread posts are grouped for 0.3 s instead of 2 s, the outbox is polled every 0.5 s
+  instead of 5 s;
+* the outbox lease is ``ALCAZABA_TEST_LEASE`` seconds (default 3) instead of 30: rows a
   killed process had claimed are taken over by its successor once the lease runs out, so
   the lease is how long a crash delays them.
 """
@@ -20,7 +21,10 @@ import logging
 import os
 import signal
 import sys
+from dataclasses import replace
 
+import bot.discord
+from bot.cli import main as alcazaba
 from bot.discord.client import Tuning, serve
 from bot.settings import Settings
 
@@ -37,33 +41,22 @@ def dump_tasks() -> None:
         log.warning("task %s:\n%s", task.get_name(), buf.getvalue())
 
 
-async def run(settings: Settings) -> int:
-    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, dump_tasks)
-    return await serve(settings, FAST)
-
-
-def shorten_lease(seconds: float) -> None:
-    """Set the delivery cog's lease once the cog is loaded (``load_extension`` executes the
-    cog's module afresh, so the value must be set on the module it made)."""
-    from bot.discord.client import AlcazabaBot
-
-    original = AlcazabaBot.setup_hook
-
-    async def setup_hook(self: AlcazabaBot) -> None:
-        await original(self)
-        sys.modules["bot.discord.cogs.delivery"].LEASE_SECONDS = seconds  # type: ignore[attr-defined]
-
-    AlcazabaBot.setup_hook = setup_hook  # type: ignore[method-assign]
-
-
 def main() -> int:
-    shorten_lease(float(os.environ.get("ALCAZABA_TEST_LEASE", "4")))
+    tuning = replace(FAST, outbox_lease_seconds=float(os.environ.get("ALCAZABA_TEST_LEASE", "3")))
+
+    async def run(settings: Settings) -> int:
+        """``bot.discord.run`` (what ``alcazaba run`` calls) with the test's Tuning."""
+        asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, dump_tasks)
+        return await serve(settings, tuning)
+
+    bot.discord.run = run  # type: ignore[assignment]
     # `kill -USR1 <pid>` writes every thread's stack to the log: how a hang is diagnosed.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
-    settings = Settings()
-    logging.basicConfig(level=settings.log_level, stream=sys.stderr,
+    # The process id in each line tells the killed process's lines from its successor's
+    # (alcazaba's own logging.basicConfig then changes nothing).
+    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"), stream=sys.stderr,
                         format=f"%(asctime)s pid{os.getpid()} %(levelname)s %(name)s: %(message)s")
-    return asyncio.run(run(settings))
+    return alcazaba(["run"])
 
 
 if __name__ == "__main__":

@@ -7,12 +7,21 @@ reached Discord but whose answer was lost (or whose worker died before marking t
 not posted twice: Discord hands back the message it already made.
 
 * ``dm`` rows (``your_turn``, ``finished``) become a DM with the seat's own board, hand,
-  prompt and buttons. When the player's DMs are closed, a private thread in the game's
-  channel takes their place, and the player is told once why.
+  prompt and buttons. Every prompt a player gets unasked is one: the next one after his own
+  step too (the service writes it with the step), so a crash between the step and the
+  prompt only delays it by the lease. When the player's DMs are closed, a private thread in
+  the game's channel takes their place, and the player is told once why.
 * ``channel`` rows (public log lines, start, undo, end) are held a moment and posted
   grouped, one message per burst rather than per step, with the spectator map at the end of
   a phase, after a battle and at the end (with the final reveal). Nothing here reads a
   player's view: thread posts are built from public lines and the spectator view only.
+
+A thread's rows are claimed all together (``claim_outbox(together=...)``) and marked sent
+all together (``mark_all_sent``): a group always holds every unsent row of its thread. So
+its lines go out in the order of the steps, and when a process dies after posting a group
+but before marking it, its successor forms the same group again, plus any later rows,
+under the same first row's nonce: Discord hands back the old message and only the lines it
+did not hold are posted.
 """
 
 from __future__ import annotations
@@ -39,8 +48,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bot.discord.delivery")
 
-LEASE_SECONDS = 120.0
 BATCH = 50
+TURN_NOTE = "⏳ **It is your turn.**"
+"""Heads a prompt when the turn came to the seat (not when it goes on after its own step)."""
 MAP_KEYS = ("year", "turn", "round", "phase", "active_side")
 """View fields whose change marks a new phase of play: the spectator map is posted then."""
 
@@ -135,7 +145,9 @@ class Delivery(Worker):
 
     async def once(self) -> None:
         while True:
-            items = await self.service.claim_outbox(self.bot.worker_id, limit=BATCH, lease_seconds=LEASE_SECONDS)
+            items = await self.service.claim_outbox(self.bot.worker_id, limit=BATCH,
+                                                    lease_seconds=self.bot.tuning.outbox_lease_seconds,
+                                                    together=("channel",))
             dms: list[OutboxItem] = []
             for item in items:
                 if item.kind == "channel":
@@ -201,9 +213,17 @@ class Delivery(Worker):
     async def deliver_turn(self, item: OutboxItem, info: GameInfo, seat: SeatInfo, user_id: int) -> None:
         if info.status != "running" or seat.role not in info.active:
             return  # already answered (e.g. with /play before this arrived)
+        version = int(item.payload.get("version") or 0)
+        moves = await self.service.moves(info.id, since=max(0, version - 1))
+        if any(m["seq"] > version and m["role"] == seat.role for m in moves):
+            # The seat acted since (after /status, or this row waited out a dead process's
+            # lease): a later row carries its prompt now.
+            return
         if seat.prefs.get("autopass") and await self.autopass(info, seat.role, user_id):
             return
-        await self.send_turn(info.id, seat.role, user_id, nonce=nonce_base(item.id))
+        again = any(m["seq"] == version and m["role"] == seat.role for m in moves)
+        await self.send_turn(info.id, seat.role, user_id, nonce=nonce_base(item.id),
+                             note="" if again else TURN_NOTE)
 
     async def autopass(self, info: GameInfo, role: str, user_id: int) -> bool:
         """Pass for a player who asked for it, on a prompt whose only answers are a reaction
@@ -219,8 +239,8 @@ class Delivery(Worker):
         self.bot.poke()
         return True
 
-    async def send_turn(self, game_pk: int, role: str, user_id: int, *, nonce: str) -> None:
-        out = await self.table.prompt(game_pk, role, user_id, note="⏳ **It is your turn.**")
+    async def send_turn(self, game_pk: int, role: str, user_id: int, *, nonce: str, note: str = TURN_NOTE) -> None:
+        out = await self.table.prompt(game_pk, role, user_id, note=note)
         info = await self.service.game(game_pk)
         await self.send_private(info, role, user_id, out, nonce=nonce)
 
@@ -298,6 +318,13 @@ class Delivery(Worker):
             error = exc
         for item in items:
             self.held.pop(item.id, None)
+        if error is None:
+            marked = await self.service.mark_all_sent([i.id for i in items], self.bot.worker_id)
+            if marked != len(items):
+                log.warning("thread post to %s: %s of %s rows were no longer this worker's claim (another "
+                            "process took them over after the lease)", recipient, len(items) - marked, len(items))
+            return
+        for item in items:
             await self.finish(item, error)
 
     async def post_group(self, channel_id: int, items: list[OutboxItem]) -> None:

@@ -5,11 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
+import sqlalchemy as sa
+from sqlmodel import col
+
+from bot.discord import present
 from bot.discord.client import sync_global
+from bot.discord.cogs.delivery import nonce_base
+from bot.models import Outbox, utcnow
 from bot.service import GameService
-from tests.bot.discord.conftest import Harness, components, png_ok
+from tests.bot.discord.conftest import FAST, Harness, components, png_ok
 from tests.standin import StandIn
 
 
@@ -49,6 +57,56 @@ async def test_a_retried_group_with_more_lines_posts_only_the_new_ones(table: Ha
     await h.bot.delivery.send_lines(channel, [*first, "• four", "• five"], "o7")
     posted = [m.content for m in h.si.channel_messages(h.channel)]
     assert posted == ["• one\n• two\n• three", "• four\n• five"]
+
+
+async def test_a_dead_workers_half_posted_group_is_taken_over_whole_and_in_order(
+        standin: StandIn, tmp_path: Path) -> None:
+    """A worker posted the lines of two steps to the thread and died before marking them
+    sent; it had claimed the two rows in two passes, so their claims run out at different
+    times, and a third step came after. The next worker posts nothing of the thread until it
+    holds all three rows, then forms the dead worker's group again with the new row: the
+    nonce gives back the old message and only the third step's line is posted."""
+    h = Harness(standin, tmp_path / "data", replace(FAST, outbox_lease_seconds=2.0))
+    await h.start()
+    svc = GameService.open(h.settings.db_url)
+    try:
+        thread = await h.open_game("toy", side="red", options="target=20")
+        await h.si.wait_message(lambda m: m.channel_id == thread and "begins" in m.content, timeout=20)
+        await h.stop()  # the bot that will die: it holds nothing yet
+
+        async def bank(n: int) -> None:  # distinct lines: "red banks 1 and has 1." ...
+            info = await svc.game(1)
+            role = info.active[0]
+            seat = info.seat(role)
+            assert seat is not None
+            step = await svc.apply(1, role, {"type": "add", "n": n}, info.version, seat.user_id)
+            await svc.apply(1, role, {"type": "bank"}, step.version, seat.user_id)
+
+        await bank(1)
+        await bank(2)
+        dead = await svc.claim_outbox("dead", limit=100, kinds=("channel",), together=("channel",))
+        assert [len(o.payload["lines"]) for o in dead] == [1, 1]
+        async with svc.writing() as session:  # claimed in two passes, 1.5 s apart
+            await session.execute(sa.update(Outbox).where(col(Outbox.id) == dead[0].id)
+                                  .values(claimed_at=utcnow() - timedelta(seconds=1.5)))
+        lines = [str(o.payload["lines"][0]) for o in dead]
+        await h.start()
+        assert h.bot is not None
+        channel = h.bot.get_partial_messageable(thread)
+        await h.bot.delivery.send_lines(channel, present.bullet(lines), nonce_base(dead[0].id))  # the dead's post
+        await bank(1)
+        h.bot.poke()
+        third = [str(o.payload["lines"][0]) for o in await svc.outbox(1) if o.kind == "channel"][-1]
+        await h.si.wait_message(lambda m: m.channel_id == thread and third in m.content, timeout=20)
+        while await svc.outbox(1, pending_only=True):
+            await asyncio.sleep(0.1)
+        await h.si.wait_quiet(0.5)
+        posted = [line.removeprefix("• ") for m in h.si.channel_messages(thread) if m.nonce and m.nonce[0] == "o"
+                  for line in m.content.split("\n")]
+        assert [line for line in posted if not line.startswith("▶️")] == ["The race begins.", *lines, third], posted
+    finally:
+        await svc.close()
+        await h.stop()
 
 
 async def test_pictures_fit_the_limit_the_interaction_reports(table: Harness) -> None:
