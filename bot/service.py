@@ -773,15 +773,20 @@ class GameService:
         """Hand a seat to another person (a server manager replacing a player who left).
 
         The game's course is untouched; only who may act for ``role`` changes, so the move log
-        records the new holder's user id on the moves he makes from now on.
+        records the new holder's user id on the moves he makes from now on. The public notice
+        and, when the seat must act now, the new holder's prompt are outbox rows of this
+        transaction, like every other notification: a crash right after cannot lose them.
         """
         async with self._write() as session:
             loaded = await self._load(session, game_pk, lock=True)
-            self._require_status(loaded.game, "open", "running")
-            roles = loaded.module.roles(loads(loaded.game.options))
+            game = loaded.game
+            self._require_status(game, "open", "running")
+            roles = loaded.module.roles(loads(game.options))
             if role not in roles:
                 raise NotAllowed(f"There is no role {role!r} in this game; the roles are {', '.join(roles)}.")
             seat = loaded.seats.get(role)
+            if seat is not None and seat.user_id == user_id and not seat.is_bot:
+                raise NotAllowed(f"{seat.display_name or 'That player'} already holds the {role} seat.")
             if seat is None:
                 seat = Seat(game_pk=game_pk, role=role, user_id=user_id, display_name=display_name[:100],
                             is_bot=False)
@@ -791,9 +796,20 @@ class GameService:
                 seat.user_id = user_id
                 seat.display_name = display_name[:100]
                 seat.is_bot = False
-            loaded.game.updated_at = utcnow()
+            game.updated_at = utcnow()
+            key = f"g{game_pk}:v{game.version}:seat:{role}:u{user_id}"
+            target = self._target(game)
+            if target is not None:
+                payload = {"type": "log", "game": game_pk, "version": game.version, "role": role,
+                           "lines": [f"{seat.display_name} takes over the {role} seat."]}
+                session.add(Outbox(game_pk=game_pk, kind="channel", recipient=str(target), payload=dumps(payload),
+                                   dedupe_key=f"{key}:channel"))
+            if game.status == "running" and role in loaded.module.active(loaded.state):
+                payload = {"type": "your_turn", "game": game_pk, "role": role, "version": game.version}
+                session.add(Outbox(game_pk=game_pk, kind="dm", recipient=str(user_id), payload=dumps(payload),
+                                   dedupe_key=f"{key}:turn"))
             await session.flush()
-            return self._info(loaded.game, loaded.seats.values())
+            return self._info(game, loaded.seats.values())
 
     # ------------------------------------------------------------------ reading
 

@@ -468,6 +468,22 @@ async def test_substitute_hands_a_seat_to_another_player(service: GameService) -
     assert [m["user_id"] for m in await service.moves(pk)][-1] == newcomer
     with pytest.raises(NotAllowed, match="no role"):
         await service.substitute(pk, "green", newcomer, "Cleo")
+    with pytest.raises(NotAllowed, match="already holds"):
+        await service.substitute(pk, "blue", newcomer, "Cleo")
+    notices = [(o.kind, o.recipient, o.payload) for o in await service.outbox(pk)
+               if o.dedupe_key.startswith(f"g{pk}:v0:seat:blue:u{newcomer}")]
+    assert [(kind, payload.get("lines")) for kind, _, payload in notices] == [
+        ("channel", ["Cleo takes over the blue seat."])], "blue was not to act: no prompt row"
+
+
+async def test_substitute_for_the_seat_to_act_prompts_the_newcomer_through_the_outbox(service: GameService) -> None:
+    pk = await two_player_game(service)
+    assert (await service.game(pk)).active == ["red"]
+    await service.substitute(pk, "red", 999, "Cleo")
+    rows = {o.dedupe_key: (o.kind, o.recipient, o.payload["type"]) for o in await service.outbox(pk)
+            if ":seat:red:u999" in o.dedupe_key}
+    assert rows == {f"g{pk}:v0:seat:red:u999:channel": ("channel", "900", "log"),
+                    f"g{pk}:v0:seat:red:u999:turn": ("dm", "999", "your_turn")}
 
 
 async def test_abort(service: GameService) -> None:

@@ -17,7 +17,6 @@ from discord import app_commands
 import engine
 from bot.discord import present
 from bot.discord.cogs.base import Cog
-from bot.discord.cogs.delivery import base36
 from bot.discord.table import UserError
 from bot.discord.views import JoinButton, StartButton
 from bot.service import GameInfo
@@ -330,14 +329,7 @@ class Lobby(Cog):
             if side not in info.roles:
                 raise UserError(f"There is no side {present.clip(side, 40)!r}; the sides are {', '.join(info.roles)}.")
             await self.service.substitute(info.id, side, member.id, display_name(member))
-            target = info.thread_id or info.channel_id
-            if target is not None:
-                await self.bot.get_partial_messageable(target).send(
-                    f"<@{member.id}> now plays **{side}** (handed over by <@{inter.user.id}>).")
-            self.bot.poke()
-            if info.status == "running" and side in info.active:
-                await self.bot.delivery.send_turn(info.id, side, member.id,
-                                                  nonce=f"s{base36(info.id)}v{base36(info.version)}")
+            self.bot.poke()  # the thread notice and, if it is his turn, his prompt are outbox rows
             await inter.followup.send(f"{member.mention} now holds the {side} seat of game #{info.id}.",
                                       ephemeral=True)
 

@@ -139,7 +139,9 @@ async def test_a_manager_hands_a_seat_to_another_member(table: Harness) -> None:
     assert "There is no side 'green'" in h.answers(wrong)[-1].content
     done = await h.cmd(h.mod, "game substitute", channel=thread, game=1, side="blue", member=h.carol)
     assert "now holds the blue seat of game #1" in h.answers(done)[-1].content
-    await h.si.wait_message(lambda m: m.channel_id == thread and f"<@{h.carol}> now plays **blue**" in m.content)
+    again = await h.cmd(h.mod, "game substitute", channel=thread, game=1, side="blue", member=h.carol)
+    assert "already holds the blue seat" in h.answers(again)[-1].content
+    await h.si.wait_message(lambda m: m.channel_id == thread and "carol takes over the blue seat." in m.content)
     svc = GameService.open(h.settings.db_url)
     try:
         assert (await svc.game(1)).seat("blue").user_id == h.carol
