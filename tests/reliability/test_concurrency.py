@@ -96,16 +96,15 @@ async def test_racing_connections_play_whole_games(db_url: str) -> None:
             await s.close()
 
 
-def run_racers(url: str, games: list[int], tmp_path: Path, count: int, deliver: bool) -> list[hammer.Event]:
-    """``count`` processes racing on ``games``; they start together when a file appears.
-
-    Odd processes take the games in reverse order, so that every process has a game to
-    itself at the start (each certainly applies moves, whatever the machine's load) and the
-    processes meet, and race, on the games in the middle."""
+def run_racers(url: str, games: list[int], tmp_path: Path, count: int, deliver: bool,
+               own: list[int] | None = None) -> list[hammer.Event]:
+    """``count`` processes racing on ``games`` in the same order (so that they collide); they
+    start together when a file appears. With ``own``, process i first plays ``own[i]`` alone,
+    so that every process certainly applies moves, whatever the machine's load."""
     go = tmp_path / "go"
     procs = []
     for i in range(count):
-        order = games if i % 2 == 0 else games[::-1]
+        order = ([own[i]] if own else []) + games
         cmd = [sys.executable, "-m", "tests.reliability.hammer", "--url", url, "--games",
                ",".join(map(str, order)), "--seed", str(100 + i), "--name", f"proc{i}", "--go", str(go)]
         if deliver:
@@ -135,8 +134,12 @@ async def test_two_processes_on_one_sqlite_file(db_url: str, tmp_path: Path) -> 
     where only the database's own locking keeps them apart."""
     service = GameService.open(db_url)
     try:
-        games = await hammer.make_games(service, 3, seed=40)
-        events = await asyncio.to_thread(run_racers, db_url, games, tmp_path, 2, True)
+        # Short games of their own first (each process certainly moves), then long shared
+        # games, played in the same order by both, where they race.
+        own = await hammer.make_games(service, 2, target=5, seed=40)
+        shared = await hammer.make_games(service, 3, seed=42)
+        games = own + shared
+        events = await asyncio.to_thread(run_racers, db_url, shared, tmp_path, 2, True, own)
         assert [e for e in events if e["event"] == "stale"], "the processes never collided"
         assert {e["worker"] for e in events if e["event"] == "ok"} == {"proc0", "proc1"}
         problems: list[str] = []
