@@ -49,8 +49,12 @@ async def make_games(service: GameService, count: int, *, target: int = 20, seed
 
 
 async def play(service: GameService, games: list[int], seed: int, name: str, events: list[Event],
-               deadline: float | None = None) -> None:
-    """Play each game to its end (or until ``deadline``), racing whoever else plays it."""
+               deadline: float | None = None, think_ms: float = 0.0) -> None:
+    """Play each game to its end (or until ``deadline``), racing whoever else plays it.
+
+    ``think_ms``: a pause of up to that long between reading the game and ordering, as a
+    person takes; it widens the window in which another process moves first, so that
+    racing processes certainly collide even on an idle, fast machine."""
     pick = Generator(seed)
     for pk in games:
         while deadline is None or time.monotonic() < deadline:
@@ -65,6 +69,8 @@ async def play(service: GameService, games: list[int], seed: int, name: str, eve
             if not legal:
                 continue
             action = strip_label(pick.choice(legal))
+            if think_ms:
+                await asyncio.sleep(pick.randbelow(int(think_ms * 1000) + 1) / 1_000_000)
             try:
                 step = await service.apply(pk, role, action, seen.version, user_id=seat.user_id)
             except StaleVersion as exc:
@@ -215,7 +221,8 @@ async def _main(args: argparse.Namespace) -> None:
             await asyncio.sleep(0.005)
         done = asyncio.Event()
         delivery = asyncio.create_task(deliver(service, args.name, events, done)) if args.deliver else None
-        await play(service, [int(g) for g in args.games.split(",")], args.seed, args.name, events)
+        await play(service, [int(g) for g in args.games.split(",")], args.seed, args.name, events,
+                   think_ms=args.think_ms)
         done.set()
         if delivery is not None:
             await delivery
@@ -230,6 +237,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="race other players on the same games")
     parser.add_argument("--url", required=True)
     parser.add_argument("--games", required=True, help="comma-separated game ids, played in this order")
+    parser.add_argument("--think-ms", type=float, default=0.0, help="pause up to this long before each order")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--name", default="worker")
     parser.add_argument("--go", required=True, help="start when this file exists")
