@@ -400,6 +400,8 @@ class Table:
                 log.info("could not retire the stale buttons of message %s", inter.message.id)
         note = (f"⌛ That choice was offered at move {version}; the game has moved on to move "
                 f"{gv.version}. Here is what you are asked now:")
+        if gv.version == version:
+            note = "⌛ That choice is not on offer. Here is what you are asked now:"
         if gv.game.status != "running" or (gv.role or "") not in gv.game.active:
             note = (f"⌛ That choice was offered at move {version}; the game is now at move {gv.version} "
                     "and nothing is asked of you.")
