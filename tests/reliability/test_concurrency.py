@@ -136,7 +136,11 @@ async def test_two_processes_on_one_sqlite_file(db_url: str, tmp_path: Path) -> 
         games = await hammer.make_games(service, 3, seed=40)
         events = await asyncio.to_thread(run_racers, db_url, games, tmp_path, 2, True)
         assert [e for e in events if e["event"] == "stale"], "the processes never collided"
-        assert {e["worker"] for e in events if e["event"] == "ok"} == {"proc0", "proc1"}
+        # Both processes ordered and were answered (a move or a stale refusal). SQLite's write
+        # lock is not fair: on a busy machine one process can lose every race, which is
+        # allowed; what is checked is that nothing is lost or doubled. (Two processes both
+        # moving is asserted on PostgreSQL, whose row locks queue: test_pg_shards.py.)
+        assert {e["worker"] for e in events if e["event"] in ("ok", "stale")} == {"proc0", "proc1"}
         problems: list[str] = []
         for pk in games:
             problems += await hammer.check_game(service, pk, events)
