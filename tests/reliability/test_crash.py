@@ -368,6 +368,17 @@ async def check_notifications(db: GameService, games: list[int], si: StandIn) ->
     return problems
 
 
+def populate(si: StandIn) -> tuple[int, int, list[int]]:
+    """A server with a games channel and two members who play: (guild, channel, players)."""
+    owner = si.add_user("owner")
+    guild = si.add_guild("crash test server", owner)
+    channel = si.add_text_channel(guild, "games")
+    players = [si.add_user("alice"), si.add_user("bob")]
+    for user in players:
+        si.add_member(guild, user)
+    return guild, channel, players
+
+
 # --------------------------------------------------------------------------- the test
 
 
@@ -378,12 +389,7 @@ async def test_sigkill_at_random_points_loses_and_doubles_nothing(tmp_path: Path
     bot: BotProcess | None = None
     db: GameService | None = None
     try:
-        owner = si.add_user("owner")
-        guild = si.add_guild("crash test server", owner)
-        channel = si.add_text_channel(guild, "games")
-        players = [si.add_user("alice"), si.add_user("bob")]
-        for user in players:
-            si.add_member(guild, user)
+        guild, channel, players = populate(si)
         bot = BotProcess(si, tmp_path, guild)
         await bot.start()
         await open_games(si, players, channel)
@@ -444,12 +450,7 @@ async def test_a_kill_between_the_answer_and_the_next_prompt_loses_no_prompt(tmp
     bot: BotProcess | None = None
     db: GameService | None = None
     try:
-        owner = si.add_user("owner")
-        guild = si.add_guild("crash test server", owner)
-        channel = si.add_text_channel(guild, "games")
-        players = [si.add_user("alice"), si.add_user("bob")]
-        for user in players:
-            si.add_member(guild, user)
+        guild, channel, players = populate(si)
         bot = BotProcess(si, tmp_path, guild)
         await bot.start()
         await open_games(si, players, channel, count=1)
