@@ -7,7 +7,7 @@ from PIL import Image, ImageDraw
 from render import common as C
 from render import granada_map as M
 from render import granada_pieces as P
-from render.granada import SIDE_NAME, draw_board
+from render.granada_board import SIDE_NAME, draw_board
 from render.granada_scene import Battle, Scene
 
 HEADER_BG: C.RGB = (58, 44, 36)

@@ -4,6 +4,12 @@ Drawing code works on a :class:`Scene` (plain dataclasses), never on the view di
 the view format changes only :func:`scene` changes. A scene holds only what the view holds;
 a block whose identity the view does not give is a :class:`Piece` with ``face=None`` (a
 plain block of its colour), and nothing here can reach a state.
+
+Reading a view: a block dict that carries its face (own blocks, revealed ones, fleets, grey
+blocks, public boxes) becomes a piece with a :class:`Face`; a concealed one (``{"key",
+"side", "colour", ...}`` with no faction/shields) becomes a plain piece of its colour.
+Nothing is looked up by block id for a concealed block: the view's opaque keys are never
+block ids.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from render.granada_pieces import Face, face_by_id
+from render.granada_pieces import Face, _components, face_by_id
 
 SIDES = ("christian", "muslim")
 YEARS = ("1482", "1483-1484", "1485", "1486", "1487-1488", "1489-1490", "1491-1492")
@@ -99,14 +105,197 @@ class Scene:
 
 def piece_from_id(block_id: str, **flags: Any) -> Piece:
     """A block whose identity the view gives (its id)."""
-    from render.granada_pieces import _components
-
     b = _components().blocks[block_id]
     return Piece(b.colour, face_by_id(block_id), block_id, **flags)
 
 
+# ---------------------------------------------------------------------------------------
+# Reading a view
+
+_FACE_KEYS = ("faction", "shields", "leader", "horse", "crossbow", "gun", "fleet", "special", "name")
+_COLOURS = {"christian": "white", "muslim": "black"}
+_FLEET = Face(None, 0, 0, False, False, False, True, None, None)
+
+PHASES = {
+    "movement": "Movement Phase", "combat": "Combat Phase", "battle": "field combat", "siege": "castle siege",
+    "naval_battle": "naval battle", "muster": "mustering", "bid": "Turn Order Step (bids)", "bids": "Turn Order Step (bids)",
+    "order": "Turn Order Step", "reinforcement": "Reinforcement Step", "game": "between phases",
+}
+
+
+def _face(block: dict[str, Any]) -> Face | None:
+    if "shields" not in block and "fleet" not in block:
+        return None
+    return Face(block.get("faction"), int(block.get("shields") or 0), int(block.get("leader") or 0),
+                bool(block.get("horse")), bool(block.get("crossbow")), bool(block.get("gun")),
+                bool(block.get("fleet")), block.get("special"), block.get("name"))
+
+
+def piece(block: dict[str, Any], carried_by: str | None = None, public: bool = False) -> Piece:
+    """``public``: a box both players see (eliminated, palace...), where a "revealed" mark
+    would say nothing."""
+    face = _face(block)
+    colour = str(block.get("colour") or _COLOURS.get(str(block.get("side")), "white"))
+    always_public = public or (face is not None and (face.fleet or colour == "grey"))
+    return Piece(colour=colour, face=face, key=str(block.get("key") or block.get("id") or ""),
+                 revealed=bool(block.get("revealed")) and not always_public,
+                 inside=bool(block.get("inside")), fresh=bool(block.get("fresh")), moved=bool(block.get("moved")),
+                 carried_by=carried_by)
+
+
+def _pieces(blocks: Any, public: bool = False) -> list[Piece]:
+    return [piece(b, public=public) for b in blocks or []]
+
+
+def _battle(info: dict[str, Any]) -> Battle:
+    kind = str(info.get("kind", "battle"))
+    if kind == "naval_battle":
+        b = Battle(loc=str(info.get("zone", "")), kind="naval", attacker=info.get("attacker"),
+                   defender=info.get("defender"))
+        b.label = str(info.get("step", ""))
+        b.naval_card = info.get("naval_battle_card")
+        b.draw_winner = info.get("draw_winner")
+        b.played = {str(s): (str(c) if c else None) for s, c in (info.get("played") or {}).items()}
+        b.chosen = {str(s): bool(v) for s, v in (info.get("chosen") or {}).items()}
+        b.my_choice = info.get("my_choice")
+        b.winner = info.get("winner")
+        b.sunk = [str(f) for f in info.get("sunk") or []]
+        for s, ids in (info.get("fleets") or {}).items():
+            b.undeployed[s] = [Piece(_COLOURS.get(s, "white"), _FLEET, str(i)) for i in (ids or [])]
+        return b
+    b = Battle(loc=str(info.get("loc", "")), kind="siege" if kind == "siege" or info.get("mode") == "siege" else "field",
+               attacker=info.get("attacker"), defender=info.get("defender"))
+    b.impacts = {k: int(v) for k, v in (info.get("impacts") or {}).items()}
+    b.initiative = info.get("initiative")
+    b.finished = {k: bool(v) for k, v in (info.get("finished") or {}).items()}
+    b.threshold = info.get("threshold")
+    b.disks = list(info.get("disks") or [])
+    for side, deployments in (info.get("deployed") or {}).items():
+        rows: list[tuple[Piece, str | None, int | None]] = []
+        for dep in deployments or []:
+            card = dep.get("card") or None
+            cid = card.get("id") if isinstance(card, dict) else card
+            for blk in dep.get("blocks") or []:
+                p = piece_from_id(str(blk["id"]), revealed=True)
+                how = cid if cid else (dep.get("special") or "leader, no card")
+                rows.append((p, how, blk.get("impacts")))
+        b.deployed[side] = rows
+    for side, n in (info.get("undeployed") or {}).items():
+        b.undeployed[side] = [Piece(_COLOURS.get(side, "white"), None) for _ in range(int(n))]
+    b.cards = {s: list(v) for s, v in (info.get("battle_discard") or {}).items()}
+    b.label = str(info.get("step", ""))
+    return b
+
+
+def _own_undeployed(sc: Scene) -> None:
+    """The viewer knows his own undeployed blocks: the view counts them, and his blocks at the
+    battle's location minus those deployed name them (kept as a count if they disagree)."""
+    b = sc.battle
+    if b is None or sc.viewer is None or b.kind == "naval" or sc.viewer not in b.undeployed:
+        return
+    colours = ("white", "grey") if sc.viewer == "christian" else ("black",)
+    deployed = {p.key for p, _, _ in b.deployed.get(sc.viewer, [])}
+    mine = [p for p in sc.stacks.get(b.loc, []) if p.colour in colours and p.face is not None
+            and p.key not in deployed]
+    if len(mine) == len(b.undeployed[sc.viewer]):
+        b.undeployed[sc.viewer] = mine
+
+
+def _name(loc: Any) -> str:
+    L = _components().locations.get(str(loc))
+    return L.name if L is not None else str(loc)
+
+
 def scene(view: dict[str, Any]) -> Scene:
     """The scene of a Granada view (see engine/granada/views.py for the keys)."""
-    from render.granada_view import scene_from_view
-
-    return scene_from_view(view)
+    if view.get("game") not in (None, "granada"):
+        raise ValueError(f"not a Granada view: game {view.get('game')!r}")
+    frame = view.get("frame") or {}
+    kind = str(frame.get("kind") or "")
+    sc = Scene(viewer=view.get("role"), year=int(view.get("year", 0)), turn=int(view.get("turn", 2)),
+               first=view.get("first"), active_side=view.get("active_side"),
+               phase=PHASES.get(kind, kind.replace("_", " ")), prompt=str(view.get("prompt", "")))
+    for loc, entry in (view.get("locations") or {}).items():
+        sc.control[loc] = entry.get("control")
+        if "castle" in entry:
+            sc.castle[loc] = entry.get("castle")
+        blocks = entry.get("blocks") or {}
+        pieces = _pieces(blocks.get("christian")) + _pieces(blocks.get("muslim"))
+        if pieces:
+            sc.stacks[loc] = pieces
+    for zone, entry in (view.get("seas") or {}).items():
+        pieces = []
+        for fleet in entry.get("fleets") or []:
+            fid = str(fleet.get("id"))
+            side = str(fleet.get("side"))
+            pieces.append(Piece(_COLOURS.get(side, "white"), _FLEET, fid))
+            pieces.extend(piece(b, carried_by=fid) for b in fleet.get("carrying") or [])
+        if pieces:
+            sc.seas[zone] = pieces
+    sc.disks = dict(view.get("disks") or {})
+    boxes = view.get("boxes") or {}
+    for side, content in (boxes.get("recruit") or {}).items():
+        if isinstance(content, dict):
+            fleets = list(content.get("fleets") or [])
+            n = int(content.get("count", 0)) - len(fleets)
+            sc.recruit[side] = [Piece(_COLOURS.get(side, "white"), None) for _ in range(max(0, n))] + [
+                Piece(_COLOURS.get(side, "white"), _FLEET, str(f))
+                for f in fleets]
+        else:
+            sc.recruit[side] = _pieces(content)
+    sc.bag = {k: int(v) for k, v in (boxes.get("bag") or {}).items()}
+    sc.palace = _pieces(boxes.get("palace"), public=True)
+    sc.boabdil_box = _pieces(boxes.get("boabdil_box"), public=True)
+    sc.eliminated = _pieces(boxes.get("eliminated"), public=True)
+    sc.captured = _pieces(boxes.get("captured"), public=True)
+    sc.vp = {side: float(v.get("points", 0.0)) if isinstance(v, dict) else float(v)
+             for side, v in (view.get("vp") or {}).items()}
+    sc.hand = [str(c["id"]) if isinstance(c, dict) else str(c) for c in view.get("hand") or []]
+    sc.hand_counts = {k: int(v) for k, v in (view.get("hand_sizes") or {}).items()}
+    surrender = view.get("surrender") or {}
+    comps = _components()
+    for side, n in surrender.items():
+        ids = list(getattr(comps, "surrender", {}).get(side, ()))
+        sc.surrender[side] = ids[: int(n)] if isinstance(n, int) else list(n)
+    sc.decks = {k: int(v) for k, v in (view.get("deck_sizes") or {}).items()}
+    sc.discards = {k: int(v) for k, v in (view.get("discard_sizes") or {}).items()}
+    sc.discard_top = {"naval": view.get("naval_discard_top")}
+    sc.bids = dict(view.get("bids") or {})
+    pending = set(view.get("pending_battles") or [])
+    battle = view.get("battle")
+    current_loc = None
+    if battle:
+        sc.battle = _battle(battle)
+        current_loc = sc.battle.loc
+        _own_undeployed(sc)
+    for c in view.get("contested") or []:
+        loc = str(c.get("loc"))
+        if loc == current_loc:
+            continue
+        b = Battle(loc=loc, kind="siege" if c.get("siege") else "field")
+        b.active = loc in pending
+        sc.battles.append(b)
+    for loc in pending:
+        if loc != current_loc and not any(b.loc == loc for b in sc.battles):
+            sc.battles.append(Battle(loc=loc, kind="field"))
+    mv = view.get("movement")
+    if mv:
+        parts = [f"{mv.get('level', '')} movement".strip()]
+        if mv.get("activations_left") is not None:
+            parts.append(f"{mv['activations_left']} activation(s) left")
+        if mv.get("muster_left"):
+            parts.append("muster available")
+        if mv.get("stack"):
+            parts.append(f"stack of {mv['stack'].get('size')} at {_name(mv['stack'].get('at'))}")
+        sc.movement = ", ".join(p for p in parts if p)
+    bo = view.get("boabdil") or {}
+    if bo.get("captures") or bo.get("in_play") or bo.get("allied_until"):
+        text = f"Boabdil captured {bo.get('captures', 0)}×"
+        if bo.get("in_play"):
+            text += "; Mixed Army in play"
+        if bo.get("allied_until"):
+            text += f"; allied until {bo['allied_until']}"
+        sc.boabdil = text
+    sc.result = view.get("result")
+    sc.log_tail = [str(e.get("text", "")) for e in (view.get("log") or [])[-6:]]
+    return sc

@@ -58,7 +58,7 @@ def test_granada_hand_and_closeup_leak_nothing() -> None:
 
 def test_opponent_blocks_are_plain_in_the_picture_model() -> None:
     """The scene built from a player's view gives no face to an unrevealed enemy block."""
-    from render.granada_view import scene_from_view
+    from render.granada_scene import scene as scene_from_view
 
     module = cases.game("granada")
     state = cases.granada_state()

@@ -1,0 +1,556 @@
+"""The Granada board picture: the static layer (map, track frames, legend) and what a
+view adds on it (control, markers, stacks placed by :mod:`render.granada_layout`, fleets,
+header, track, victory points and the boxes).
+
+Layout and speed: the map, the track frames and every label are one static layer cached per
+scale (:func:`static_board`); a board is a copy of it plus pasted sprites (cached by face)
+and a few shapes, encoded at a fast zlib level.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from render import common as C
+from render import granada_map as M
+from render import granada_pieces as P
+from render.granada_scene import YEARS, Piece, Scene
+
+ROMAN = {1: "I", 2: "II"}
+SIDE_NAME = {"christian": "Christians", "muslim": "Muslims", None: "Spectator"}
+BOX_NAME = {"christian": "Catholic Monarchs box", "muslim": "Granada Kingdom box"}
+Offset = tuple[float, float]
+
+# bottom panel geometry (scale 1, canvas coordinates)
+PANEL_Y = M.HEADER + M.MAP_HEIGHT
+TRACK_BOX = (10, PANEL_Y + 10, 600, PANEL_Y + 150)
+VP_BOX = (10, PANEL_Y + 158, 600, PANEL_Y + 290)
+RECRUIT_BOX = (610, PANEL_Y + 10, 1140, PANEL_Y + 290)
+SPECIAL_BOX = (1150, PANEL_Y + 10, 1440, PANEL_Y + 290)
+ELIM_BOX = (1450, PANEL_Y + 10, 1790, PANEL_Y + 290)
+
+BLOCK = 30          # block size on the map at scale 1
+GAP = 2
+PLATE: C.RGB = (250, 246, 236)
+PLATE_EDGE: C.RGB = (120, 104, 84)
+
+
+def _components() -> Any:
+    return P._components()
+
+
+# ---------------------------------------------------------------------------------------
+# Static layer
+
+
+def _track_cells(s: float) -> list[tuple[int, int, tuple[float, float, float, float]]]:
+    """(year index, turn, box) for every turn space of the Turn track."""
+    x0, y0, x1, _ = TRACK_BOX
+    cells = []
+    inner_w = (x1 - x0 - 20) / len(YEARS)
+    for yi, _year in enumerate(YEARS):
+        bx = x0 + 10 + yi * inner_w
+        turns = (2,) if yi == 0 else (1,) if yi == len(YEARS) - 1 else (1, 2)
+        for t in turns:
+            cw = (inner_w - 6) / 2
+            cx = bx + (0 if t == 1 else cw) if len(turns) == 2 else bx + cw / 2
+            box = (cx * s, (y0 + 62) * s, (cx + cw - 2) * s, (y0 + 100) * s)
+            cells.append((yi, t, box))
+    return cells
+
+
+@C.cached_layer
+def static_board(s: float = 1.0) -> Image.Image:
+    """Header strip, map and panel frames (everything that no view changes) at scale ``s``."""
+    w, h = round(M.WIDTH * s), round(M.HEIGHT * s)
+    img = Image.new("RGB", (w, h), C.PARCHMENT)
+    img.paste(M.map_layer(s), (0, round(M.HEADER * s)))
+    draw = ImageDraw.Draw(img)
+    draw.rectangle((0, 0, w, M.HEADER * s), fill=(58, 44, 36))
+    draw.line((0, M.HEADER * s, w, M.HEADER * s), fill=C.INK, width=max(1, round(2 * s)))
+    draw.line((0, PANEL_Y * s, w, PANEL_Y * s), fill=C.INK, width=max(1, round(2 * s)))
+    f = C.font(round(22 * s), True, "serif")
+    draw.text((14 * s, 18 * s), "GRANADA", font=f, fill=(244, 226, 170))
+    draw.text((14 * s, 44 * s), "Last Stand of the Moors 1482–1492", font=C.font(round(12 * s)), fill=(220, 208, 180))
+
+    # Turn track
+    C.panel(draw, tuple(v * s for v in TRACK_BOX), "Turn track", title_size=round(16 * s))  # type: ignore[arg-type]
+    x0, y0, x1, _ = TRACK_BOX
+    inner_w = (x1 - x0 - 20) / len(YEARS)
+    fy = C.font(round(12 * s), True, "condensed")
+    for yi, year in enumerate(YEARS):
+        bx = x0 + 10 + yi * inner_w
+        draw.text(((bx + inner_w / 2 - 3) * s, (y0 + 50) * s), year, font=fy, fill=C.INK, anchor="mm")
+    fr = C.font(round(13 * s), True)
+    for _yi, t, box in _track_cells(s):
+        draw.rounded_rectangle(box, radius=5 * s, fill=C.PAPER, outline=C.PANEL_EDGE, width=max(1, round(s)))
+        draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), ROMAN[t], font=fr, fill=C.MUTED, anchor="mm")
+    draw.text(((x0 + 12) * s, (y0 + 110) * s), "Game ends after turn I of 1491-1492; reinforcements after each turn II.",
+              font=C.font(round(11 * s)), fill=C.MUTED)
+
+    C.panel(draw, tuple(v * s for v in VP_BOX), "Victory points (if the game ended now)",  # type: ignore[arg-type]
+            title_size=round(16 * s))
+    C.panel(draw, tuple(v * s for v in RECRUIT_BOX), "Recruitment boxes", title_size=round(16 * s))  # type: ignore[arg-type]
+    C.panel(draw, tuple(v * s for v in SPECIAL_BOX), "Muslim boxes", title_size=round(16 * s))  # type: ignore[arg-type]
+    C.panel(draw, tuple(v * s for v in ELIM_BOX), "Eliminated blocks", title_size=round(16 * s))  # type: ignore[arg-type]
+    sx0, sy0, sx1, sy1 = SPECIAL_BOX
+    fs = C.font(round(12 * s), True)
+    draw.text(((sx0 + 12) * s, (sy0 + 36) * s), "Nasrid Palace Guard", font=fs, fill=C.INK)
+    draw.text(((sx0 + 12) * s, (sy0 + 150) * s), "Boabdil Mixed Army", font=fs, fill=C.INK)
+    _legend(draw, s)
+    return img
+
+
+LEGEND_H = 262
+
+
+def _legend(draw: ImageDraw.ImageDraw, s: float) -> None:
+    """A key of the map symbols, in the open sea south-west (the Atlantic off Morocco)."""
+    x, y = 12 * s, (M.HEADER + M.MAP_HEIGHT - LEGEND_H - 10) * s
+    w, h = 250 * s, LEGEND_H * s
+    paper = (250, 248, 240)
+    draw.rounded_rectangle((x, y, x + w, y + h), radius=8 * s, fill=paper, outline=C.PANEL_EDGE,
+                           width=max(1, round(s)))
+    f = C.font(round(11 * s), False, "condensed")
+    rows = [("main", "Main road (+1 move)"), ("hybrid", "Hybrid road (+1 for Muslims)"),
+            ("secondary", "Secondary road")]
+    yy = y + 12 * s
+    for kind, caption in rows:
+        M.draw_road(draw, (x + 10 * s, yy), (x + 50 * s, yy), kind, s)
+        draw.text((x + 58 * s, yy), caption, font=f, fill=C.INK, anchor="lm")
+        yy += 17 * s
+
+    def dot(colour: C.RGB) -> Callable[[tuple[float, float, float, float]], None]:
+        return lambda b: draw.ellipse((b[0] + 3 * s, b[1] + 3 * s, b[2] - 3 * s, b[3] - 3 * s), fill=colour,
+                                      outline=C.INK)
+
+    def ring(b: tuple[float, float, float, float]) -> None:
+        draw.ellipse(b, fill=C.ALERT, outline=C.INK)
+        C.icon(draw, "sword", (b[0] + 3 * s, b[1] + 3 * s, b[2] - 3 * s, b[3] - 3 * s), (255, 255, 255))
+
+    def known(b: tuple[float, float, float, float]) -> None:
+        draw.rounded_rectangle(b, radius=3 * s, fill=C.SIDES["muslim"].fill, outline=C.OI.ORANGE,
+                               width=max(2, round(2 * s)))
+
+    items: list[tuple[Callable[[tuple[float, float, float, float]], None], str]] = [
+        (lambda b: C.icon(draw, "castle", b, C.INK, paper), "Castle (colour = controller)"),
+        (lambda b: C.icon(draw, "watchtower", b, C.INK, paper), "Watchtower"),
+        (lambda b: C.icon(draw, "star", b, C.INK), "Resource (cube colour)"),
+        (lambda b: C.icon(draw, "anchor", b, M.SEA_TEXT), "Port → its sea zone"),
+        (lambda b: C.shield(draw, b, "castile"), "Recruitment shield"),
+        (ring, "Battle to fight (hollow: standing)"),
+        (known, "Orange edge: identity known to both"),
+        (dot(C.OI.SKY), "Moved this turn"),
+        (dot(C.OI.PURPLE), "Arrived this turn (cannot move)"),
+        (lambda b: C.icon(draw, "castle", b, C.INK, paper), "Badge on a block: inside the castle"),
+    ]
+    for paint, caption in items:
+        paint((x + 22 * s, yy - 7 * s, x + 36 * s, yy + 8 * s))
+        draw.text((x + 58 * s, yy), caption, font=f, fill=C.INK, anchor="lm")
+        yy += 18 * s
+    draw.text((x + 10 * s, yy + 2 * s), "Reddish area: Kingdom of Granada", font=f, fill=M.KINGDOM_EDGE)
+
+
+# ---------------------------------------------------------------------------------------
+# Dynamic drawing helpers
+
+
+def _map_xy(pt: tuple[float, float], s: float, off: Offset) -> tuple[float, float]:
+    return (pt[0] * s - off[0], (pt[1] + M.HEADER) * s - off[1])
+
+
+def _piece_sprite(piece: Piece, size: int) -> Image.Image:
+    hl = C.OI.ORANGE if piece.revealed else None
+    return P.block_sprite(piece.face, piece.colour, size, hl)
+
+
+def _paste(img: Image.Image, sprite: Image.Image, x: float, y: float) -> None:
+    img.paste(sprite, (round(x), round(y)), sprite)
+
+
+GridItem = Piece | tuple[str, int]
+
+
+def _rows(pieces: list[Piece], per_row: int, group_from: int = 3) -> list[list[GridItem]]:
+    """Rows of a stack: Christians first, then Muslims; known faces before plain blocks.
+
+    Concealed blocks of one colour carry nothing but their number, so three or more of
+    them are drawn as one block bearing that number (the map stays readable where many
+    stacks crowd, e.g. around Granada)."""
+    rows: list[list[GridItem]] = []
+    by_side: dict[str, list[Piece]] = {}
+    for p in pieces:
+        by_side.setdefault("muslim" if p.colour == "black" else "christian", []).append(p)
+    for side in ("christian", "muslim"):
+        group = by_side.get(side, [])
+        if not group:
+            continue
+        shown: list[GridItem] = [p for p in group if p.face is not None]
+        concealed = [p for p in group if p.face is None]
+        by_colour: dict[str, list[Piece]] = {}
+        for p in concealed:
+            by_colour.setdefault(p.colour, []).append(p)
+        for colour, same in by_colour.items():
+            if len(same) >= group_from:
+                shown.append((colour, len(same)))
+            else:
+                shown.extend(same)
+        for i in range(0, len(shown), per_row):
+            rows.append(shown[i:i + per_row])
+    return rows
+
+
+def _rows_size(rows: list[list[GridItem]], size: float, gap: float) -> tuple[float, float]:
+    if not rows:
+        return (0.0, 0.0)
+    cols = max(len(r) for r in rows)
+    return (cols * (size + gap) - gap, len(rows) * (size + gap) - gap)
+
+
+def _draw_rows(img: Image.Image, draw: ImageDraw.ImageDraw, rows: list[list[GridItem]], box_x: float, box_y: float,
+               width: float, size: int, gap: float) -> None:
+    step = size + gap
+    for r, row in enumerate(rows):
+        row_w = len(row) * step - gap
+        x = box_x + (width - row_w) / 2
+        y = box_y + r * step
+        for item in row:
+            if isinstance(item, tuple):
+                colour, count = item
+                _paste(img, P.count_sprite(colour, count, size), x, y)
+            else:
+                _paste(img, _piece_sprite(item, size), x, y)
+                if item.face is not None and (item.moved or item.fresh):
+                    rad = size * 0.13
+                    draw.ellipse((x + size - 2 * rad - 1, y + size - 2 * rad - 1, x + size - 1, y + size - 1),
+                                 fill=C.OI.SKY if item.moved else C.OI.PURPLE, outline=C.INK)
+                if item.inside:
+                    b = size * 0.42
+                    draw.rectangle((x - 2, y - 2, x + b, y + b), fill=(255, 250, 235), outline=C.INK)
+                    C.icon(draw, "castle", (x - 1, y - 1, x + b - 1, y + b - 1), C.INK, (255, 250, 235))
+            x += step
+
+
+Rect = tuple[float, float, float, float]
+
+
+@functools.cache
+def _obstacles() -> tuple[Rect, ...]:
+    """Scale-1 map boxes a stack should not cover: markers (with their castle/tower icon),
+    names with their recruitment shields, and the legend."""
+    geo = M.geometry()
+    boxes: list[Rect] = []
+    for lid, (x, y) in geo.loc.items():
+        boxes.append((x - 36, y - 14, x + 16, y + 14))
+        boxes.append(M.label_box(lid))
+    boxes.append((0, M.MAP_HEIGHT - LEGEND_H - 12, 264, M.MAP_HEIGHT))
+    return tuple(boxes)
+
+
+_CANDIDATES = ("above", "below", "right", "left", "above_right", "above_left", "below_right", "below_left")
+
+
+def _candidate(where: str, x: float, y: float, w: float, h: float) -> Rect:
+    if where == "above":
+        return (x - w / 2, y - 14 - h, x + w / 2, y - 14)
+    if where == "below":
+        return (x - w / 2, y + 14, x + w / 2, y + 14 + h)
+    if where == "right":
+        return (x + 16, y - h / 2, x + 16 + w, y + h / 2)
+    if where == "left":
+        return (x - 38 - w, y - h / 2, x - 38, y + h / 2)
+    if where == "above_right":
+        return (x + 6, y - 12 - h, x + 6 + w, y - 12)
+    if where == "above_left":
+        return (x - 6 - w, y - 12 - h, x - 6, y - 12)
+    if where == "below_right":
+        return (x + 6, y + 12, x + 6 + w, y + 12 + h)
+    return (x - 6 - w, y + 12, x - 6, y + 12 + h)
+
+
+def _area(a: Rect, b: Rect) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+@functools.lru_cache(maxsize=256)
+def _place_stacks(sizes: tuple[tuple[str, float, float], ...]) -> dict[str, Rect]:
+    """Where each location's stack goes (scale-1 map boxes): greedily, biggest stack first,
+    the candidate slot around its marker that covers the least of the other markers,
+    names and stacks. Cached by the stacks' sizes, which change far less often than views."""
+    geo = M.geometry()
+    fixed = _obstacles()
+    placed: list[Rect] = []
+    out: dict[str, Rect] = {}
+    for lid, w, h in sorted(sizes, key=lambda t: (-(t[1] * t[2]), t[0])):
+        x, y = geo.loc[lid]
+        own = {(x - 36, y - 14, x + 16, y + 14), M.label_box(lid)}
+        best: tuple[float, Rect] | None = None
+        for i, where in enumerate(_CANDIDATES):
+            box = _candidate(where, x, y, w, h)
+            cost = i * 40.0
+            cost += sum(_area(box, o) for o in fixed if o not in own) * 3
+            cost += _area(box, M.label_box(lid)) * 6
+            cost += sum(_area(box, o) for o in placed) * 6
+            if box[0] < 0 or box[1] < 0 or box[2] > M.WIDTH or box[3] > M.MAP_HEIGHT:
+                cost += 1e7
+            if best is None or cost < best[0]:
+                best = (cost, box)
+        assert best is not None
+        out[lid] = best[1]
+        placed.append(best[1])
+    return out
+
+
+def _draw_locations(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float, off: Offset) -> None:
+    comps = _components()
+    geo = M.geometry()
+    battle_locs = {b.loc: b for b in sc.battles if b.kind != "naval"}
+    if sc.battle is not None and sc.battle.kind != "naval":
+        battle_locs[sc.battle.loc] = sc.battle
+    for lid, L in comps.locations.items():
+        x, y = _map_xy(geo.loc[lid], s, off)
+        if x < -150 * s or y < -150 * s or x > img.width + 150 * s or y > img.height + 150 * s:
+            continue
+        ctrl = sc.control.get(lid)
+        fill, edge = P.control_fill(ctrl)
+        if lid in battle_locs:
+            rr = 21 * s
+            draw.ellipse((x - rr, y - rr, x + rr, y + rr), outline=C.ALERT, width=max(2, round(4 * s)))
+        if L.capital:
+            rr = 14 * s
+            draw.ellipse((x - rr, y - rr, x + rr, y + rr), fill=(255, 250, 235), outline=C.INK, width=max(1, round(2 * s)))
+        if L.resource:
+            draw.polygon(C.star_points(x, y, 12 * s, 5.5 * s, 5), fill=fill, outline=edge)
+        else:
+            r = 8 * s
+            draw.ellipse((x - r, y - r, x + r, y + r), fill=fill, outline=edge, width=max(1, round(2 * s)))
+        if L.castle:
+            cside = sc.castle.get(lid, ctrl)
+            cf, ce = P.control_fill(cside)
+            box = (x - 33 * s, y - 10 * s, x - 15 * s, y + 10 * s)
+            draw.rectangle((box[0] - s, box[1] + 4 * s, box[2] + s, box[3] + s), fill=ce)
+            C.icon(draw, "castle", box, ce)
+            C.icon(draw, "castle", (box[0] + 1.5 * s, box[1] + 2 * s, box[2] - 1.5 * s, box[3] - 1.5 * s), cf, ce)
+        if L.watchtower:
+            box = (x - 30 * s, y - 10 * s, x - 15 * s, y + 10 * s)
+            C.icon(draw, "watchtower", (box[0] - 1.5 * s, box[1] - 1.5 * s, box[2] + 1.5 * s, box[3] + 1 * s), edge)
+            C.icon(draw, "watchtower", box, fill, edge)
+    # disks beside their castle
+    for disk_id, where in sorted(sc.disks.items()):
+        if where in geo.loc:
+            x, y = _map_xy(geo.loc[where], s, off)
+            d = P.disk_sprite(comps.disks[disk_id].name if hasattr(comps, "disks") else disk_id, round(22 * s))
+            _paste(img, d, x - 34 * s, y + 10 * s)
+    # stacks, each in the slot around its marker that hides the least
+    size = round(BLOCK * s)
+    layouts: dict[str, list[list[GridItem]]] = {}
+    sizes = []
+    for lid, pieces in sorted(sc.stacks.items()):
+        if not pieces or lid not in geo.loc:
+            continue
+        rows = _rows(pieces, 4 if len(pieces) <= 12 else 5)
+        layouts[lid] = rows
+        w1, h1 = _rows_size(rows, BLOCK, GAP)
+        sizes.append((lid, w1, h1))
+    slots = _place_stacks(tuple(sizes))
+    # a plate under each stack with a tether to its marker, so that a stack pushed aside
+    # by its neighbours still reads as belonging to its own town
+    pad = 3 * s
+    for lid in layouts:
+        bx0, by0, bx1, by1 = slots[lid]
+        mx, my = _map_xy(geo.loc[lid], s, off)
+        x0, y0 = _map_xy((bx0, by0), s, off)
+        x1, y1 = _map_xy((bx1, by1), s, off)
+        tx, ty = min(max(mx, x0), x1), min(max(my, y0), y1)
+        draw.line((mx, my, tx, ty), fill=PLATE_EDGE, width=max(1, round(2 * s)))
+        draw.rounded_rectangle((x0 - pad, y0 - pad, x1 + pad, y1 + pad), radius=5 * s, fill=PLATE,
+                               outline=PLATE_EDGE, width=max(1, round(s)))
+    for lid, rows in layouts.items():
+        bx0, by0, bx1, _ = slots[lid]
+        x, y = _map_xy((bx0, by0), s, off)
+        _draw_rows(img, draw, rows, x, y, (bx1 - bx0) * s, size, GAP * s)
+    # battle markers on top: filled for a battle to fight now (or under way), hollow for a
+    # standing siege or contest that no one must resolve this phase
+    for lid, b in battle_locs.items():
+        x, y = _map_xy(geo.loc[lid], s, off)
+        r = 11 * s
+        cx, cy = x + 20 * s, y + 12 * s
+        now = b.active or (sc.battle is not None and sc.battle.loc == lid)
+        bg, ink = (C.ALERT, (255, 255, 255)) if now else ((255, 250, 235), C.ALERT)
+        draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=bg, outline=C.ALERT if not now else C.INK,
+                     width=max(1, round(2 * s)))
+        C.icon(draw, "castle" if b.kind == "siege" else "sword", (cx - 7 * s, cy - 7 * s, cx + 7 * s, cy + 7 * s),
+               ink, bg)
+
+
+def _draw_seas(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float, off: Offset) -> None:
+    geo = M.geometry()
+    size = round(BLOCK * s)
+    small = round(22 * s)
+    naval = {b.loc for b in sc.battles if b.kind == "naval"}
+    if sc.battle is not None and sc.battle.kind == "naval":
+        naval.add(sc.battle.loc)
+    for zid, pieces in sc.seas.items():
+        if zid not in geo.sea:
+            continue
+        x, y = _map_xy(geo.sea[zid], s, off)
+        fleets = [p for p in pieces if p.carried_by is None]
+        if not fleets:
+            continue
+        step = size + 3 * s
+        width = len(fleets) * step
+        fx = x - width / 2
+        fy = y - size - 8 * s
+        for fleet in fleets:
+            _paste(img, _piece_sprite(fleet, size), fx, fy)
+            cargo = [p for p in pieces if p.carried_by is not None and p.carried_by == fleet.key]
+            for i, c in enumerate(cargo):
+                _paste(img, _piece_sprite(c, small), fx + i * (small + 2 * s), fy - small - 2 * s)
+            fx += step
+        if zid in naval:
+            draw.rectangle((x - width / 2 - 4 * s, fy - 4 * s, x + width / 2 + 4 * s, fy + size + 4 * s),
+                           outline=C.ALERT, width=max(2, round(3 * s)))
+
+
+def _header(draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
+    year = YEARS[sc.year] if 0 <= sc.year < len(YEARS) else str(sc.year)
+    first = f" · {SIDE_NAME[sc.first]} move first" if sc.first else ""
+    f = C.font(round(20 * s), True)
+    draw.text((330 * s, 14 * s), f"{year}  turn {ROMAN.get(sc.turn, sc.turn)}{first}", font=f, fill=(255, 250, 235))
+    phase = sc.phase or ""
+    if sc.active_side:
+        phase = f"{SIDE_NAME[sc.active_side]}: {phase}" if phase else SIDE_NAME[sc.active_side]
+    if sc.result:
+        winner = sc.result.get("winner")
+        phase = f"Game over: {SIDE_NAME.get(winner, 'draw')} win" + (
+            f" ({sc.result.get('reason')})" if sc.result.get("reason") else "")
+    if sc.movement and not sc.result:
+        phase = f"{phase} — {sc.movement}"
+    fp = C.font(round(13 * s))
+    draw.text((330 * s, 42 * s), phase[:140], font=fp, fill=(230, 220, 200))
+    who = f"View: {SIDE_NAME[sc.viewer]}"
+    fw = C.font(round(16 * s), True)
+    draw.text((M.WIDTH * s - 14 * s, 14 * s), who, font=fw, fill=(255, 250, 235), anchor="ra")
+    cards = []
+    for side in ("christian", "muslim"):
+        if side in sc.hand_counts:
+            deck = f", {sc.decks[side]} in deck" if side in sc.decks else ""
+            cards.append(f"{SIDE_NAME[side]}: {sc.hand_counts[side]} cards{deck}")
+    if "naval" in sc.decks:
+        cards.append(f"Naval deck {sc.decks['naval']}")
+    draw.text((M.WIDTH * s - 14 * s, 42 * s), " · ".join(cards), font=fp, fill=(230, 220, 200), anchor="ra")
+
+
+def _draw_track(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
+    for yi, t, box in _track_cells(s):
+        if yi == sc.year and t == sc.turn:
+            draw.rounded_rectangle(box, radius=5 * s, fill=C.OI.YELLOW, outline=C.INK, width=max(1, round(2 * s)))
+            draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), ROMAN[t], font=C.font(round(14 * s), True),
+                      fill=C.INK, anchor="mm")
+            if sc.first:
+                st = C.SIDES[sc.first]
+                r = 11 * s
+                cx, cy = box[2] - 2 * s, box[1] + 2 * s
+                draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=st.fill, outline=C.INK, width=max(1, round(s)))
+                C.emblem(draw, st.emblem, (cx - r * 0.6, cy - r * 0.6, cx + r * 0.6, cy + r * 0.6), st.ink, st.fill)
+
+
+def _draw_vp(draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
+    x0, y0, x1, y1 = VP_BOX
+    if not sc.vp:
+        draw.text(((x0 + 12) * s, (y0 + 50) * s), "not given in this view", font=C.font(round(12 * s)), fill=C.MUTED)
+        return
+    top = max(40.0, max(sc.vp.values()) + 2)
+    bar_x0, bar_x1 = (x0 + 130) * s, (x1 - 60) * s
+    for i, side in enumerate(("christian", "muslim")):
+        val = sc.vp.get(side, 0.0)
+        yy = (y0 + 40 + i * 40) * s
+        st = C.SIDES[side]
+        draw.text(((x0 + 12) * s, yy + 12 * s), SIDE_NAME[side], font=C.font(round(14 * s), True), fill=C.INK,
+                  anchor="lm")
+        draw.rounded_rectangle((bar_x0, yy, bar_x1, yy + 24 * s), radius=4 * s, fill=C.PAPER, outline=C.PANEL_EDGE)
+        wbar = (bar_x1 - bar_x0) * min(1.0, val / top)
+        if wbar > 2:
+            draw.rounded_rectangle((bar_x0, yy, bar_x0 + wbar, yy + 24 * s), radius=4 * s, fill=st.fill, outline=C.INK)
+        C.emblem(draw, st.emblem, (bar_x0 + 4 * s, yy + 4 * s, bar_x0 + 20 * s, yy + 20 * s), st.ink, st.fill)
+        shown = f"{val:g}"
+        draw.text((bar_x1 + 8 * s, yy + 12 * s), shown, font=C.font(round(16 * s), True), fill=C.INK, anchor="lm")
+    c, m = sc.vp.get("christian", 0.0), sc.vp.get("muslim", 0.0)
+    lead = "Muslims lead (they win ties)" if m >= c else "Christians lead"
+    draw.text(((x0 + 12) * s, (y0 + 118) * s), f"{lead}. Castles 2/3, watchtowers ½/1, resources 1/1½ (2.2).",
+              font=C.font(round(11 * s)), fill=C.MUTED)
+
+
+def _draw_boxes(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
+    size = round(26 * s)
+    gap = 3 * s
+    x0, y0, x1, y1 = RECRUIT_BOX
+    f = C.font(round(13 * s), True)
+    fm = C.font(round(11 * s))
+    for i, side in enumerate(("christian", "muslim")):
+        by = (y0 + 36 + i * 124) * s
+        pieces = sc.recruit.get(side, [])
+        draw.text(((x0 + 12) * s, by), f"{BOX_NAME[side]} ({len(pieces)})", font=f, fill=C.INK)
+        xx, yy = (x0 + 12) * s, by + 20 * s
+        per_row = int(((x1 - x0 - 24) * s + gap) // (size + gap))
+        for j, p in enumerate(pieces[: per_row * 3]):
+            _paste(img, _piece_sprite(p, size), xx + (j % per_row) * (size + gap), yy + (j // per_row) * (size + gap))
+        if not pieces:
+            draw.text((xx, yy + 4 * s), "empty", font=fm, fill=C.MUTED)
+        if side in sc.bag:
+            draw.text(((x1 - 12) * s, by), f"bag: {sc.bag[side]}", font=fm, fill=C.MUTED, anchor="ra")
+    sx0, sy0, sx1, sy1 = SPECIAL_BOX
+    for label_y, pieces in ((sy0 + 56, sc.palace), (sy0 + 170, sc.boabdil_box)):
+        xx, yy = (sx0 + 12) * s, label_y * s
+        per_row = int(((sx1 - sx0 - 24) * s + gap) // (size + gap))
+        for j, p in enumerate(pieces):
+            _paste(img, _piece_sprite(p, size), xx + (j % per_row) * (size + gap), yy + (j // per_row) * (size + gap))
+        if not pieces:
+            draw.text((xx, yy + 4 * s), "empty", font=fm, fill=C.MUTED)
+    if sc.boabdil:
+        C.paragraph(draw, ((sx0 + 12) * s, (sy0 + 236) * s), sc.boabdil + " (10.12)", fm, (sx1 - sx0 - 24) * s,
+                    fill=C.ALERT, max_lines=3)
+    ex0, ey0, ex1, ey1 = ELIM_BOX
+    small = round(24 * s)
+    per_row = int(((ex1 - ex0 - 24) * s + gap) // (small + gap))
+    xx, yy = (ex0 + 12) * s, (ey0 + 36) * s
+    elim = sorted(sc.eliminated, key=lambda p: (p.colour != "white", p.colour != "black", p.key))
+    limit = per_row * 8
+    for j, p in enumerate(elim[:limit]):
+        _paste(img, _piece_sprite(p, small), xx + (j % per_row) * (small + gap), yy + (j // per_row) * (small + gap))
+    if len(elim) > limit:
+        draw.text(((ex1 - 12) * s, (ey1 - 16) * s), f"+{len(elim) - limit} more", font=fm, fill=C.INK, anchor="ra")
+    if not elim:
+        draw.text((xx, yy + 4 * s), "none yet", font=fm, fill=C.MUTED)
+    dis = [d for d, where in sc.disks.items() if where == "eliminated"]
+    if dis:
+        draw.text(((ex0 + 12) * s, (ey1 - 16) * s), "Disks lost: " + ", ".join(d.replace("_", " ").title() for d in dis),
+                  font=fm, fill=C.INK)
+
+
+def draw_board(sc: Scene, s: float = 1.0, crop: tuple[int, int, int, int] | None = None) -> Image.Image:
+    """The board image of a scene (``crop``: a box of the scale-``s`` canvas to draw only)."""
+    base = static_board(s)
+    if crop is None:
+        img = base.copy()
+        off: Offset = (0.0, 0.0)
+    else:
+        img = base.crop(crop)
+        off = (float(crop[0]), float(crop[1]))
+    draw = ImageDraw.Draw(img)
+    _draw_locations(img, draw, sc, s, off)
+    _draw_seas(img, draw, sc, s, off)
+    if crop is None:
+        _header(draw, sc, s)
+        _draw_track(img, draw, sc, s)
+        _draw_vp(draw, sc, s)
+        _draw_boxes(img, draw, sc, s)
+    return img
+
+
