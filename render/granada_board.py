@@ -9,16 +9,16 @@ and a few shapes, encoded at a fast zlib level.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
 from PIL import Image, ImageDraw
 
 from render import common as C
+from render import granada_layout as L
 from render import granada_map as M
 from render import granada_pieces as P
-from render.granada_scene import YEARS, Piece, Scene
+from render.granada_scene import YEARS, Battle, Piece, Scene
 
 ROMAN = {1: "I", 2: "II"}
 SIDE_NAME = {"christian": "Christians", "muslim": "Muslims", None: "Spectator"}
@@ -33,10 +33,9 @@ RECRUIT_BOX = (610, PANEL_Y + 10, 1140, PANEL_Y + 290)
 SPECIAL_BOX = (1150, PANEL_Y + 10, 1440, PANEL_Y + 290)
 ELIM_BOX = (1450, PANEL_Y + 10, 1790, PANEL_Y + 290)
 
-BLOCK = 30          # block size on the map at scale 1
-GAP = 2
 PLATE: C.RGB = (250, 246, 236)
 PLATE_EDGE: C.RGB = (120, 104, 84)
+LEADER: C.RGB = (96, 64, 150)     # stack leader lines: purple, unlike any road or river
 
 
 def _components() -> Any:
@@ -105,13 +104,10 @@ def static_board(s: float = 1.0) -> Image.Image:
     return img
 
 
-LEGEND_H = 262
-
-
 def _legend(draw: ImageDraw.ImageDraw, s: float) -> None:
     """A key of the map symbols, in the open sea south-west (the Atlantic off Morocco)."""
-    x, y = 12 * s, (M.HEADER + M.MAP_HEIGHT - LEGEND_H - 10) * s
-    w, h = 250 * s, LEGEND_H * s
+    x, y = 12 * s, (M.HEADER + M.MAP_HEIGHT - L.LEGEND_H - 10) * s
+    w, h = 250 * s, L.LEGEND_H * s
     paper = (250, 248, 240)
     draw.rounded_rectangle((x, y, x + w, y + h), radius=8 * s, fill=paper, outline=C.PANEL_EDGE,
                            width=max(1, round(s)))
@@ -212,7 +208,7 @@ def _rows_size(rows: list[list[GridItem]], size: float, gap: float) -> tuple[flo
 
 
 def _draw_rows(img: Image.Image, draw: ImageDraw.ImageDraw, rows: list[list[GridItem]], box_x: float, box_y: float,
-               width: float, size: int, gap: float) -> None:
+               width: float, size: int, gap: float, show_moves: bool = True) -> None:
     step = size + gap
     for r, row in enumerate(rows):
         row_w = len(row) * step - gap
@@ -224,7 +220,7 @@ def _draw_rows(img: Image.Image, draw: ImageDraw.ImageDraw, rows: list[list[Grid
                 _paste(img, P.count_sprite(colour, count, size), x, y)
             else:
                 _paste(img, _piece_sprite(item, size), x, y)
-                if item.face is not None and (item.moved or item.fresh):
+                if show_moves and item.face is not None and (item.moved or item.fresh):
                     rad = size * 0.13
                     draw.ellipse((x + size - 2 * rad - 1, y + size - 2 * rad - 1, x + size - 1, y + size - 1),
                                  fill=C.OI.SKY if item.moved else C.OI.PURPLE, outline=C.INK)
@@ -235,152 +231,104 @@ def _draw_rows(img: Image.Image, draw: ImageDraw.ImageDraw, rows: list[list[Grid
             x += step
 
 
-Rect = tuple[float, float, float, float]
-
-
-@functools.cache
-def _obstacles() -> tuple[Rect, ...]:
-    """Scale-1 map boxes a stack should not cover: markers (with their castle/tower icon),
-    names with their recruitment shields, and the legend."""
+def map_layout(sc: Scene) -> L.MapLayout:
+    """The layout of a scene's map (render.granada_layout): what it places and where."""
     geo = M.geometry()
-    boxes: list[Rect] = []
-    for lid, (x, y) in geo.loc.items():
-        boxes.append((x - 36, y - 14, x + 16, y + 14))
-        boxes.append(M.label_box(lid))
-    boxes.append((0, M.MAP_HEIGHT - LEGEND_H - 12, 264, M.MAP_HEIGHT))
-    return tuple(boxes)
+    stacks = []
+    for lid, pieces in sorted(sc.stacks.items()):
+        if not pieces or lid not in geo.loc:
+            continue
+        per_row = 4 if len(pieces) <= 12 else 5
+        rows_c = _rows([p for p in pieces if p.colour != "black"], 10 ** 6)
+        rows_m = _rows([p for p in pieces if p.colour == "black"], 10 ** 6)
+        stacks.append(L.StackSpec(lid, len(rows_c[0]) if rows_c else 0, len(rows_m[0]) if rows_m else 0, per_row))
+    fleets = []
+    for zid, pieces in sorted(sc.seas.items()):
+        own = [p for p in pieces if p.carried_by is None]
+        cargo = max((sum(1 for c in pieces if c.carried_by == f.key) for f in own), default=0)
+        fleets.append((zid, len(own), cargo))
+    disks = tuple(sorted((d, w) for d, w in sc.disks.items() if w in geo.loc))
+    return L.layout(tuple(stacks), tuple(sorted(_battle_locs(sc))), disks, tuple(fleets))
 
 
-_CANDIDATES = ("above", "below", "right", "left", "above_right", "above_left", "below_right", "below_left")
-
-
-def _candidate(where: str, x: float, y: float, w: float, h: float) -> Rect:
-    if where == "above":
-        return (x - w / 2, y - 14 - h, x + w / 2, y - 14)
-    if where == "below":
-        return (x - w / 2, y + 14, x + w / 2, y + 14 + h)
-    if where == "right":
-        return (x + 16, y - h / 2, x + 16 + w, y + h / 2)
-    if where == "left":
-        return (x - 38 - w, y - h / 2, x - 38, y + h / 2)
-    if where == "above_right":
-        return (x + 6, y - 12 - h, x + 6 + w, y - 12)
-    if where == "above_left":
-        return (x - 6 - w, y - 12 - h, x - 6, y - 12)
-    if where == "below_right":
-        return (x + 6, y + 12, x + 6 + w, y + 12 + h)
-    return (x - 6 - w, y + 12, x - 6, y + 12 + h)
-
-
-def _area(a: Rect, b: Rect) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    return w * h if w > 0 and h > 0 else 0.0
-
-
-@functools.lru_cache(maxsize=256)
-def _place_stacks(sizes: tuple[tuple[str, float, float], ...]) -> dict[str, Rect]:
-    """Where each location's stack goes (scale-1 map boxes): greedily, biggest stack first,
-    the candidate slot around its marker that covers the least of the other markers,
-    names and stacks. Cached by the stacks' sizes, which change far less often than views."""
-    geo = M.geometry()
-    fixed = _obstacles()
-    placed: list[Rect] = []
-    out: dict[str, Rect] = {}
-    for lid, w, h in sorted(sizes, key=lambda t: (-(t[1] * t[2]), t[0])):
-        x, y = geo.loc[lid]
-        own = {(x - 36, y - 14, x + 16, y + 14), M.label_box(lid)}
-        best: tuple[float, Rect] | None = None
-        for i, where in enumerate(_CANDIDATES):
-            box = _candidate(where, x, y, w, h)
-            cost = i * 40.0
-            cost += sum(_area(box, o) for o in fixed if o not in own) * 3
-            cost += _area(box, M.label_box(lid)) * 6
-            cost += sum(_area(box, o) for o in placed) * 6
-            if box[0] < 0 or box[1] < 0 or box[2] > M.WIDTH or box[3] > M.MAP_HEIGHT:
-                cost += 1e7
-            if best is None or cost < best[0]:
-                best = (cost, box)
-        assert best is not None
-        out[lid] = best[1]
-        placed.append(best[1])
+def _battle_locs(sc: Scene) -> dict[str, Battle]:
+    out = {b.loc: b for b in sc.battles if b.kind != "naval"}
+    if sc.battle is not None and sc.battle.kind != "naval":
+        out[sc.battle.loc] = sc.battle
     return out
 
 
-def _draw_locations(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float, off: Offset) -> None:
+def _scaled(r: L.Rect, s: float, off: Offset) -> L.Rect:
+    x0, y0 = _map_xy((r[0], r[1]), s, off)
+    x1, y1 = _map_xy((r[2], r[3]), s, off)
+    return (x0, y0, x1, y1)
+
+
+def _draw_locations(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float, off: Offset,
+                    lay: L.MapLayout) -> None:
     comps = _components()
     geo = M.geometry()
-    battle_locs = {b.loc: b for b in sc.battles if b.kind != "naval"}
-    if sc.battle is not None and sc.battle.kind != "naval":
-        battle_locs[sc.battle.loc] = sc.battle
-    for lid, L in comps.locations.items():
+    battle_locs = _battle_locs(sc)
+    for lid, loc in comps.locations.items():
         x, y = _map_xy(geo.loc[lid], s, off)
         if x < -150 * s or y < -150 * s or x > img.width + 150 * s or y > img.height + 150 * s:
             continue
         ctrl = sc.control.get(lid)
         fill, edge = P.control_fill(ctrl)
         if lid in battle_locs:
-            rr = 21 * s
+            rr = L.marker_radius(lid, True) * s
             draw.ellipse((x - rr, y - rr, x + rr, y + rr), outline=C.ALERT, width=max(2, round(4 * s)))
-        if L.capital:
+        if loc.capital:
             rr = 14 * s
             draw.ellipse((x - rr, y - rr, x + rr, y + rr), fill=(255, 250, 235), outline=C.INK, width=max(1, round(2 * s)))
-        if L.resource:
+        if loc.resource:
             draw.polygon(C.star_points(x, y, 12 * s, 5.5 * s, 5), fill=fill, outline=edge)
         else:
             r = 8 * s
             draw.ellipse((x - r, y - r, x + r, y + r), fill=fill, outline=edge, width=max(1, round(2 * s)))
-        if L.castle:
+        if loc.castle:
             cside = sc.castle.get(lid, ctrl)
             cf, ce = P.control_fill(cside)
             box = (x - 33 * s, y - 10 * s, x - 15 * s, y + 10 * s)
             draw.rectangle((box[0] - s, box[1] + 4 * s, box[2] + s, box[3] + s), fill=ce)
             C.icon(draw, "castle", box, ce)
             C.icon(draw, "castle", (box[0] + 1.5 * s, box[1] + 2 * s, box[2] - 1.5 * s, box[3] - 1.5 * s), cf, ce)
-        if L.watchtower:
+        if loc.watchtower:
             box = (x - 30 * s, y - 10 * s, x - 15 * s, y + 10 * s)
             C.icon(draw, "watchtower", (box[0] - 1.5 * s, box[1] - 1.5 * s, box[2] + 1.5 * s, box[3] + 1 * s), edge)
             C.icon(draw, "watchtower", box, fill, edge)
-    # disks beside their castle
-    for disk_id, where in sorted(sc.disks.items()):
-        if where in geo.loc:
-            x, y = _map_xy(geo.loc[where], s, off)
-            d = P.disk_sprite(comps.disks[disk_id].name if hasattr(comps, "disks") else disk_id, round(22 * s))
-            _paste(img, d, x - 34 * s, y + 10 * s)
-    # stacks, each in the slot around its marker that hides the least
-    size = round(BLOCK * s)
-    layouts: dict[str, list[list[GridItem]]] = {}
-    sizes = []
-    for lid, pieces in sorted(sc.stacks.items()):
-        if not pieces or lid not in geo.loc:
+    # disks in their badge beside their location
+    for (kind, key), rect in lay.badges.items():
+        if kind == "disk":
+            x0, y0, _, _ = _scaled(rect, s, off)
+            d = P.disk_sprite(comps.disks[key].name if hasattr(comps, "disks") else key, round(L.BADGE * s))
+            _paste(img, d, x0, y0)
+    # stacks: leaders first, then the plates (a leader never crosses a plate), then blocks
+    size = round(L.BLOCK * s)
+    pad = L.PAD * s
+    width = max(1, round(2 * s))
+    for stack in lay.boxes.values():
+        if stack.leader is not None:
+            start, end = _map_xy(stack.leader[0], s, off), _map_xy(stack.leader[1], s, off)
+            draw.line((*start, *end), fill=PLATE, width=width + max(2, round(2 * s)))
+            draw.line((*start, *end), fill=LEADER, width=width)
+            r = 3 * s
+            draw.ellipse((start[0] - r, start[1] - r, start[0] + r, start[1] + r), fill=LEADER)
+    show_moves = moves_are_this_turns(sc)
+    for lid, stack in lay.boxes.items():
+        x0, y0, x1, y1 = _scaled(stack.rect, s, off)
+        draw.rounded_rectangle((x0, y0, x1, y1), radius=5 * s, fill=PLATE, outline=PLATE_EDGE,
+                               width=max(1, round(s)))
+        rows = _rows(sc.stacks[lid], stack.per_row)
+        _draw_rows(img, draw, rows, x0 + pad, y0 + pad, x1 - x0 - 2 * pad, size, L.GAP * s, show_moves)
+    # battle markers: filled for a battle to fight now (or under way), hollow for a standing
+    # siege or contest that no one must resolve this phase
+    for (kind, lid), rect in lay.badges.items():
+        if kind != "battle" or lid not in battle_locs:
             continue
-        rows = _rows(pieces, 4 if len(pieces) <= 12 else 5)
-        layouts[lid] = rows
-        w1, h1 = _rows_size(rows, BLOCK, GAP)
-        sizes.append((lid, w1, h1))
-    slots = _place_stacks(tuple(sizes))
-    # a plate under each stack with a tether to its marker, so that a stack pushed aside
-    # by its neighbours still reads as belonging to its own town
-    pad = 3 * s
-    for lid in layouts:
-        bx0, by0, bx1, by1 = slots[lid]
-        mx, my = _map_xy(geo.loc[lid], s, off)
-        x0, y0 = _map_xy((bx0, by0), s, off)
-        x1, y1 = _map_xy((bx1, by1), s, off)
-        tx, ty = min(max(mx, x0), x1), min(max(my, y0), y1)
-        draw.line((mx, my, tx, ty), fill=PLATE_EDGE, width=max(1, round(2 * s)))
-        draw.rounded_rectangle((x0 - pad, y0 - pad, x1 + pad, y1 + pad), radius=5 * s, fill=PLATE,
-                               outline=PLATE_EDGE, width=max(1, round(s)))
-    for lid, rows in layouts.items():
-        bx0, by0, bx1, _ = slots[lid]
-        x, y = _map_xy((bx0, by0), s, off)
-        _draw_rows(img, draw, rows, x, y, (bx1 - bx0) * s, size, GAP * s)
-    # battle markers on top: filled for a battle to fight now (or under way), hollow for a
-    # standing siege or contest that no one must resolve this phase
-    for lid, b in battle_locs.items():
-        x, y = _map_xy(geo.loc[lid], s, off)
-        r = 11 * s
-        cx, cy = x + 20 * s, y + 12 * s
+        b = battle_locs[lid]
+        x0, y0, x1, y1 = _scaled(rect, s, off)
+        cx, cy, r = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2
         now = b.active or (sc.battle is not None and sc.battle.loc == lid)
         bg, ink = (C.ALERT, (255, 255, 255)) if now else ((255, 250, 235), C.ALERT)
         draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=bg, outline=C.ALERT if not now else C.INK,
@@ -389,10 +337,22 @@ def _draw_locations(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: f
                ink, bg)
 
 
-def _draw_seas(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float, off: Offset) -> None:
+def moves_are_this_turns(sc: Scene) -> bool:
+    """Whether the view's "moved" and "fresh" marks speak of the turn under way.
+
+    The view marks a block moved or arrived with no turn stamp: the engine clears the marks
+    when the next turn's Movement Phase begins, so they outlive their turn through the
+    Reinforcement Step, the Turn Order Step (bids) and the end of the game. Those moments are
+    the only ones the view shows on its root frame (frame kind "game"); every moment of a
+    turn has a phase frame on top (movement, combat, battle...)."""
+    return sc.frame_kind != "game" and sc.result is None
+
+
+def _draw_seas(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float, off: Offset,
+               lay: L.MapLayout) -> None:
     geo = M.geometry()
-    size = round(BLOCK * s)
-    small = round(22 * s)
+    size = round(L.BLOCK * s)
+    small = round(L.CARGO * s)
     naval = {b.loc for b in sc.battles if b.kind == "naval"}
     if sc.battle is not None and sc.battle.kind == "naval":
         naval.add(sc.battle.loc)
@@ -403,7 +363,7 @@ def _draw_seas(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float,
         fleets = [p for p in pieces if p.carried_by is None]
         if not fleets:
             continue
-        step = size + 3 * s
+        step = L.FLEET_STEP * s
         width = len(fleets) * step
         fx = x - width / 2
         fy = y - size - 8 * s
@@ -544,8 +504,9 @@ def draw_board(sc: Scene, s: float = 1.0, crop: tuple[int, int, int, int] | None
         img = base.crop(crop)
         off = (float(crop[0]), float(crop[1]))
     draw = ImageDraw.Draw(img)
-    _draw_locations(img, draw, sc, s, off)
-    _draw_seas(img, draw, sc, s, off)
+    lay = map_layout(sc)
+    _draw_locations(img, draw, sc, s, off, lay)
+    _draw_seas(img, draw, sc, s, off, lay)
     if crop is None:
         _header(draw, sc, s)
         _draw_track(img, draw, sc, s)

@@ -189,6 +189,10 @@ def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float,
     return w * h if w > 0 and h > 0 else 0.0
 
 
+def sea_label_font(s: float = 1.0) -> Any:
+    return C.font(round(15 * s), True, "condensed")
+
+
 def label_text(loc: Any) -> str:
     return loc.name.upper() if loc.capital else loc.name
 
@@ -372,7 +376,7 @@ def map_layer(s: float = 1.0) -> Image.Image:
         draw.line(pts, fill=RIVER, width=max(1, round(2 * s)), joint="curve")
 
     # sea-zone names
-    f = C.font(round(15 * s), True, "condensed")
+    f = sea_label_font(s)
     for zid, Z in comps.sea_zones.items():
         x, y = geo.sea[zid]
         C.text(draw, (x * s, y * s + 24 * s), Z.name, f, SEA_TEXT, outline=SEA, anchor="mt")

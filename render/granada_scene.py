@@ -75,6 +75,7 @@ class Scene:
     first: str | None = None
     active_side: str | None = None
     phase: str = ""
+    frame_kind: str = ""                     # the view's frame kind ("game": between turns)
     prompt: str = ""
     control: dict[str, str | None] = field(default_factory=dict)
     castle: dict[str, str | None] = field(default_factory=dict)
@@ -214,7 +215,7 @@ def scene(view: dict[str, Any]) -> Scene:
     kind = str(frame.get("kind") or "")
     sc = Scene(viewer=view.get("role"), year=int(view.get("year", 0)), turn=int(view.get("turn", 2)),
                first=view.get("first"), active_side=view.get("active_side"),
-               phase=PHASES.get(kind, kind.replace("_", " ")), prompt=str(view.get("prompt", "")))
+               phase=PHASES.get(kind, kind.replace("_", " ")), frame_kind=kind, prompt=str(view.get("prompt", "")))
     for loc, entry in (view.get("locations") or {}).items():
         sc.control[loc] = entry.get("control")
         if "castle" in entry:

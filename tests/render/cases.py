@@ -115,6 +115,38 @@ def granada_final_state() -> State:
     return state
 
 
+BUSY_SEEDS = range(1, 9)
+
+
+@functools.cache
+def granada_busiest_state(by: str) -> State:
+    """The busiest moment of the built-in player's games from ``BUSY_SEEDS``: the state
+    with the most occupied map locations (``by="stacks"``) or the most blocks on the map
+    (``by="blocks"``), the other count breaking ties; the first such moment wins."""
+    module = game("granada")
+    from engine.granada import components
+
+    locations = set(components.load().locations)
+    best: tuple[tuple[int, int], State] | None = None
+    for seed in BUSY_SEEDS:
+        state = module.setup(seed, {})
+        n = 0
+        while module.active(state) and n < 20000:
+            role = module.active(state)[0]
+            state = module.apply(state, role, choose(module, state, role, seed * 100_003 + n))
+            n += 1
+            per_loc: dict[str, int] = {}
+            for rec in state["blocks"].values():
+                if rec["loc"] in locations:
+                    per_loc[rec["loc"]] = per_loc.get(rec["loc"], 0) + 1
+            counts = (len(per_loc), sum(per_loc.values()))
+            key = counts if by == "stacks" else (counts[1], counts[0])
+            if best is None or key > best[0]:
+                best = (key, state)
+    assert best is not None
+    return best[1]
+
+
 @functools.cache
 def granada_turn_views() -> tuple[View, ...]:
     """Spectator views at the start of every turn of the seeded game, and at its end
@@ -196,6 +228,16 @@ CASES: list[Case] = [
          "PNG", (1200, 500), (1600, 1000), 1 * MIB),
     Case("granada_reveal", G, _views(G, granada_final_state, None), _draw(G, "reveal"),
          "PNG", GRANADA_SIZE, GRANADA_SIZE, 2 * MIB),
+    Case("granada_busiest_stacks_christian", G, _views(G, lambda: granada_busiest_state("stacks"), "christian"),
+         _draw(G, "board"), "PNG", GRANADA_SIZE, GRANADA_SIZE, 2 * MIB),
+    Case("granada_busiest_stacks_muslim", G, _views(G, lambda: granada_busiest_state("stacks"), "muslim"),
+         _draw(G, "board"), "PNG", GRANADA_SIZE, GRANADA_SIZE, 2 * MIB, golden=False),
+    Case("granada_busiest_stacks_spectator", G, _views(G, lambda: granada_busiest_state("stacks"), None),
+         _draw(G, "board"), "PNG", GRANADA_SIZE, GRANADA_SIZE, 2 * MIB, golden=False),
+    Case("granada_busiest_blocks_muslim", G, _views(G, lambda: granada_busiest_state("blocks"), "muslim"),
+         _draw(G, "board"), "PNG", GRANADA_SIZE, GRANADA_SIZE, 2 * MIB),
+    Case("granada_busiest_blocks_christian", G, _views(G, lambda: granada_busiest_state("blocks"), "christian"),
+         _draw(G, "board"), "PNG", GRANADA_SIZE, GRANADA_SIZE, 2 * MIB, golden=False),
     Case("granada_replay", G, lambda: list(granada_turn_views()), _replay,
          "GIF", (600, 400), GRANADA_SIZE, 10 * MIB, golden=False),
 ]
