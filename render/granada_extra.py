@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PIL import Image, ImageDraw
 
 from render import common as C
 from render import granada_map as M
 from render import granada_pieces as P
 from render.granada_board import SIDE_NAME, draw_board
-from render.granada_scene import Battle, Scene
+from render.granada_scene import Battle, Deployment, Scene
 
+Rect = tuple[float, float, float, float]
 HEADER_BG: C.RGB = (58, 44, 36)
 HEADER_INK: C.RGB = (255, 250, 235)
 
@@ -95,6 +98,51 @@ def _losses(b: Battle) -> dict[str, int]:
     return out
 
 
+DEPLOY_BLOCK = 58            # a deployed block on the battle board
+DEPLOY_CARD_SCALE = 0.4      # the card that deployed it
+DEPLOY_CARD_W, DEPLOY_CARD_H = round(P.CARD_W * DEPLOY_CARD_SCALE), round(P.CARD_H * DEPLOY_CARD_SCALE)
+DEPLOY_ROW_GAP = 12
+DEPLOY_ROWS = 3
+NOTE_SIZE = 12               # what deployed blocks without a card ("leader, no card"), in the card's place
+
+
+@dataclass(frozen=True)
+class DeploySlot:
+    """Where one deployment is drawn: its blocks side by side, then the card that deployed
+    them, once, however many blocks it brought (or, without a card, a card-sized note
+    saying what deployed them, wrapped to fit it)."""
+
+    deployment: Deployment
+    blocks: list[Rect]
+    card: Rect
+    note: list[str]
+
+
+def deploy_slots(deployments: list[Deployment], x: float, y: float, width: float) -> tuple[list[DeploySlot], int]:
+    """The slots of a side's deployments, in order, flowing left to right in rows of
+    ``width`` (at most ``DEPLOY_ROWS`` rows); and how many deployments did not fit."""
+    f = C.font(NOTE_SIZE, True, "condensed")
+    slots: list[DeploySlot] = []
+    cx, row = x, 0
+    for n, dep in enumerate(deployments):
+        w = len(dep.blocks) * (DEPLOY_BLOCK + 4) + DEPLOY_CARD_W
+        if cx > x and cx + w > x + width:
+            cx, row = x, row + 1
+        if row >= DEPLOY_ROWS:
+            return slots, len(deployments) - n
+        cy = y + row * (DEPLOY_CARD_H + DEPLOY_ROW_GAP)
+        blocks: list[Rect] = []
+        bx = cx
+        for _ in dep.blocks:
+            blocks.append((bx, cy + 8, bx + DEPLOY_BLOCK, cy + 8 + DEPLOY_BLOCK))
+            bx += DEPLOY_BLOCK + 4
+        card = (bx, cy, bx + DEPLOY_CARD_W, cy + DEPLOY_CARD_H)
+        note = [] if dep.card is not None else C.wrap(dep.how or "no card", f, DEPLOY_CARD_W - 8)
+        slots.append(DeploySlot(dep, blocks, card, note))
+        cx = card[2] + 18
+    return slots, 0
+
+
 def draw_battle(sc: Scene) -> Image.Image:
     b = sc.battle
     width, height = 1400, (560 if b is not None and b.kind == "naval" else 780)
@@ -178,23 +226,30 @@ def draw_battle(sc: Scene) -> Image.Image:
         draw.text((x0 + 16, y), "Deployed (block · card that deployed it)", font=C.font(14, True), fill=C.INK)
         y += 24
         deployed = b.deployed.get(side, [])
-        bs = 58
-        cw, ch = 60, 86
-        per_row = max(1, int((col_w - 20) // (bs + cw + 18)))
-        for j, (pc, cid, scored) in enumerate(deployed[: per_row * 3]):
-            cx = x0 + 16 + (j % per_row) * (bs + cw + 18)
-            cy = y + (j // per_row) * (ch + 12)
-            _paste(img, P.block_sprite(pc.face, pc.colour, bs), cx, cy + 8)
-            if scored is not None:
-                draw.text((cx + bs / 2, cy + bs + 18), f"+{scored}", font=C.font(14, True), fill=C.INK, anchor="mm")
-            if cid and cid in comps.cards:
-                _paste(img, P.card_sprite(cid, 0.4), cx + bs + 4, cy)
-            elif cid:
-                draw.text((cx + bs + 6, cy + 30), str(cid).replace("_", " "), font=C.font(12, True, "condensed"),
-                          fill=C.INK)
+        slots, hidden = deploy_slots(deployed, x0 + 16, y, col_w - 32)
+        for slot in slots:
+            for (pc, scored), br in zip(slot.deployment.blocks, slot.blocks, strict=True):
+                _paste(img, P.block_sprite(pc.face, pc.colour, DEPLOY_BLOCK), br[0], br[1])
+                if scored is not None:
+                    draw.text(((br[0] + br[2]) / 2, br[3] + 10), f"+{scored}", font=C.font(14, True), fill=C.INK,
+                              anchor="mm")
+            cid = slot.deployment.card
+            if cid is not None and cid in comps.cards:
+                _paste(img, P.card_sprite(cid, DEPLOY_CARD_SCALE), slot.card[0], slot.card[1])
+            else:
+                C.rounded(draw, slot.card, 6, C.PAPER, C.PANEL_EDGE, 1)
+                f = C.font(NOTE_SIZE, True, "condensed")
+                ny = (slot.card[1] + slot.card[3]) / 2 - len(slot.note) * NOTE_SIZE * 0.6
+                for line in slot.note:
+                    draw.text(((slot.card[0] + slot.card[2]) / 2, ny), line, font=f, fill=C.INK, anchor="mt")
+                    ny += NOTE_SIZE * 1.2
+        if hidden:
+            draw.text((x0 + col_w - 16, y - 22), f"+{hidden} more deployment{'s' if hidden != 1 else ''}",
+                      font=C.font(13, True), fill=C.ALERT, anchor="ra")
         if not deployed:
             draw.text((x0 + 16, y + 6), "nothing deployed yet", font=C.font(14), fill=C.MUTED)
-        y += max(2, -(-min(len(deployed), per_row * 3) // per_row)) * (ch + 12) + 6
+        rows = max(2, len({s.card[1] for s in slots}))
+        y += rows * (DEPLOY_CARD_H + DEPLOY_ROW_GAP) + 6
         undeployed = b.undeployed.get(side, [])
         label = "Fleets" if b.kind == "naval" else "Not deployed"
         draw.text((x0 + 16, y), f"{label}: {len(undeployed)}", font=C.font(14, True), fill=C.INK)
@@ -206,7 +261,7 @@ def draw_battle(sc: Scene) -> Image.Image:
         if b.kind == "siege" and side == dfn and b.disks:
             names = ", ".join(comps.disks[d].name if d in getattr(comps, "disks", {}) else d for d in b.disks)
             draw.text((x0 + 16, height - 150), f"Disk inside the castle: {names}", font=C.font(14, True), fill=C.INK)
-        played = [c for c in b.cards.get(side, []) if c not in {cid for _, cid, _ in deployed}]
+        played = [c for c in b.cards.get(side, []) if c not in {d.card for d in deployed}]
         if played:
             draw.text((x0 + 16, height - 132), "Other cards played", font=C.font(13, True), fill=C.INK)
             for j, cid in enumerate(played[:8]):

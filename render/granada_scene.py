@@ -38,14 +38,23 @@ class Piece:
 
 
 @dataclass
+class Deployment:
+    """One deployment of a battle (8.3): the blocks one card (or a leader without a card, or
+    a special rule) brought in, each with the impacts it scored."""
+
+    blocks: list[tuple[Piece, int | None]]
+    card: str | None                     # card id
+    how: str = ""                        # what deployed the blocks when no card did
+
+
+@dataclass
 class Battle:
     loc: str
     kind: str                    # "field" | "siege" | "naval"
     attacker: str | None = None
     defender: str | None = None
     impacts: dict[str, int] = field(default_factory=dict)
-    # side -> (block, card id or how it deployed without a card, impacts it scored)
-    deployed: dict[str, list[tuple[Piece, str | None, int | None]]] = field(default_factory=dict)
+    deployed: dict[str, list[Deployment]] = field(default_factory=dict)     # side -> in order
     undeployed: dict[str, list[Piece]] = field(default_factory=dict)
     finished: dict[str, bool] = field(default_factory=dict)
     initiative: str | None = None
@@ -172,14 +181,13 @@ def _battle(info: dict[str, Any]) -> Battle:
     b.threshold = info.get("threshold")
     b.disks = list(info.get("disks") or [])
     for side, deployments in (info.get("deployed") or {}).items():
-        rows: list[tuple[Piece, str | None, int | None]] = []
+        rows: list[Deployment] = []
         for dep in deployments or []:
             card = dep.get("card") or None
             cid = card.get("id") if isinstance(card, dict) else card
-            for blk in dep.get("blocks") or []:
-                p = piece_from_id(str(blk["id"]), revealed=True)
-                how = cid if cid else (dep.get("special") or "leader, no card")
-                rows.append((p, how, blk.get("impacts")))
+            blocks = [(piece_from_id(str(blk["id"]), revealed=True), blk.get("impacts")) for blk in dep.get("blocks") or []]
+            how = "" if cid else str(dep.get("special") or "leader, no card").replace("_", " ")
+            rows.append(Deployment(blocks, str(cid) if cid else None, how))
         b.deployed[side] = rows
     for side, n in (info.get("undeployed") or {}).items():
         b.undeployed[side] = [Piece(_COLOURS.get(side, "white"), None) for _ in range(int(n))]
@@ -195,7 +203,7 @@ def _own_undeployed(sc: Scene) -> None:
     if b is None or sc.viewer is None or b.kind == "naval" or sc.viewer not in b.undeployed:
         return
     colours = ("white", "grey") if sc.viewer == "christian" else ("black",)
-    deployed = {p.key for p, _, _ in b.deployed.get(sc.viewer, [])}
+    deployed = {p.key for d in b.deployed.get(sc.viewer, []) for p, _ in d.blocks}
     mine = [p for p in sc.stacks.get(b.loc, []) if p.colour in colours and p.face is not None
             and p.key not in deployed]
     if len(mine) == len(b.undeployed[sc.viewer]):
