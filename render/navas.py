@@ -244,31 +244,81 @@ def _zone_centre(zone: str, s: float) -> tuple[float, float]:
     return ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2 + 8 * s)
 
 
-def _arrow_ends(a_zone: str, b_zone: str, s: float) -> tuple[tuple[float, float], tuple[float, float]]:
-    """An attack arrow across the border between two zones (short, so it hides no unit)."""
-    a = _zone_centre(a_zone, s)
-    b = _zone_centre(b_zone, s)
-    mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    import math
+UNIT_TOP = 28        # units sit this far below a zone's top edge
+UNIT_GAP = 12
 
-    length = math.hypot(dx, dy) or 1.0
-    half = min(46 * s, length / 2)
-    ux, uy = dx / length, dy / length
-    if length > ZONE_H * 1.5 * s and abs(dx) < 1:
-        # archers shoot two zones away: the arrow spans the zone between
-        half = length / 2 - 50 * s
-    return ((mx - ux * half, my - uy * half), (mx + ux * half, my + uy * half))
+
+def _zone_rc(zone: str) -> tuple[int, int]:
+    return COLUMNS.index(zone[0]), ROWS.index(int(zone[1:]))
+
+
+def arrow_ends(a_zone: str, b_zone: str, s: float = 1.0) -> tuple[tuple[float, float], tuple[float, float]]:
+    """An attack arrow from ``a_zone`` to ``b_zone``, routed through the free bands of the
+    grid so that it reads where no unit stands: between two rows (a unit row leaves 28 px
+    free above and below it), along the bottom of a row (sideways attacks) or across a
+    corner (diagonal ones). An archer shot two zones away crosses the zone between, under
+    its units (the arrow is drawn before them, so it never hides a unit's name)."""
+    (ca, ra), (cb, rb) = _zone_rc(a_zone), _zone_rc(b_zone)
+    ax0, ay0, ax1, ay1 = zone_box(a_zone, s)
+    bx0, by0, bx1, by1 = zone_box(b_zone, s)
+    free = (ZONE_H - UNIT_TOP - UNIT) * s        # free below a row of units (and as much above the next)
+    band = free / 2
+    if ca == cb:
+        x = (ax0 + ax1) / 2
+        if rb > ra:
+            return (x, ay1 - free + 8 * s), (x, by0 + free - 8 * s)
+        return (x, ay0 + free - 8 * s), (x, by1 - free + 8 * s)
+    if ra == rb:
+        y = ay1 - band
+        if cb > ca:
+            return (ax1 - 34 * s, y), (bx0 + 34 * s, y)
+        return (ax0 + 34 * s, y), (bx1 - 34 * s, y)
+    # diagonal: from the source's free band near the shared corner to the target's
+    sx = ax1 - 40 * s if cb > ca else ax0 + 40 * s
+    ex = bx0 + 40 * s if cb > ca else bx1 - 40 * s
+    sy = ay1 - band if rb > ra else ay0 + band
+    ey = by0 + band if rb > ra else by1 - band
+    return (sx, sy), (ex, ey)
+
+
+def unit_sprites(view: dict[str, Any], s: float = 1.0) -> list[tuple[str, Image.Image, tuple[int, int]]]:
+    """Each unit's sprite and where it is pasted (an exhausted unit's tilted sprite is
+    larger than its square, centred on it)."""
+    size = round(UNIT * s)
+    out = []
+    for uid, (x, y) in unit_positions(view, s).items():
+        sprite = _unit_img(view, uid, size)
+        dx = (sprite.width - size) / 2
+        dy = (sprite.height - size) / 2
+        out.append((uid, sprite, (round(x - dx), round(y - dy))))
+    return out
+
+
+def unit_positions(view: dict[str, Any], s: float = 1.0) -> dict[str, tuple[float, float]]:
+    """The top-left corner of each unit on the grid (its upright square, before any tilt)."""
+    out: dict[str, tuple[float, float]] = {}
+    size = round(UNIT * s)
+    for zone, info in view["zones"].items():
+        units = list(info.get("units", []))
+        if not units:
+            continue
+        box = zone_box(zone, s)
+        step = size + UNIT_GAP * s
+        x = (box[0] + box[2]) / 2 - (len(units) * step - UNIT_GAP * s) / 2
+        for uid in units:
+            out[uid] = (x, box[1] + UNIT_TOP * s)
+            x += step
+    return out
 
 
 def _arrow(draw: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[float, float], colour: C.Colour, width: int) -> None:
     import math
 
     ang = math.atan2(b[1] - a[1], b[0] - a[0])
-    L = math.hypot(b[0] - a[0], b[1] - a[1])
-    tip = (a[0] + math.cos(ang) * (L - 10), a[1] + math.sin(ang) * (L - 10))
-    draw.line((a, tip), fill=colour, width=width)
+    tip = b
     hl = width * 3.2
+    neck = (tip[0] - hl * 0.8 * math.cos(ang), tip[1] - hl * 0.8 * math.sin(ang))
+    draw.line((a, neck), fill=colour, width=width)
     left = (tip[0] - hl * math.cos(ang - 0.45), tip[1] - hl * math.sin(ang - 0.45))
     right = (tip[0] - hl * math.cos(ang + 0.45), tip[1] - hl * math.sin(ang + 0.45))
     draw.polygon([tip, left, right], fill=colour)
@@ -276,31 +326,18 @@ def _arrow(draw: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[float, fl
 
 def draw_grid(img: Image.Image, view: dict[str, Any], s: float = 1.0, off: tuple[float, float] = (0.0, 0.0)) -> None:
     draw = ImageDraw.Draw(img)
-    size = round(UNIT * s)
-    for zone, info in view["zones"].items():
-        units = list(info.get("units", []))
-        if not units:
-            continue
-        box = zone_box(zone, s)
-        n = len(units)
-        step = size + 12 * s
-        x = (box[0] + box[2]) / 2 - (n * step - 12 * s) / 2 - off[0]
-        y = box[1] + 28 * s - off[1]
-        for uid in units:
-            sprite = _unit_img(view, uid, size)
-            dx = (sprite.width - size) / 2
-            dy = (sprite.height - size) / 2
-            img.paste(sprite, (round(x - dx), round(y - dy)), sprite)
-            x += step
-    # the combat under way, else the last battle: an arrow from the attacking zone
+    # the combat under way, else the last battle: an arrow from the attacking zone, drawn
+    # first so that no unit's name is ever under it
     combat = view.get("combat") or None
     last = view.get("last_battle") or None
     for info, colour, width in ((last, C.mix(C.ALERT, C.PARCHMENT, 0.5), 5), (combat, C.ALERT, 8)):
-        if info and info.get("from") and info.get("to"):
-            a, b = _arrow_ends(info["from"], info["to"], s)
+        if info and info.get("from") and info.get("to") and info["from"] != info["to"]:
+            a, b = arrow_ends(info["from"], info["to"], s)
             a = (a[0] - off[0], a[1] - off[1])
             b = (b[0] - off[0], b[1] - off[1])
             _arrow(draw, a, b, colour, max(2, round(width * s)))
+    for _uid, sprite, (x, y) in unit_sprites(view, s):
+        img.paste(sprite, (round(x - off[0]), round(y - off[1])), sprite)
     pending = view.get("pending") or {}
     if pending.get("kind") == "damage" and pending.get("zone"):
         bx = zone_box(pending["zone"], s)
@@ -318,6 +355,38 @@ def _card_img(view: dict[str, Any], cid: str | None, w: int, h: int) -> Image.Im
     return combat_card_sprite(int(c["muslim"]), int(c["christian"]), str(c["arms"]), w, h)
 
 
+PHASE_TITLES = {"special": "Special cards", "initiative": "Initiative phase", "action": "Action phase",
+                "maintenance": "Maintenance phase"}
+
+
+def _winner_text(res: dict[str, Any]) -> str:
+    return f"{SIDE_NAME.get(res.get('winner'), str(res.get('winner') or 'Nobody'))} victory"
+
+
+def status_lines(view: dict[str, Any]) -> list[str]:
+    """The status panel's title and lines, true to the moment: "Game over" and the result
+    once the battle is over; while a side is choosing the card of its turn, that it is
+    choosing (its action points come with the card); then its action points and attacks."""
+    res = view.get("result")
+    if res or view.get("phase") == "over":
+        if not res:
+            return ["Game over", "The battle is over."]
+        reason = str(res.get("reason") or "")
+        return ["Game over", _winner_text(res)] + ([reason[:1].upper() + reason[1:] + "."] if reason else [])
+    phase = str(view.get("phase") or "")
+    lines = [f"Round {view.get('round', '?')} · {PHASE_TITLES.get(phase, phase.title())}"]
+    turn = view.get("turn")
+    if turn:
+        who = SIDE_NAME.get(turn.get("role"), "?")
+        lines.append(f"Turn {turn.get('number', '?')} of 4: {who}")
+        if turn.get("card"):
+            lines.append(f"{turn.get('ap', 0)} action points left · combats {turn.get('combats', 0)}/2 · "
+                         f"archers {turn.get('archers', 0)}/1")
+        else:
+            lines.append("choosing the combat card of the turn (it gives the action points)")
+    return lines
+
+
 def _panel(img: Image.Image, view: dict[str, Any]) -> None:
     draw = ImageDraw.Draw(img)
     x0, x1 = PANEL_X, WIDTH - 12
@@ -325,22 +394,24 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
     f_b = C.font(15, True)
     f = C.font(13)
     f_s = C.font(12, False, "condensed")
-    # status
+    # status: what the moment is (the action-point line only once a card is in play)
     y: float = HEADER + 14
-    y = C.panel(draw, (x0, y, x1, y + 118), f"Round {view.get('round', '?')} · {str(view.get('phase', '')).title()} phase")
+    over = status_lines(view)
+    y = C.panel(draw, (x0, y, x1, y + 118), over[0])
     turn = view.get("turn")
-    if turn:
-        who = SIDE_NAME.get(turn.get("role"), "?")
-        draw.text((x0 + 12, y), f"Turn {turn.get('number', '?')} of 4: {who}", font=f_b, fill=C.INK)
-        draw.text((x0 + 12, y + 22), f"{turn.get('ap', 0)} action points left · combats {turn.get('combats', 0)}/2 · "
-                  f"archers {turn.get('archers', 0)}/1", font=f, fill=C.INK)
-        if turn.get("card"):
-            sp = _card_img(view, turn["card"], 46, 66)
-            img.paste(sp, (round(x1 - 58), round(y - 26)), sp)
-            draw.text((x1 - 64, y + 2), "active card", font=f_s, fill=C.MUTED, anchor="ra")
+    below = y + 46
+    for i, line in enumerate(over[1:3]):
+        if i == 0:
+            draw.text((x0 + 12, y), line, font=f_b, fill=C.INK)
+        else:   # the action points, or why the battle ended (wrapped: a reason can be long)
+            below = max(below, C.paragraph(draw, (x0 + 12, y + 22), line, f, x1 - x0 - 24, max_lines=2) + 4)
+    if turn and turn.get("card") and not view.get("result"):
+        sp = _card_img(view, turn["card"], 46, 66)
+        img.paste(sp, (round(x1 - 58), round(y - 26)), sp)
+        draw.text((x1 - 64, y + 2), "active card", font=f_s, fill=C.MUTED, anchor="ra")
     occ = view.get("occupied") or {}
     if occ:
-        draw.text((x0 + 12, y + 46), f"Zones held: Christian {occ.get('christian', 0)} · Muslim {occ.get('muslim', 0)}",
+        draw.text((x0 + 12, below), f"Zones held: Christian {occ.get('christian', 0)} · Muslim {occ.get('muslim', 0)}",
                   font=f, fill=C.INK)
     # initiative area
     y = HEADER + 142
@@ -475,9 +546,9 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
 def _header(draw: ImageDraw.ImageDraw, view: dict[str, Any]) -> None:
     role = view.get("role")
     res = view.get("result")
-    status = f"Round {view.get('round', '?')} · {str(view.get('phase', '')).title()}"
+    status = status_lines(view)[0]
     if res:
-        status = f"Game over: {SIDE_NAME.get(res.get('winner'), '?')} victory ({res.get('reason', '')})"
+        status = f"Game over: {_winner_text(res)}"
     draw.text((400, 16), status[:90], font=C.font(18, True), fill=(255, 250, 235))
     draw.text((WIDTH - 14, 16), f"View: {SIDE_NAME.get(role, 'Spectator')}", font=C.font(16, True),
               fill=(255, 250, 235), anchor="ra")
