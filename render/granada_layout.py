@@ -192,12 +192,60 @@ def _beside(own: Rect, centre: Point, u: Point, w: float, h: float, gap: float) 
     return (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
 
 
+class _Index:
+    """The rectangles placed so far, bucketed in a coarse grid: a candidate box is checked
+    against the few rectangles near it, not against every name on the map."""
+
+    CELL = 64.0
+
+    def __init__(self, rects: list[Rect]) -> None:
+        self.rects: list[Rect] = []
+        self.cells: dict[tuple[int, int], list[int]] = {}
+        for r in rects:
+            self.add(r)
+
+    def _span(self, r: Rect, margin: float) -> tuple[range, range]:
+        c = self.CELL
+        return (range(int((r[0] - margin) // c), int((r[2] + margin) // c) + 1),
+                range(int((r[1] - margin) // c), int((r[3] + margin) // c) + 1))
+
+    def add(self, r: Rect) -> None:
+        n = len(self.rects)
+        self.rects.append(r)
+        xs, ys = self._span(r, 0.0)
+        for i in xs:
+            for j in ys:
+                self.cells.setdefault((i, j), []).append(n)
+
+    def near(self, r: Rect, margin: float = 0.0) -> set[int]:
+        xs, ys = self._span(r, margin)
+        out: set[int] = set()
+        for i in xs:
+            for j in ys:
+                out.update(self.cells.get((i, j), ()))
+        return out
+
+    def free(self, r: Rect) -> bool:
+        if not _inside_map(r):
+            return False
+        x0, y0, x1, y1 = r[0] - MARGIN, r[1] - MARGIN, r[2] + MARGIN, r[3] + MARGIN
+        xs, ys = self._span(r, MARGIN)
+        rects, cells = self.rects, self.cells
+        for i in xs:
+            for j in ys:
+                for n in cells.get((i, j), ()):
+                    o = rects[n]
+                    if x0 < o[2] and o[0] < x1 and y0 < o[3] and o[1] < y1:
+                        return False
+        return True
+
+    def crossings(self, a: Point, b: Point, skip: tuple[Rect, ...]) -> int:
+        seg = (min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
+        return sum(1 for n in self.near(seg) if self.rects[n] not in skip and _segment_hits(a, b, self.rects[n]))
+
+
 def _inside_map(r: Rect) -> bool:
     return r[0] >= 2 and r[1] >= 2 and r[2] <= M.WIDTH - 2 and r[3] <= M.MAP_HEIGHT - 2
-
-
-def _free(r: Rect, blocked: list[Rect]) -> bool:
-    return _inside_map(r) and not any(overlaps(r, b, MARGIN) for b in blocked)
 
 
 def _nearest(r: Rect, p: Point) -> Point:
@@ -225,28 +273,29 @@ def _nearest_marker_is(lid: str, r: Rect) -> bool:
     return all(_distance(r, p) > own + 8 for k, p in geo.loc.items() if k != lid)
 
 
-def _place_badge(own: Rect, centre: Point, blocked: list[Rect]) -> Rect:
+def _place_badge(own: Rect, centre: Point, blocked: _Index) -> Rect:
     best: tuple[float, Rect] | None = None
     for gap in (0.0, 3.0, 6.0, 10.0, 16.0, 24.0):
         for i, u in enumerate(_BADGE_DIRECTIONS):
             r = _beside(own, centre, u, BADGE, BADGE, gap)
-            if _free(r, blocked):
+            if blocked.free(r):
                 return r
-            cost = gap + i + sum(1000 for b in blocked if overlaps(r, b))
+            cost = gap + i + sum(1000 for n in blocked.near(r) if overlaps(r, blocked.rects[n]))
             if best is None or cost < best[0]:
                 best = (cost, r)
     assert best is not None
     return best[1]
 
 
-def _place_box(spec: StackSpec, own: tuple[Rect, ...], centre: Point, blocked: list[Rect], battle: bool) -> Box:
+def _place_box(spec: StackSpec, own: tuple[Rect, ...], centre: Point, blocked: _Index, battle: bool) -> Box:
     """The nearest free spot beside the marker for the stack, trying a few row lengths;
     a leader crossing a name, another marker or a box counts as extra distance (it may
     cross its own marker's icons)."""
     dot = own[0]
     reach = marker_radius(spec.loc, battle) + LEADER_FROM
-    shapes = sorted({spec.per_row, *range(2, 7)}, key=lambda p: (abs(p - spec.per_row), p))
-    shapes = [p for p in shapes if p <= max(spec.christian, spec.muslim) or p == spec.per_row]
+    widest = max(spec.christian, spec.muslim)
+    shapes = [spec.per_row] + [p for p in (spec.per_row - 1, spec.per_row + 1, spec.per_row - 2)
+                               if 2 <= p <= widest]
     best: tuple[float, Box] | None = None
     gap = 1.0
     while gap <= MAX_STANDOFF:
@@ -260,13 +309,12 @@ def _place_box(spec: StackSpec, own: tuple[Rect, ...], centre: Point, blocked: l
                 cost = gap + 3.0 * k + 0.5 * i
                 if best is not None and cost >= best[0]:
                     continue
-                if not _free(r, blocked):
+                if not blocked.free(r):
                     continue
                 leader = None
                 if _distance(r, centre) > reach or not _nearest_marker_is(spec.loc, r):
                     leader = _leader(spec.loc, centre, r, battle)
-                    cost += 120.0 * sum(1 for b in blocked if b not in own
-                                        and _segment_hits(leader[0], leader[1], b))
+                    cost += 120.0 * blocked.crossings(leader[0], leader[1], own)
                 if best is None or cost < best[0]:
                     best = (cost, Box(r, p, leader))
         gap += 4.0 if gap < 40 else 8.0
@@ -290,7 +338,7 @@ def layout(stacks: tuple[StackSpec, ...], battles: tuple[str, ...] = (), disks: 
     dots = {lid: p[0] for lid, p in parts.items()}
     icons = {lid: p[1:] for lid, p in parts.items()}
     fleet_rects = {z: fleet_rect(z, n, c) for z, n, c in fleets if n and z in geo.sea}
-    blocked: list[Rect] = [*labels.values(), *(r for p in parts.values() for r in p), *fleet_rects.values(), LEGEND]
+    blocked = _Index([*labels.values(), *(r for p in parts.values() for r in p), *fleet_rects.values(), LEGEND])
     badges: dict[tuple[str, str], Rect] = {}
     for kind, key, lid in [("battle", b, b) for b in sorted(battle_set)] + [("disk", d, w) for d, w in sorted(disks)]:
         if lid not in geo.loc:
@@ -298,14 +346,15 @@ def layout(stacks: tuple[StackSpec, ...], battles: tuple[str, ...] = (), disks: 
         # a badge may sit on its own marker's red battle ring, nothing else
         ring = dots[lid]
         inner = marks(lid, False)[0]
-        r = _place_badge(inner, geo.loc[lid], [b for b in blocked if b is not ring])
+        others = _Index([b for b in blocked.rects if b is not ring])
+        r = _place_badge(inner, geo.loc[lid], others)
         badges[(kind, key)] = r
-        blocked.append(r)
+        blocked.add(r)
     boxes: dict[str, Box] = {}
     order = sorted((s for s in stacks if s.loc in geo.loc),
                    key=lambda s: (-(grid_size(s, s.per_row)[0] * grid_size(s, s.per_row)[1]), s.loc))
     for spec in order:
         box = _place_box(spec, parts[spec.loc], geo.loc[spec.loc], blocked, spec.loc in battle_set)
         boxes[spec.loc] = box
-        blocked.append(box.rect)
+        blocked.add(box.rect)
     return MapLayout(labels, dots, icons, badges, fleet_rects, boxes)
