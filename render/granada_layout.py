@@ -76,10 +76,6 @@ def overlaps(a: Rect, b: Rect, margin: float = 0.0) -> bool:
     return a[0] < b[2] + margin and b[0] < a[2] + margin and a[1] < b[3] + margin and b[1] < a[3] + margin
 
 
-def _union(rects: list[Rect]) -> Rect:
-    return (min(r[0] for r in rects), min(r[1] for r in rects), max(r[2] for r in rects), max(r[3] for r in rects))
-
-
 def _segment_hits(a: Point, b: Point, r: Rect) -> bool:
     """Whether the segment a-b passes through rectangle ``r`` (Liang-Barsky)."""
     t0, t1 = 0.0, 1.0
