@@ -29,6 +29,7 @@ from bot.service import GameService
 if TYPE_CHECKING:
     from bot.discord.cogs.deadlines import Deadlines
     from bot.discord.cogs.delivery import Delivery
+    from bot.discord.cogs.lobby import Lobby
     from bot.discord.table import Table
     from bot.settings import Settings
 
@@ -113,6 +114,7 @@ class AlcazabaBot(commands.Bot):
         self.worker_id = f"discord-{os.getpid()}-{id(self):x}"
         self.table: Table
         self.delivery: Delivery
+        self.lobby: Lobby
         self.deadlines: Deadlines
         self._bot_tasks: set[asyncio.Task[Any]] = set()
         self._bot_games: set[int] = set()
