@@ -109,8 +109,10 @@ def is_reaction(view: dict[str, Any]) -> bool:
     return isinstance(pending, dict) and pending.get("kind") in ("window", "reaction")
 
 
-def backoff(attempts: int) -> float:
-    return float(min(3600, 5 * 2 ** min(attempts, 10)))
+def backoff(attempts: int, base: float = 5.0) -> float:
+    """Seconds before the next try of a row that failed ``attempts`` times before: doubling
+    from ``base``, at most an hour."""
+    return float(min(3600.0, base * 2 ** min(attempts, 10)))
 
 
 def refused_for_good(error: BaseException) -> bool:
@@ -216,7 +218,7 @@ class Delivery(Worker):
             if item.kind == "channel" and item.game_pk is not None:
                 await self.thread_lost(item.game_pk, int(item.recipient), error)
             return
-        retry = backoff(item.attempts)
+        retry = backoff(item.attempts, self.bot.tuning.retry_seconds)
         log.warning("delivery of outbox row %s failed (attempt %s, retry in %ss): %s", item.id, item.attempts + 1,
                     retry, error)
         await self.service.mark_failed(item.id, self.bot.worker_id, f"{type(error).__name__}: {error}", retry)
