@@ -12,9 +12,8 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlmodel import col
 
-from bot.discord import present
+from bot.discord import nonces, present
 from bot.discord.client import sync_global
-from bot.discord import nonces
 from bot.models import Outbox, utcnow
 from bot.service import GameService
 from tests.bot.discord.conftest import FAST, Harness, components, png_ok
