@@ -78,8 +78,6 @@ class RateLimiter:
         while window and now - window[0] > self.window:
             window.popleft()
         if len(window) >= self.per_window:
-            if not window:
-                del self._recent[user_id]
             return False
         window.append(now)
         while len(self._recent) > self.max_users:
