@@ -19,6 +19,8 @@ from bot.models import DiscordGame, DiscordPrompt, DiscordSeat, DiscordUser, Sea
 from bot.service import GameService
 
 Row = TypeVar("Row", bound=SQLModel)
+PROMPTS_KEPT = 8
+"""Live prompt messages remembered per seat (the newest)."""
 
 
 class Store:
@@ -115,11 +117,21 @@ class Store:
         async with self._service.writing() as session:
             found = (await session.execute(
                 sa.select(DiscordPrompt).where(col(DiscordPrompt.message_id) == message_id))).scalar_one_or_none()
-            if found is None:
-                session.add(DiscordPrompt(game_pk=game_pk, role=role, channel_id=channel_id, message_id=message_id,
-                                          content=content))
-            else:
+            if found is not None:
                 found.content = content
+                return
+            session.add(DiscordPrompt(game_pk=game_pk, role=role, channel_id=channel_id, message_id=message_id,
+                                      content=content))
+            await session.flush()
+            # A player who types his orders leaves each prompt unclicked: keep the newest few
+            # (the end of the game edits those); an older one's buttons still answer rightly
+            # when clicked (stale, or how the game ended), they just are not edited.
+            keep = (sa.select(col(DiscordPrompt.id))
+                    .where(col(DiscordPrompt.game_pk) == game_pk, col(DiscordPrompt.role) == role)
+                    .order_by(col(DiscordPrompt.id).desc()).limit(PROMPTS_KEPT))
+            await session.execute(sa.delete(DiscordPrompt).where(
+                col(DiscordPrompt.game_pk) == game_pk, col(DiscordPrompt.role) == role,
+                col(DiscordPrompt.id).not_in(keep.scalar_subquery())))
 
     async def update_prompt(self, message_id: int, content: str) -> None:
         """The prompt was edited in place (a page turned): its text now."""

@@ -215,3 +215,27 @@ async def test_a_resignation_does_not_post_the_same_map_again(table: Harness, sv
     assert len(pictures) == len(set(pictures)), [m.content for m in maps]
     assert len(maps) == 1
     assert si.violations == []
+
+
+async def test_a_seat_remembers_its_newest_prompts_only(tmp_path: Path) -> None:
+    """A player who types every order leaves each prompt unclicked: the seat keeps the newest
+    few for the end of the game to close, not one row per move of a long game."""
+    from bot.db import migrate_async
+    from bot.discord.store import PROMPTS_KEPT, Store
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'prompts.db'}"
+    await migrate_async(url)
+    svc = GameService.open(url)
+    try:
+        info = await svc.create_game("toy", {}, 1)
+        store = Store(svc)
+        for n in range(1, 31):
+            await store.add_prompt(info.id, "red", 5, 1000 + n, f"prompt {n}")
+            await store.add_prompt(info.id, "blue", 6, 2000 + n, f"prompt {n}")
+        await store.add_prompt(info.id, "red", 5, 1030, "prompt 30, page 2")  # the same message again
+        red = [p for p in await store.prompts(info.id) if p.role == "red"]
+        assert [p.message_id for p in red] == list(range(1031 - PROMPTS_KEPT, 1031))
+        assert red[-1].content == "prompt 30, page 2"
+        assert len(await store.prompts(info.id)) == 2 * PROMPTS_KEPT
+    finally:
+        await svc.close()
