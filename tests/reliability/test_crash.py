@@ -312,12 +312,13 @@ async def check_moves(db: GameService, games: list[int], clicks: list[Click], si
 
 async def check_notifications(db: GameService, games: list[int], si: StandIn) -> list[str]:
     problems: list[str] = []
-    nonces = Counter((m.channel_id, m.nonce) for m in si.messages.values() if m.nonce is not None)
-    twice = [k for k, n in nonces.items() if n > 1]
+    # Nonces are unique across everything the bot sends (bot/discord/nonces.py): one message
+    # per nonce, whatever the channel.
+    posted = Counter(m.nonce for m in si.messages.values() if m.nonce is not None)
+    twice = [k for k, n in posted.items() if n > 1]
     if twice:
         problems.append(f"messages posted twice under one nonce: {twice[:10]}")
-    # DM rows are sent in the player's private channels; nonces are unique per channel, so a
-    # DM row's nonce may also name a post in a game's thread.
+    # DM rows are sent in the player's private channels (DM or private thread).
     private = (DM, PRIVATE_THREAD)
     by_nonce = Counter(m.nonce for m in si.messages.values()
                        if m.nonce is not None and si.channels[m.channel_id].type in private)

@@ -71,6 +71,8 @@ async def test_a_dead_workers_half_posted_group_is_taken_over_whole_and_in_order
     try:
         thread = await h.open_game("toy", side="red", options="target=20")
         await h.si.wait_message(lambda m: m.channel_id == thread and "begins" in m.content, timeout=20)
+        while await svc.outbox(1, pending_only=True):
+            await asyncio.sleep(0.1)
         await h.stop()  # the bot that will die: it holds nothing yet
 
         async def bank(n: int) -> None:  # distinct lines: "red banks 1 and has 1." ...
