@@ -643,7 +643,7 @@ class GameService:
             if announce and target is not None:
                 await session.flush()
                 payload = {"type": "seated", "game": game_pk, "version": game.version, "role": role,
-                           "user_id": user_id, "bot": is_bot, "name": seat.display_name}
+                           "lines": [f"{seat.display_name or 'The built-in player'} takes the {role} seat."]}
                 session.add(Outbox(game_pk=game_pk, kind="channel", recipient=str(target), payload=dumps(payload),
                                    dedupe_key=f"g{game_pk}:seat{seat.id}:{role}:joined"))
         return SeatInfo(role, user_id, seat.display_name, is_bot, {})

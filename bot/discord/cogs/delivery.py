@@ -423,10 +423,6 @@ class Delivery(Worker):
                 started = True
                 seats = " · ".join(present.seat_line(s.role, s.user_id, s.is_bot, s.display_name) for s in info.seats)
                 lines.append(f"▶️ **{present.game_name(info.title, info.id)}** begins. {seats}")
-            if kind == "seated":
-                who = "The built-in player" if p.get("bot") else (f"<@{p['user_id']}>" if p.get("user_id")
-                                                                  else str(p.get("name") or "someone"))
-                lines.append(f"{who} takes the **{p.get('role')}** seat.")
             lobby = lobby or kind in ("seated", "started", "finished", "aborted")
             ended = ended or kind in ("finished", "aborted")
             lines.extend(str(t) for t in p.get("lines") or [])

@@ -197,7 +197,7 @@ async def test_the_lobby_follows_seats_and_the_start(table: Harness, svc: GameSe
     assert now.components == [] and "under way" in now.content and "Take a free seat" not in now.content
     assert f"<@{h.bob}>" in now.content and "reserved for" not in now.content
     # The seat is announced in the thread, through the outbox.
-    assert [m for m in si.channel_messages(thread) if f"<@{h.bob}> takes the **blue** seat." in m.content]
+    assert [m for m in si.channel_messages(thread) if "bob takes the blue seat." in m.content]
     assert si.violations == []
 
 
