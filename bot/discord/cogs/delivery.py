@@ -19,12 +19,12 @@ choices is closed (its buttons removed, a line saying how the game ended) before
 player's last DM, and the lobby message is kept true as seats are taken and the game
 starts and ends.
 
-* ``dm`` rows (``your_turn``, ``finished``) become a DM with the seat's own board, hand,
+* ``dm`` rows (``your_turn``, ``finished``, ``aborted``, ``note``) become a DM with the seat's own board, hand,
   prompt and buttons. Every prompt a player gets unasked is one: the next one after his own
   step too (the service writes it with the step), so a crash between the step and the
   prompt only delays it by the lease. When the player's DMs are closed, a private thread in
   the game's channel takes their place, and the player is told once why.
-* ``channel`` rows (public log lines, start, undo, end) are held a moment and posted
+* ``channel`` rows (public log lines, seats taken, start, undo, end) are held a moment and posted
   grouped, one message per burst rather than per step, with the spectator map at the end of
   a phase, after a battle and at the end (with the final reveal). Nothing here reads a
   player's view: thread posts are built from public lines and the spectator view only.
