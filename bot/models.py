@@ -148,7 +148,9 @@ class Outbox(SQLModel, table=True):
     ``recipient`` is a Discord user id (kind 'dm') or channel/thread id (kind 'channel'),
     as text. ``dedupe_key`` is unique so that a notification is written at most once; a
     worker claims a row (``claimed_by``/``claimed_at``, a lease), sends it and sets
-    ``sent_at``; failures raise ``attempts`` and push ``next_attempt_at`` back.
+    ``sent_at``; failures raise ``attempts`` and push ``next_attempt_at`` back. A row Discord
+    refuses for good (the thread is gone, the bot lost access) is given up: ``failed_at`` is
+    set (migration 0004), so that it no longer holds back the rows after it.
     """
 
     __tablename__ = "outbox"
@@ -173,6 +175,8 @@ class Outbox(SQLModel, table=True):
     claimed_by: str | None = Field(default=None, sa_type=sa.String(100))
     claimed_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
     last_error: str | None = Field(default=None, sa_type=sa.Text)
+    failed_at: datetime | None = Field(default=None, sa_type=sa.DateTime,
+                                       description="given up: Discord refused it for good")
 
 
 # --------------------------------------------------------------------------- Discord front end
@@ -195,6 +199,11 @@ class DiscordGame(SQLModel, table=True):
     deadline_version: int | None = Field(default=None, description="game version the deadline was set for")
     overdue_role: str | None = Field(default=None, sa_type=sa.String(40), description="late role the opponent may claim against")
     map_key: str | None = Field(default=None, sa_type=sa.String(200), description="phase of the last spectator map")
+    lobby_channel_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    lobby_message_id: int | None = Field(default=None, sa_type=sa.BigInteger,
+                                         description="the lobby message, edited as the game moves on (0004)")
+    map_digest: str | None = Field(default=None, sa_type=sa.String(64),
+                                   description="the spectator map last posted in the thread (0004)")
 
 
 class DiscordSeat(SQLModel, table=True):
@@ -213,6 +222,27 @@ class DiscordSeat(SQLModel, table=True):
     vacation_used_s: int = Field(default=0)
     pictures: str | None = Field(default=None, sa_type=sa.Text,
                                  description='JSON {"place": channel id, "digests": {kind: digest}}')
+
+
+class DiscordPrompt(SQLModel, table=True):
+    """A message that holds a seat's live choices (migration 0004). When the game ends every
+    one still listed is edited (buttons gone, a line saying how it ended) and the row goes; a
+    prompt answered or retired on a click goes at once. ``content`` is the text as sent, so
+    that the closing edit is the same however often it is repeated (crash-safe)."""
+
+    __tablename__ = "discord_prompt"
+    __table_args__ = (
+        sa.UniqueConstraint("message_id"),
+        sa.Index("ix_discord_prompt_game_pk_role", "game_pk", "role"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_pk: int = Field(sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], nullable=False)
+    role: str = Field(sa_type=sa.String(40))
+    channel_id: int = Field(sa_type=sa.BigInteger)
+    message_id: int = Field(sa_type=sa.BigInteger)
+    content: str = Field(sa_type=sa.Text)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
 
 
 class DiscordUser(SQLModel, table=True):

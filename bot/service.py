@@ -213,6 +213,8 @@ class OutboxItem:
     dedupe_key: str
     created_at: datetime
     sent_at: datetime | None
+    failed_at: datetime | None = None
+    last_error: str | None = None
 
 
 def state_hash(text: str) -> str:
@@ -473,10 +475,7 @@ class GameService:
                 payload = {"type": "finished", "game": pk, "version": version, "result": result}
                 rows.append(Outbox(game_pk=pk, kind="channel", recipient=str(target), payload=dumps(payload),
                                    dedupe_key=f"g{pk}:finished:channel"))
-            order = {r: i for i, r in enumerate(loaded.module.roles(loads(game.options)))}
-            for seat in sorted(loaded.seats.values(), key=lambda s: order.get(s.role, len(order))):
-                if seat.is_bot or seat.user_id is None:
-                    continue
+            for seat in self._people(loaded):
                 payload = {"type": "finished", "game": pk, "role": seat.role, "version": version, "result": result}
                 rows.append(Outbox(game_pk=pk, kind="dm", recipient=str(seat.user_id), payload=dumps(payload),
                                    dedupe_key=f"g{pk}:finished:{seat.role}"))
@@ -613,11 +612,13 @@ class GameService:
         role: str | None = None,
         *,
         is_bot: bool = False,
+        announce: bool = False,
     ) -> SeatInfo:
         """Take a seat in an open game: ``role`` or, if None, the first free one.
 
         ``user_id`` None with ``is_bot`` False is a terminal seat; ``is_bot`` gives the seat
-        to the built-in player. A user may hold several roles (solo testing).
+        to the built-in player. A user may hold several roles (solo testing). ``announce``
+        writes a 'seated' notification for the game's public place in the same transaction.
         """
         async with self._write() as session:
             game = await self._game_row(session, game_pk, lock=True)
@@ -638,6 +639,13 @@ class GameService:
                         is_bot=is_bot)
             session.add(seat)
             game.updated_at = utcnow()
+            target = self._target(game)
+            if announce and target is not None:
+                await session.flush()
+                payload = {"type": "seated", "game": game_pk, "version": game.version, "role": role,
+                           "lines": [f"{seat.display_name or 'The built-in player'} takes the {role} seat."]}
+                session.add(Outbox(game_pk=game_pk, kind="channel", recipient=str(target), payload=dumps(payload),
+                                   dedupe_key=f"g{game_pk}:seat{seat.id}:{role}:joined"))
         return SeatInfo(role, user_id, seat.display_name, is_bot, {})
 
     async def leave(self, game_pk: int, role: str, user_id: int | None = None) -> None:
@@ -727,7 +735,21 @@ class GameService:
             loaded.game.updated_at = utcnow()
             self._notify(session, loaded, loaded.game.version, [], [], None,
                          {"type": "aborted", "reason": reason})
+            # Every player is told by DM, as after a resignation or a claim: the front end
+            # then also closes the prompts that were waiting for him.
+            for seat in self._people(loaded):
+                payload = {"type": "aborted", "game": game_pk, "role": seat.role, "version": loaded.game.version,
+                           "reason": reason}
+                session.add(Outbox(game_pk=game_pk, kind="dm", recipient=str(seat.user_id), payload=dumps(payload),
+                                   dedupe_key=f"g{game_pk}:aborted:{seat.role}"))
             return self._info(loaded.game, loaded.seats.values())
+
+    @staticmethod
+    def _people(loaded: _Loaded) -> list[Seat]:
+        """The seats held by a person with an account, in the order of the game's roles."""
+        order = {r: i for i, r in enumerate(loaded.module.roles(loads(loaded.game.options)))}
+        return [s for s in sorted(loaded.seats.values(), key=lambda s: order.get(s.role, len(order)))
+                if not s.is_bot and s.user_id is not None]
 
     async def resign(self, game_pk: int, role: str, user_id: int | None = None) -> GameInfo:
         """A player gives up. In a two-role game the other role wins; with more roles the
@@ -1160,7 +1182,8 @@ class GameService:
         free = sa.or_(col(Outbox.claimed_at).is_(None), col(Outbox.claimed_at) < expired)
         query = (
             sa.select(col(Outbox.id))
-            .where(col(Outbox.sent_at).is_(None), col(Outbox.next_attempt_at) <= now, free)
+            .where(col(Outbox.sent_at).is_(None), col(Outbox.failed_at).is_(None), col(Outbox.next_attempt_at) <= now,
+                   free)
             .order_by(col(Outbox.id))
             .limit(limit)
             .with_for_update(skip_locked=True)
@@ -1171,7 +1194,7 @@ class GameService:
             other = aliased(Outbox)
             held_elsewhere = sa.exists().where(
                 col(other.kind) == col(Outbox.kind), col(other.recipient) == col(Outbox.recipient),
-                col(other.id) != col(Outbox.id), col(other.sent_at).is_(None),
+                col(other.id) != col(Outbox.id), col(other.sent_at).is_(None), col(other.failed_at).is_(None),
                 sa.or_(col(other.next_attempt_at) > now,
                        sa.and_(col(other.claimed_at) >= expired, col(other.claimed_by) != worker)))
             query = query.where(sa.or_(col(Outbox.kind).not_in(list(together)), ~held_elsewhere))
@@ -1226,13 +1249,43 @@ class GameService:
             )
             return bool(_rowcount(done))
 
+    async def mark_given_up(self, item_id: int, worker: str, error: str) -> bool:
+        """Give a row up for good (Discord refuses it whatever we do): it is recorded with its
+        last error and ``failed_at``, is never claimed again and holds nothing back."""
+        async with self._write() as session:
+            done = await session.execute(
+                sa.update(Outbox)
+                .where(col(Outbox.id) == item_id, col(Outbox.claimed_by) == worker, col(Outbox.sent_at).is_(None))
+                .values(attempts=col(Outbox.attempts) + 1, last_error=error[:2000], claimed_by=None, claimed_at=None,
+                        failed_at=utcnow())
+            )
+            return bool(_rowcount(done))
+
+    async def tell_players(self, game_pk: int, text: str, key: str) -> int:
+        """A DM row with ``text`` for every person seated in the game, once per ``key`` (a
+        second call with the same key writes nothing). The number of rows written."""
+        async with self._write() as session:
+            loaded = await self._load(session, game_pk, lock=True)
+            written = 0
+            for seat in self._people(loaded):
+                dedupe = f"g{game_pk}:tell:{key}:{seat.role}"[:200]
+                exists = (await session.execute(
+                    sa.select(col(Outbox.id)).where(col(Outbox.dedupe_key) == dedupe))).first()
+                if exists is not None:
+                    continue
+                payload = {"type": "note", "game": game_pk, "role": seat.role, "text": text}
+                session.add(Outbox(game_pk=game_pk, kind="dm", recipient=str(seat.user_id), payload=dumps(payload),
+                                   dedupe_key=dedupe))
+                written += 1
+            return written
+
     async def outbox(self, game_pk: int | None = None, pending_only: bool = False) -> list[OutboxItem]:
         """Notification rows (of one game), oldest first; for operators and tests."""
         query = sa.select(Outbox).order_by(col(Outbox.id))
         if game_pk is not None:
             query = query.where(col(Outbox.game_pk) == game_pk)
         if pending_only:
-            query = query.where(col(Outbox.sent_at).is_(None))
+            query = query.where(col(Outbox.sent_at).is_(None), col(Outbox.failed_at).is_(None))
         async with self._read() as session:
             return [_outbox_item(r) for r in (await session.execute(query)).scalars()]
 
@@ -1248,7 +1301,7 @@ def _rowcount(result: Any) -> int:
 def _outbox_item(row: Outbox) -> OutboxItem:
     assert row.id is not None
     return OutboxItem(row.id, row.game_pk, row.kind, row.recipient, loads(row.payload), row.attempts,
-                      row.dedupe_key, row.created_at, row.sent_at)
+                      row.dedupe_key, row.created_at, row.sent_at, row.failed_at, row.last_error)
 
 
 def _standing_steps(rows: Sequence[Move]) -> list[Move]:

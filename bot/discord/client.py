@@ -29,6 +29,7 @@ from bot.service import GameService
 if TYPE_CHECKING:
     from bot.discord.cogs.deadlines import Deadlines
     from bot.discord.cogs.delivery import Delivery
+    from bot.discord.cogs.lobby import Lobby
     from bot.discord.table import Table
     from bot.settings import Settings
 
@@ -54,6 +55,9 @@ class Tuning:
     outlast the longest a live process holds a claim before it sends (``group_max_seconds``
     and one send), or a second process (shard) takes the row over and Discord's nonce check
     is all that stops a double post."""
+    retry_seconds: float = 5.0
+    """The first retry of a failed delivery waits this long; each next one twice as long (at
+    most an hour)."""
     deadline_poll_seconds: float = 60.0
     reminder_fraction: float = 0.25
     """A reminder goes out when this fraction of the time per move is left."""
@@ -113,6 +117,7 @@ class AlcazabaBot(commands.Bot):
         self.worker_id = f"discord-{os.getpid()}-{id(self):x}"
         self.table: Table
         self.delivery: Delivery
+        self.lobby: Lobby
         self.deadlines: Deadlines
         self._bot_tasks: set[asyncio.Task[Any]] = set()
         self._bot_games: set[int] = set()

@@ -24,6 +24,7 @@ from discord import app_commands
 
 import engine
 from bot.discord import present
+from bot.discord.errors import UserError
 from engine.api import RuleError, State, describe
 
 MAX_PARTS = 40
@@ -57,8 +58,6 @@ def from_choice_value(text: str, version_now: int, legal: Sequence[dict[str, Any
         return None
     version, index = int(m.group(1)), int(m.group(2))
     if version != version_now or not 0 <= index < len(legal):
-        from bot.discord.table import UserError
-
         raise UserError(f"That choice was offered at move {version}; the game is at move {version_now} now. "
                         "Type the order again to see today's choices.")
     return dict(legal[index])
@@ -67,8 +66,6 @@ def from_choice_value(text: str, version_now: int, legal: Sequence[dict[str, Any
 def match(legal: Sequence[dict[str, Any]], words: str) -> dict[str, Any]:
     """The one legal action whose label fits ``words``: equal, else every typed word begins a
     word of the label ("gran" fits "Granada", not "Valladolid" for "all")."""
-    from bot.discord.table import UserError
-
     wanted = fold(words)
     if not wanted:
         raise UserError("An empty part in the order: write the steps as first > second > third.")
@@ -137,8 +134,6 @@ def parts_of(game_id: str, text: str) -> list[str]:
 
 def plan(game_id: str, state: dict[str, Any], role: str, text: str) -> list[dict[str, Any]]:
     """The engine steps a typed order stands for, checked on a copy of the state."""
-    from bot.discord.table import UserError
-
     module = engine.get(game_id)
     parts = parts_of(game_id, text)
     if not parts:

@@ -55,6 +55,10 @@ def pace_delta(pace: str | None) -> timedelta | None:
     return timedelta(hours=n) if m.group(2) == "h" else timedelta(days=n)
 
 
+def pace_text(pace: str | None) -> str:
+    return "no clock" if pace_delta(pace) is None else f"{pace} per move"
+
+
 def clip(text: str, limit: int) -> str:
     text = " ".join(str(text).split()) if "\n" not in str(text) else str(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -169,6 +173,16 @@ def result_sentence(result: dict[str, Any] | None) -> str:
     if score:
         tail = " · " + ", ".join(f"{k} {v}" for k, v in score.items())
     return f"{head}{': ' + reason if reason else ''}{tail}."
+
+
+def end_sentence(game_pk: int, status: str, result: dict[str, Any] | None) -> str:
+    """How a game ended, in one sentence: what a finished game's prompts and buttons say."""
+    if status == "aborted":
+        reason = str((result or {}).get("reason") or "")
+        if reason.startswith("aborted"):
+            return f"Game #{game_pk} was {reason}."
+        return f"Game #{game_pk} was aborted ({reason or 'no reason given'})."
+    return f"Game #{game_pk} is over. {result_sentence(result)}"
 
 
 def hand_text(hand: Any) -> str:

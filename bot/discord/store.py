@@ -1,4 +1,5 @@
-"""The Discord front end's own rows (``discord_game``, ``discord_seat``, ``discord_user``).
+"""The Discord front end's own rows (``discord_game``, ``discord_seat``, ``discord_prompt``,
+``discord_user``).
 
 They hold what only this front end needs (deadline policy, vacations, fallback threads, the
 closed-DM notice, the pictures a seat's private place last got); moves, seats and
@@ -14,10 +15,12 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 from sqlmodel import SQLModel, col
 
-from bot.models import DiscordGame, DiscordSeat, DiscordUser, Seat, dumps, loads, utcnow
+from bot.models import DiscordGame, DiscordPrompt, DiscordSeat, DiscordUser, Seat, dumps, loads, utcnow
 from bot.service import GameService
 
 Row = TypeVar("Row", bound=SQLModel)
+PROMPTS_KEPT = 8
+"""Live prompt messages remembered per seat (the newest)."""
 
 
 class Store:
@@ -105,6 +108,48 @@ class Store:
         seen = await self.pictures_seen(game_pk, role, place)
         seen.update(digests)
         await self.update_seat(game_pk, role, pictures=dumps({"place": str(place), "digests": seen}))
+
+    # ---------------------------------------------------------------- live prompts
+
+    async def add_prompt(self, game_pk: int, role: str, channel_id: int, message_id: int, content: str) -> None:
+        """Remember a message that holds the seat's live choices (once: a send that Discord
+        answered with the message it already had records nothing new)."""
+        async with self._service.writing() as session:
+            found = (await session.execute(
+                sa.select(DiscordPrompt).where(col(DiscordPrompt.message_id) == message_id))).scalar_one_or_none()
+            if found is not None:
+                found.content = content
+                return
+            session.add(DiscordPrompt(game_pk=game_pk, role=role, channel_id=channel_id, message_id=message_id,
+                                      content=content))
+            await session.flush()
+            # A player who types his orders leaves each prompt unclicked: keep the newest few
+            # (the end of the game edits those); an older one's buttons still answer rightly
+            # when clicked (stale, or how the game ended), they just are not edited.
+            keep = (sa.select(col(DiscordPrompt.id))
+                    .where(col(DiscordPrompt.game_pk) == game_pk, col(DiscordPrompt.role) == role)
+                    .order_by(col(DiscordPrompt.id).desc()).limit(PROMPTS_KEPT))
+            await session.execute(sa.delete(DiscordPrompt).where(
+                col(DiscordPrompt.game_pk) == game_pk, col(DiscordPrompt.role) == role,
+                col(DiscordPrompt.id).not_in(keep.scalar_subquery())))
+
+    async def update_prompt(self, message_id: int, content: str) -> None:
+        """The prompt was edited in place (a page turned): its text now."""
+        async with self._service.writing() as session:
+            await session.execute(sa.update(DiscordPrompt).where(col(DiscordPrompt.message_id) == message_id)
+                                  .values(content=content))
+
+    async def drop_prompt(self, message_id: int) -> None:
+        """The message holds no live choice any more (answered, retired, closed, gone)."""
+        async with self._service.writing() as session:
+            await session.execute(sa.delete(DiscordPrompt).where(col(DiscordPrompt.message_id) == message_id))
+
+    async def prompts(self, game_pk: int) -> list[DiscordPrompt]:
+        """The game's messages that still hold live choices, oldest first."""
+        async with self._service.reading() as session:
+            return list((await session.execute(
+                sa.select(DiscordPrompt).where(col(DiscordPrompt.game_pk) == game_pk).order_by(col(DiscordPrompt.id))
+            )).scalars())
 
     # ---------------------------------------------------------------- users
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import logging
 import time
-from collections import defaultdict, deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
@@ -23,7 +23,9 @@ import discord
 from discord import app_commands
 
 import render
-from bot.discord import ids, present
+from bot.discord import ids, orders, present
+from bot.discord.errors import UserError
+from bot.discord.views import ActionButton, ActionSelect, JoinButton, PageButton, StartButton, UndoButton
 from bot.service import GameInfo, GameView, NotAllowed, ServiceError, StaleVersion, StepResult
 from engine.api import RuleError
 
@@ -39,8 +41,48 @@ PROMPT_PICTURES = ("board", "hand", "battle")
 OOPS = "Something went wrong on our side; it has been logged. Please try again in a moment."
 
 
-class UserError(Exception):
-    """A refusal worded for the player (wrong game, not your seat, too fast...)."""
+__all__ = ["DM_FILE_LIMIT", "Outgoing", "RateLimiter", "Table", "UserError", "is_dm"]
+
+ENDED = ("finished", "aborted")
+
+
+class RateLimiter:
+    """At most ``per_window`` actions per user in ``window`` seconds.
+
+    It keeps only the users who acted within the last window (plus, as a backstop, at most
+    ``max_users`` of them): users are kept in the order they last acted, so the ones whose
+    window has run out are at the front and are dropped as the limiter is used. A server that
+    saw a million users holds the few who are active now, not a million deques."""
+
+    def __init__(self, per_window: int, window: float = 10.0, max_users: int = 10_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_window = per_window
+        self.window = window
+        self.max_users = max_users
+        self.clock = clock
+        self._recent: OrderedDict[int, deque[float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._recent)
+
+    def hit(self, user_id: int) -> bool:
+        """Count one action of ``user_id``; False (and not counted) when he is over the rate."""
+        now = self.clock()
+        while self._recent:
+            first = next(iter(self._recent.values()))
+            if now - first[-1] <= self.window:
+                break
+            self._recent.popitem(last=False)
+        window = self._recent.pop(user_id, None) or deque()
+        self._recent[user_id] = window  # now the most recent
+        while window and now - window[0] > self.window:
+            window.popleft()
+        if len(window) >= self.per_window:
+            return False
+        window.append(now)
+        while len(self._recent) > self.max_users:
+            self._recent.popitem(last=False)
+        return True
 
 
 @dataclass
@@ -79,7 +121,7 @@ class Table:
         self.service = bot.service
         self.store = bot.store
         self.images = bot.images
-        self._recent: dict[int, deque[float]] = defaultdict(deque)
+        self.rate = RateLimiter(bot.tuning.rate_per_10s)
         self._roles: dict[int, list[str]] = {}
 
     # ------------------------------------------------------------------ answering
@@ -87,13 +129,8 @@ class Table:
     def check_rate(self, user_id: int) -> None:
         """At most ``rate_per_10s`` orders per user in 10 seconds: a stuck key or a script
         must not flood the database or Discord."""
-        window = self._recent[user_id]
-        now = time.monotonic()
-        while window and now - window[0] > 10.0:
-            window.popleft()
-        if len(window) >= self.bot.tuning.rate_per_10s:
+        if not self.rate.hit(user_id):
             raise UserError("You are going too fast; wait a few seconds and try again.")
-        window.append(now)
 
     async def admit(self, inter: discord.Interaction) -> bool:
         """Whether to handle this interaction at all (False: the player was told why)."""
@@ -162,13 +199,24 @@ class Table:
         read)."""
         private = await self.is_private_place(inter)
 
-        async def send(ready: Outgoing) -> None:
-            await inter.followup.send(ephemeral=not private, **ready.kwargs())
+        async def send(ready: Outgoing) -> Any:
+            return await inter.followup.send(ephemeral=not private, wait=True, **ready.kwargs())
 
-        await self.send_to_place(out, inter.channel_id if private else None, send, limit=self.limit_for(inter))
+        sent = await self.send_to_place(out, inter.channel_id if private else None, send, limit=self.limit_for(inter))
+        if private and sent is not None:
+            await self.remember_prompt(out, sent)
 
-    async def send_to_place(self, out: Outgoing, place: int | None, send: Callable[[Outgoing], Awaitable[None]],
-                            *, limit: int) -> None:
+    async def remember_prompt(self, out: Outgoing, sent: Any) -> None:
+        """Keep track of a message with live choices in a player's private place, so that the
+        end of the game closes it (an ephemeral answer cannot be edited later: its buttons
+        answer with the end of the game when clicked, :meth:`ended`)."""
+        if out.seat is None or out.view is None or not out.view.children:
+            return
+        await self.store.add_prompt(out.seat[0], out.seat[1], int(sent.channel.id), int(sent.id),
+                                    str(sent.content or ""))
+
+    async def send_to_place(self, out: Outgoing, place: int | None, send: Callable[[Outgoing], Awaitable[Any]],
+                            *, limit: int) -> Any:
         """Send ``out`` with ``send``, carrying the pictures of ``out.pictures`` that the
         seat's private place ``place`` (a DM channel or a fallback thread) did not get last
         time, and remember what it got once sent. ``place`` None: every picture."""
@@ -177,9 +225,10 @@ class Table:
             seen = await self.store.pictures_seen(*out.seat, place)
         files, digests = await self.draw([p for p in out.pictures if seen.get(p.kind) != p.digest],
                                          limit=limit, taken=len(out.files))
-        await send(replace(out, files=[*out.files, *files], pictures=[]))
+        sent = await send(replace(out, files=[*out.files, *files], pictures=[]))
         if place is not None and out.seat is not None and digests:
             await self.store.saw_pictures(*out.seat, place, digests)
+        return sent
 
     @staticmethod
     def limit_for(inter: discord.Interaction | None) -> int:
@@ -293,8 +342,6 @@ class Table:
 
     def choices(self, info: GameInfo, role: str, version: int, v: dict[str, Any],
                 actions: Sequence[dict[str, Any]], *, page: int = 0, can_undo: bool = False) -> discord.ui.View:
-        from bot.discord.views import ActionButton, ActionSelect, PageButton, UndoButton
-
         view = discord.ui.View(timeout=None)
         if not actions:
             return view
@@ -327,6 +374,8 @@ class Table:
                             index: int | None) -> None:
         """A click on a choice (button, or ``index`` None: read the select's value)."""
         async with self.guard(inter, component=True):
+            if await self.ended(inter, game_pk):
+                return
             if index is None:
                 data: dict[str, Any] = dict(inter.data or {})
                 values = list(data.get("values") or [])
@@ -352,6 +401,8 @@ class Table:
     async def component_undo(self, inter: discord.Interaction, game_pk: int, version: int, ridx: int,
                              dig: str) -> None:
         async with self.guard(inter, component=True):
+            if await self.ended(inter, game_pk):
+                return
             role = await self.role_by_index(game_pk, ridx)
             gv = await self.holder_view(game_pk, role, inter.user.id)
             info = gv.game
@@ -363,6 +414,8 @@ class Table:
     async def component_page(self, inter: discord.Interaction, game_pk: int, version: int, ridx: int, dig: str,
                              page: int) -> None:
         async with self.guard(inter, component=True):
+            if await self.ended(inter, game_pk):
+                return
             role = await self.role_by_index(game_pk, ridx)
             gv = await self.holder_view(game_pk, role, inter.user.id)
             if gv.version != version and ids.digest(gv.view) != dig:
@@ -371,6 +424,105 @@ class Table:
             actions = list(gv.view.get("actions") or [])
             view = self.choices(gv.game, role, gv.version, gv.view, actions, page=page, can_undo=gv.can_undo)
             await inter.edit_original_response(view=view)
+
+    async def ended(self, inter: discord.Interaction, game_pk: int) -> bool:
+        """A click on a choice of a game that is over: it says how the game ended and nothing
+        else, and the clicked message loses its buttons (as the end of the game does to every
+        prompt it knows of). False when the game goes on."""
+        info = await self.service.game(game_pk)
+        if info.status not in ENDED:
+            return False
+        line = present.end_sentence(info.id, info.status, info.result)
+        message = inter.message
+        if message is not None and not (message.flags.ephemeral if message.flags else False):
+            try:
+                await inter.edit_original_response(content=self.closed_text(message.content or "", line), view=None)
+            except discord.HTTPException:
+                log.info("could not close the buttons of message %s", message.id)
+            await self.store.drop_prompt(message.id)
+        await self.say(inter, line)
+        return True
+
+    @staticmethod
+    def closed_text(content: str, line: str) -> str:
+        """A prompt's text once its game is over: what it said, then how the game ended (once)."""
+        closing = f"⛔ {line}" if "aborted" in line else f"🏁 {line}"
+        if content.endswith(closing):
+            return content
+        return present.clip(f"{content}\n{closing}" if content else closing, present.MESSAGE_LIMIT)
+
+    async def close_prompts(self, info: GameInfo) -> int:
+        """Edit every live prompt of an ended game: no buttons, a line saying how it ended. Each
+        edit gives the same text however often it is made, so a retry after a crash is safe. The
+        number of messages closed."""
+        line = present.end_sentence(info.id, info.status, info.result)
+        closed = 0
+        for prompt in await self.store.prompts(info.id):
+            channel = self.bot.get_partial_messageable(prompt.channel_id)
+            try:
+                await channel.get_partial_message(prompt.message_id).edit(
+                    content=self.closed_text(prompt.content, line), view=None)
+                closed += 1
+            except (discord.NotFound, discord.Forbidden) as exc:
+                log.info("prompt %s of game %s could not be closed (%s); it is forgotten", prompt.message_id,
+                         info.id, exc)
+            await self.store.drop_prompt(prompt.message_id)
+        return closed
+
+    # ------------------------------------------------------------------ the lobby message
+
+    async def lobby(self, info: GameInfo) -> dict[str, Any]:
+        """The lobby message of a game as it stands: seats, options, and, while seats are
+        taken, their Join buttons and Start; once started, ended or aborted, it says so and
+        has no button."""
+        dg = await self.store.game(info.id)
+        lines = [f"**{present.game_name(info.title, info.id)}** — opened by <@{info.created_by}>",
+                 f"⏱ {present.pace_text(info.pace)} · at the deadline: "
+                 f"{present.DEADLINE_ACTIONS.get(dg.deadline_action, dg.deadline_action)}"]
+        if info.options:
+            lines.append("Options: " + ", ".join(f"{k}={v}" for k, v in info.options.items()))
+        seats = []
+        for role in info.roles:
+            seat = info.seat(role)
+            if seat is not None:
+                seats.append(present.seat_line(role, seat.user_id, seat.is_bot, seat.display_name))
+            elif dg.invited_user_id and info.status == "open":
+                seats.append(f"**{role}**: free (reserved for <@{dg.invited_user_id}>)")
+            else:
+                seats.append(f"**{role}**: free")
+        lines.append("Seats: " + " · ".join(seats))
+        view = discord.ui.View(timeout=None)
+        if info.status == "open":
+            lines.append("Take a free seat with its button (or /game join). The game starts when every seat is "
+                         "taken; the Start button lets the built-in player take the empty ones.")
+            for n, role in enumerate(info.roles):
+                if info.seat(role) is None:
+                    view.add_item(JoinButton(info.id, n, f"Join as {role}", row=0))
+            view.add_item(StartButton(info.id, row=1))
+        elif info.status == "running":
+            lines.append("▶️ The game is under way: its log and maps follow in this thread; the players get their "
+                         "prompts by direct message.")
+        elif info.status == "finished":
+            lines.append("🏁 " + present.end_sentence(info.id, info.status, info.result))
+        else:
+            lines.append("⛔ " + present.end_sentence(info.id, info.status, info.result))
+        return {"content": present.clip("\n".join(lines), present.MESSAGE_LIMIT), "view": view}
+
+    async def refresh_lobby(self, game_pk: int) -> None:
+        """Edit the game's lobby message to what it should say now (the same edit twice changes
+        nothing, so a retry is safe). Nothing when the game has no lobby message."""
+        dg = await self.store.game(game_pk)
+        if dg.lobby_message_id is None or dg.lobby_channel_id is None:
+            return
+        info = await self.service.game(game_pk)
+        body = await self.lobby(info)
+        channel = self.bot.get_partial_messageable(dg.lobby_channel_id, guild_id=info.guild_id)
+        try:
+            await channel.get_partial_message(dg.lobby_message_id).edit(
+                content=body["content"], view=body["view"] if body["view"].children else None)
+        except discord.NotFound:
+            log.info("the lobby message of game %s is gone", game_pk)
+            await self.store.update_game(game_pk, lobby_message_id=None, lobby_channel_id=None)
 
     async def role_by_index(self, game_pk: int, ridx: int) -> str:
         """A button names its seat by index into the game's roles (fixed for a game's life)."""
@@ -398,6 +550,7 @@ class Table:
                 await inter.edit_original_response(view=None)
             except discord.HTTPException:
                 log.info("could not retire the stale buttons of message %s", inter.message.id)
+            await self.store.drop_prompt(inter.message.id)
         note = (f"⌛ That choice was offered at move {version}; the game has moved on to move "
                 f"{gv.version}. Here is what you are asked now:")
         if gv.version == version:
@@ -434,6 +587,8 @@ class Table:
         gv = await self.service.view(info.id, role, inter.user.id)
         out = self.render_prompt(gv, images=False)
         await inter.edit_original_response(content=out.content, view=out.view)
+        if inter.message is not None:
+            await self.store.update_prompt(inter.message.id, out.content)
 
     async def undo(self, inter: discord.Interaction, info: GameInfo, role: str, version: int, *,
                    clicked: bool) -> StepResult | None:
@@ -460,6 +615,7 @@ class Table:
                                                    view=None)
             except discord.HTTPException:
                 log.info("could not mark message %s as answered", inter.message.id)
+            await self.store.drop_prompt(inter.message.id)
         private_lines = present.log_texts(step.log)
         note = done if not clicked else ""
         if step.finished:
@@ -497,8 +653,6 @@ class Table:
         """``/play``: one action (an autocomplete value ``v<version>:<index>`` or a label) or a
         compound order ``a > b > c`` (or a game's own shorthand), checked whole before any
         step is taken."""
-        from bot.discord import orders
-
         gv = await self.service.view(info.id, role, inter.user.id)
         if info.status != "running" or role not in gv.game.active:
             raise NotAllowed(f"Nothing is asked of {role} now in game #{info.id}; {gv.view.get('prompt', '')}".strip())
@@ -519,7 +673,5 @@ class Table:
     async def autocomplete_actions(self, info: GameInfo, role: str, typed: str) -> list[app_commands.Choice[str]]:
         """``/play`` suggestions: the seat's legal actions, every page of them (its own list,
         never another seat's)."""
-        from bot.discord import orders
-
         version, state = await self.service.state(info.id)
         return orders.suggestions(version, orders.legal_actions(info.game_id, state, role), typed)

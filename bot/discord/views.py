@@ -99,11 +99,7 @@ class JoinButton(Persistent, discord.ui.DynamicItem[discord.ui.Button[Any]], tem
         self.game, self.role = game, role
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        from bot.discord.cogs.lobby import Lobby
-
-        cog = _bot(interaction).get_cog("Lobby")
-        assert isinstance(cog, Lobby)
-        await cog.join_button(interaction, self.game, self.role)
+        await _bot(interaction).lobby.join_button(interaction, self.game, self.role)
 
 
 class StartButton(Persistent, discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.START):
@@ -115,11 +111,7 @@ class StartButton(Persistent, discord.ui.DynamicItem[discord.ui.Button[Any]], te
         self.game = game
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        from bot.discord.cogs.lobby import Lobby
-
-        cog = _bot(interaction).get_cog("Lobby")
-        assert isinstance(cog, Lobby)
-        await cog.start_button(interaction, self.game)
+        await _bot(interaction).lobby.start_button(interaction, self.game)
 
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (

@@ -43,7 +43,7 @@ from typing import Any
 import pytest
 
 import engine
-from bot.discord.cogs.delivery import nonce_base
+from bot.discord import nonces
 from bot.service import GameInfo, GameService
 from bot.settings import sqlite_url
 from engine.api import strip_label
@@ -312,12 +312,13 @@ async def check_moves(db: GameService, games: list[int], clicks: list[Click], si
 
 async def check_notifications(db: GameService, games: list[int], si: StandIn) -> list[str]:
     problems: list[str] = []
-    nonces = Counter((m.channel_id, m.nonce) for m in si.messages.values() if m.nonce is not None)
-    twice = [k for k, n in nonces.items() if n > 1]
+    # Nonces are unique across everything the bot sends (bot/discord/nonces.py): one message
+    # per nonce, whatever the channel.
+    posted = Counter(m.nonce for m in si.messages.values() if m.nonce is not None)
+    twice = [k for k, n in posted.items() if n > 1]
     if twice:
         problems.append(f"messages posted twice under one nonce: {twice[:10]}")
-    # DM rows are sent in the player's private channels; nonces are unique per channel, so a
-    # DM row's nonce may also name a post in a game's thread.
+    # DM rows are sent in the player's private channels (DM or private thread).
     private = (DM, PRIVATE_THREAD)
     by_nonce = Counter(m.nonce for m in si.messages.values()
                        if m.nonce is not None and si.channels[m.channel_id].type in private)
@@ -329,24 +330,24 @@ async def check_notifications(db: GameService, games: list[int], si: StandIn) ->
             if row.sent_at is None:
                 problems.append(f"game {pk}: outbox row {row.id} was never delivered")
             if row.kind == "dm":
-                count = by_nonce.get(nonce_base(row.id), 0)
+                count = by_nonce.get(nonces.outbox(row.id)(nonces.PRIVATE), 0)
                 if count > 1:
                     problems.append(f"game {pk}: DM row {row.id} ({row.payload.get('type')}) sent {count} times")
                 if row.payload.get("type") == "your_turn":
                     last_turn[str(row.payload.get("role"))] = row.id
         for role, row_id in last_turn.items():
-            if info.status == "running" and role in info.active and by_nonce.get(nonce_base(row_id), 0) != 1:
+            if info.status == "running" and role in info.active and by_nonce.get(nonces.outbox(row_id)(nonces.PRIVATE), 0) != 1:
                 problems.append(f"game {pk}: {role} must act, but the your-turn DM (row {row_id}) was sent "
-                                f"{by_nonce.get(nonce_base(row_id), 0)} times")
+                                f"{by_nonce.get(nonces.outbox(row_id)(nonces.PRIVATE), 0)} times")
         per_row = [[str(line) for line in row.payload.get("lines") or [] if str(line).strip()]
                    for row in rows if row.kind == "channel"]
         expected = [line for lines in per_row for line in lines]
         thread = info.thread_id
-        bases = {nonce_base(row.id) for row in rows if row.kind == "channel"}
+        bases = {nonces.outbox(row.id).prefix for row in rows if row.kind == "channel"}
         posted: list[str] = []
         for msg in sorted((m for m in si.messages.values() if m.channel_id == thread and not m.deleted),
                           key=lambda m: m.id):
-            text_post = re.match(r"^(.+)c\d+x?$", msg.nonce or "")
+            text_post = re.match(r"^(.+)\.c\d+(?:~\d+)?$", msg.nonce or "")
             if text_post is None or text_post.group(1) not in bases:
                 continue  # the lobby, maps, the final pictures
             for line in msg.content.split("\n"):
@@ -511,7 +512,7 @@ async def test_a_kill_between_the_answer_and_the_next_prompt_loses_no_prompt(tmp
         await drained(db, si)
         row = next(o for o in await db.outbox(pk) if o.payload.get("type") == "your_turn"
                    and o.payload.get("version") == after.version and o.payload.get("role") == role)
-        assert nxt.nonce == nonce_base(row.id)
+        assert nxt.nonce == nonces.outbox(row.id)(nonces.PRIVATE)
         prompts = [m for m in si.channel_messages(dm) if m.id > prompt.id and choices_of(m)]
         assert prompts == [nxt], [m.content for m in prompts]
         assert si.violations == []

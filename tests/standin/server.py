@@ -52,6 +52,8 @@ MANAGE_GUILD = 1 << 5
 ALL_TEXT = (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16) | (1 << 34) | (1 << 35) | (1 << 36) | (1 << 38)
 
 INTERACTION_WINDOW_S = 3.0
+NONCE_WINDOW_S = 300.0
+"""How long Discord remembers a nonce sent with enforce_nonce ("the past few minutes")."""
 FOLLOWUP_WINDOW_S = 15 * 60.0
 COMMAND_NAME = re.compile(r"^[-_a-z0-9]{1,32}$")
 
@@ -239,6 +241,7 @@ class StandIn:
         self.requests: list[Recorded] = []
         self.violations: list[str] = []
         self.closed_dms: set[int] = set()
+        self.no_access: set[int] = set()
         self.allowed_intents = 0  # privileged intents the application may use: none
         self.faults: list[Fault] = []
         self.identifies: list[dict[str, Any]] = []
@@ -313,6 +316,19 @@ class StandIn:
     def close_dms(self, user_id: int) -> None:
         """The user accepts no DM from this bot (Discord answers 403, code 50007)."""
         self.closed_dms.add(user_id)
+
+    def delete_channel(self, channel_id: int) -> None:
+        """A moderator deletes a channel or thread: its messages go with it, and every request
+        naming it is answered 404, code 10003 (Unknown Channel)."""
+        self.channels.pop(channel_id)
+        for m in self.messages.values():
+            if m.channel_id == channel_id:
+                m.deleted = True
+
+    def revoke_access(self, channel_id: int) -> None:
+        """The bot loses access to a channel (a permission overwrite): posting there is
+        answered 403, code 50001 (Missing Access)."""
+        self.no_access.add(channel_id)
 
     # ---------------------------------------------------------------- payloads
 
@@ -982,6 +998,8 @@ class StandIn:
         body = rec.json or {}
         if ch.type == DM and ch.recipients[0] in self.closed_dms:
             raise ApiError(403, 50007, "Cannot send messages to this user")
+        if ch.id in self.no_access:
+            raise ApiError(403, 50001, "Missing Access")
         if ch.type in (PUBLIC_THREAD, PRIVATE_THREAD) and ch.archived:
             ch.archived = False  # a bot with SEND_MESSAGES unarchives by posting
         self._validate_message(body, rec.files)
@@ -990,10 +1008,13 @@ class StandIn:
             raise invalid_form("only interaction responses can be ephemeral")
         nonce = body.get("nonce")
         if nonce is not None and body.get("enforce_nonce"):
+            # "If another message was created by the same author with the same nonce, that
+            # message will be returned and no new message will be created": the same author,
+            # whatever the channel, whatever the content (the old message, as it is now).
             for m in self.messages.values():
-                if (m.channel_id == ch.id and m.nonce == str(nonce)
-                        and time.monotonic() - m.created < 300 and m.interaction_id is None):
-                    return self.message_payload(m)  # Discord returns the message already made
+                if (m.nonce == str(nonce) and m.author["id"] == self.bot_user["id"]
+                        and time.monotonic() - m.created < NONCE_WINDOW_S and m.interaction_id is None):
+                    return self.message_payload(m)
         msg = self._new_message(ch, body, rec.files, flags=flags)
         return self.message_payload(msg)
 

@@ -23,9 +23,11 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.discord import present
+from bot.discord import nonces, present
 from bot.discord.cogs.base import Worker
-from bot.discord.cogs.delivery import base36
+from bot.discord.cogs.delivery import send_once
+from bot.discord.nonces import Nonces
+from bot.discord.table import Outgoing
 from bot.service import GameInfo, NotAllowed, StaleVersion
 from engine.api import RuleError
 
@@ -128,18 +130,19 @@ class Deadlines(Worker):
 
     # ------------------------------------------------------------------ messages and actions
 
-    async def dm(self, info: GameInfo, role: str, user_id: int, text: str, nonce: str) -> None:
-        from bot.discord.table import Outgoing
+    async def dm(self, info: GameInfo, role: str, user_id: int, text: str, ids: Nonces) -> None:
+        await self.bot.delivery.send_private(info, role, user_id, Outgoing(text), ids=ids)
 
-        await self.bot.delivery.send_private(info, role, user_id, Outgoing(text), nonce=nonce)
-
-    async def post(self, info: GameInfo, text: str, nonce: str) -> None:
+    async def post(self, info: GameInfo, text: str, ids: Nonces) -> None:
         target = info.thread_id or info.channel_id
         if target is not None:
-            await self.bot.get_partial_messageable(target, guild_id=info.guild_id).send(text, nonce=nonce)
+            await send_once(self.bot.get_partial_messageable(target, guild_id=info.guild_id), Outgoing(text), ids,
+                            nonces.LINES)
 
-    def nonce(self, info: GameInfo, kind: str) -> str:
-        return f"d{base36(info.id)}{kind}{base36(info.version)}"
+    def nonce(self, info: GameInfo, event: str, role: str | None = None) -> Nonces:
+        """The nonces of a deadline event: one set per seat told by DM, one for the thread."""
+        seat = info.roles.index(role) if role is not None and role in info.roles else None
+        return nonces.deadline(info.id, info.version, event, seat)
 
     async def remind(self, info: GameInfo, role: str, deadline: datetime) -> None:
         seat = info.seat(role)
@@ -147,7 +150,7 @@ class Deadlines(Worker):
         text = (f"⏰ Reminder: **{present.game_name(info.title, info.id)}** waits for you ({role}). "
                 f"Your time runs out {present.when(deadline)}. Your last prompt has your choices; /status shows "
                 "them again.")
-        await self.dm(info, role, seat.user_id, text, self.nonce(info, "r"))
+        await self.dm(info, role, seat.user_id, text, self.nonce(info, nonces.REMIND, role))
         await asyncio.sleep(SPREAD_SECONDS)
 
     async def expire(self, info: GameInfo, late: list[str], action: str, delta: timedelta) -> None:
@@ -165,16 +168,16 @@ class Deadlines(Worker):
             else:
                 text = (f"⌛ Your time in **{present.game_name(info.title, info.id)}** ran out. The game waits for "
                         "you; please move when you can.")
-            await self.dm(info, role, seat.user_id, text, self.nonce(info, "x"))
+            await self.dm(info, role, seat.user_id, text, self.nonce(info, nonces.EXPIRED, role))
         names = ", ".join(late)
         if action == "claim":
             opponents = {s.user_id for s in info.seats if s.user_id is not None and s.role not in late}
             pings = " ".join(f"<@{u}>" for u in opponents)
             await self.post(info, f"⌛ {names} let the deadline pass. {pings} you may end the game with /game claim.",
-                            self.nonce(info, "c"))
+                            self.nonce(info, nonces.CLAIMABLE))
             await self.store.update_game(info.id, overdue_role=late[0])
         else:
-            await self.post(info, f"⌛ {names} let the deadline pass; the game waits.", self.nonce(info, "c"))
+            await self.post(info, f"⌛ {names} let the deadline pass; the game waits.", self.nonce(info, nonces.WAITS))
         # Another period starts, so the late player is reminded again rather than forgotten.
         await self.service.set_schedule(info.id, deadline_at=now + delta, clear_deadline=True)
         await asyncio.sleep(SPREAD_SECONDS)
@@ -190,7 +193,7 @@ class Deadlines(Worker):
             if not passes:
                 return done
             await self.service.apply(info.id, role, passes[0], gv.version, seat.user_id)
-            await self.post(info, f"⌛ {role} let the deadline pass and passes.", self.nonce(info, "p"))
+            await self.post(info, f"⌛ {role} let the deadline pass and passes.", self.nonce(info, nonces.PASSED))
             done = True
             info = await self.service.game(info.id)
         self.bot.run_bots(info.id)

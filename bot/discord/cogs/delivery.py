@@ -2,16 +2,29 @@
 
 Rows are written by the service in the same transaction as the move; this worker claims
 them after commit, sends, and marks them sent, retrying with backoff when Discord fails.
-Every send carries a nonce derived from the row ids with ``enforce_nonce``, so a send that
-reached Discord but whose answer was lost (or whose worker died before marking the row) is
-not posted twice: Discord hands back the message it already made.
+Every send carries a nonce derived from the row ids with ``enforce_nonce``
+(:mod:`bot.discord.nonces`), so a send that reached Discord but whose answer was lost (or
+whose worker died before marking the row) is not posted twice: Discord hands back the message
+it already made. A send that comes back as a message with other text was not ours: it is
+logged and sent again under a fresh nonce (:func:`send_once`).
 
-* ``dm`` rows (``your_turn``, ``finished``) become a DM with the seat's own board, hand,
+A post Discord refuses for good (the thread was deleted, the bot lost access: the error
+codes of ``PERMANENT``) is tried ``PERMANENT_TRIES`` times, then given up (recorded on the
+row, ``failed_at``), so that it holds back no later post of its thread; when it was a post
+to the game's thread, the players are told once, by DM, where the game still reaches them.
+Any other failure is retried with backoff, up to ``MAX_TRIES`` times.
+
+When a game ends (finished, resigned, claimed, aborted) every prompt still holding live
+choices is closed (its buttons removed, a line saying how the game ended) before the
+player's last DM, and the lobby message is kept true as seats are taken and the game
+starts and ends.
+
+* ``dm`` rows (``your_turn``, ``finished``, ``aborted``, ``note``) become a DM with the seat's own board, hand,
   prompt and buttons. Every prompt a player gets unasked is one: the next one after his own
   step too (the service writes it with the step), so a crash between the step and the
   prompt only delays it by the lease. When the player's DMs are closed, a private thread in
   the game's channel takes their place, and the player is told once why.
-* ``channel`` rows (public log lines, start, undo, end) are held a moment and posted
+* ``channel`` rows (public log lines, seats taken, start, undo, end) are held a moment and posted
   grouped, one message per burst rather than per step, with the spectator map at the end of
   a phase, after a battle and at the end (with the final reveal). Nothing here reads a
   player's view: thread posts are built from public lines and the spectator view only.
@@ -37,8 +50,9 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 import engine
-from bot.discord import present
+from bot.discord import nonces, present
 from bot.discord.cogs.base import Worker
+from bot.discord.nonces import Nonces
 from bot.discord.table import DM_FILE_LIMIT, Outgoing
 from bot.models import dumps, utcnow
 from bot.service import GameInfo, OutboxItem, SeatInfo
@@ -53,22 +67,18 @@ TURN_NOTE = "⏳ **It is your turn.**"
 """Heads a prompt when the turn came to the seat (not when it goes on after its own step)."""
 MAP_KEYS = ("year", "turn", "round", "phase", "active_side")
 """View fields whose change marks a new phase of play: the spectator map is posted then."""
-
-
-def base36(n: int) -> str:
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    out = ""
-    while True:
-        n, r = divmod(n, 36)
-        out = digits[r] + out
-        if n == 0:
-            return out
-
-
-def nonce_base(item_id: int) -> str:
-    """A short, unique prefix for the nonces of one outbox delivery (Discord allows 25
-    characters). Other senders use other first letters, so nonces never collide."""
-    return f"o{base36(item_id)}"
+IMMEDIATE = ("finished", "aborted", "started", "seated")
+"""Thread rows posted at once rather than held for more lines."""
+PERMANENT = frozenset({10003, 50001, 50013, 50083, 10013})
+"""Discord error codes that no retry cures: unknown channel, missing access, missing
+permissions, archived thread the bot may not reopen, unknown user."""
+PERMANENT_TRIES = 3
+"""Tries of a row refused with a ``PERMANENT`` code before it is given up (the first
+retries cover a permission being fixed at once)."""
+MAX_TRIES = 25
+"""Tries of a row failing for any other reason before it is given up (backoff reaches an hour
+apart after 10 tries: about half a day)."""
+FRESH_TRIES = 3
 
 
 def phase_key(view: dict[str, Any]) -> str | None:
@@ -99,8 +109,40 @@ def is_reaction(view: dict[str, Any]) -> bool:
     return isinstance(pending, dict) and pending.get("kind") in ("window", "reaction")
 
 
-def backoff(attempts: int) -> float:
-    return float(min(3600, 5 * 2 ** min(attempts, 10)))
+def backoff(attempts: int, base: float = 5.0) -> float:
+    """Seconds before the next try of a row that failed ``attempts`` times before: doubling
+    from ``base``, at most an hour."""
+    return float(min(3600.0, base * 2 ** min(attempts, 10)))
+
+
+def refused_for_good(error: BaseException) -> bool:
+    """Discord refused with an error no retry cures (the kind of error, ``PERMANENT``)."""
+    return isinstance(error, discord.HTTPException) and error.status in (403, 404) and error.code in PERMANENT
+
+
+def give_up(error: BaseException, attempts: int) -> bool:
+    """Whether a row that failed ``attempts`` times before this failure is given up now: the
+    rule is the kind of error and the number of tries."""
+    tries = attempts + 1
+    return tries >= (PERMANENT_TRIES if refused_for_good(error) else MAX_TRIES)
+
+
+async def send_once(channel: discord.abc.Messageable, out: Outgoing, ids: Nonces, kind: str) -> discord.Message:
+    """Send ``out`` under the nonce ``ids(kind)``. Discord answers a nonce it saw from the bot
+    in the last minutes with the message it made then: that is a retry, and right, when that
+    message says what ``out`` says. When it says something else the nonce was not ours to
+    reuse: log it and send again under a fresh nonce (the same fresh one on every retry).
+    (discord.py gives the returned message the channel it was sent to, whatever Discord says,
+    so the text is what can be compared; nonces are unique per place anyway, nonces.py.)"""
+    expected = out.content or ""
+    for attempt in range(FRESH_TRIES):
+        nonce = ids(kind if attempt == 0 else nonces.fresh(kind, attempt))
+        sent = await channel.send(nonce=nonce, **out.kwargs())
+        if (sent.content or "") == expected:
+            return sent
+        log.warning("nonce %s gave back message %s with other content; sending again under a fresh nonce",
+                    nonce, sent.id)
+    raise RuntimeError(f"{FRESH_TRIES} nonces of {ids!r} gave back other messages")
 
 
 class Delivery(Worker):
@@ -135,7 +177,7 @@ class Delivery(Worker):
 
     def due_in(self, items: list[OutboxItem]) -> float:
         """Seconds until a group of thread posts should go (0: now)."""
-        if any(i.payload.get("type") in ("finished", "aborted", "started") for i in items):
+        if any(i.payload.get("type") in IMMEDIATE for i in items):
             return 0.0
         now = utcnow()
         tune = self.bot.tuning
@@ -165,10 +207,31 @@ class Delivery(Worker):
         if error is None:
             await self.service.mark_sent(item.id, self.bot.worker_id)
             return
-        retry = backoff(item.attempts)
+        if give_up(error, item.attempts):
+            log.error("outbox row %s (%s to %s) is given up after %s tries: %s", item.id, item.kind, item.recipient,
+                      item.attempts + 1, error)
+            await self.service.mark_given_up(item.id, self.bot.worker_id, f"{type(error).__name__}: {error}")
+            if item.kind == "channel" and item.game_pk is not None:
+                await self.thread_lost(item.game_pk, int(item.recipient), error)
+            return
+        retry = backoff(item.attempts, self.bot.tuning.retry_seconds)
         log.warning("delivery of outbox row %s failed (attempt %s, retry in %ss): %s", item.id, item.attempts + 1,
                     retry, error)
         await self.service.mark_failed(item.id, self.bot.worker_id, f"{type(error).__name__}: {error}", retry)
+
+    async def thread_lost(self, game_pk: int, channel_id: int, error: BaseException) -> None:
+        """A post to the game's public place was given up: tell its players, once per game, that
+        the game goes on and where it reaches them (their DMs, the slash commands)."""
+        info = await self.service.game(game_pk)
+        if channel_id not in (info.thread_id, info.channel_id):
+            return
+        name = present.game_name(info.title, info.id)
+        text = (f"⚠️ I can no longer post in the thread of **{name}** (Discord refuses: "
+                f"{getattr(error, 'text', '') or type(error).__name__}). The game goes on: your prompts still come "
+                f"here, and `/status game:{info.id}` and `/log game:{info.id}` show where it stands. A server "
+                "manager can restore the thread or my access to it.")
+        if await self.service.tell_players(game_pk, text, key=f"lost{channel_id}"):
+            self.bot.poke(clock=False)
 
     # ------------------------------------------------------------------ DMs
 
@@ -182,16 +245,15 @@ class Delivery(Worker):
             error: BaseException | None = None
             try:
                 kind = item.payload.get("type")
-                seat = await self.addressee(item) if kind in ("your_turn", "finished") else None
+                seat = await self.addressee(item) if kind in ("your_turn", "finished", "aborted", "note") else None
                 if kind == "your_turn":
                     key = (item.game_pk, str(item.payload.get("role")), item.recipient)
                     if latest[key] is item and seat is not None:
                         await self.deliver_turn(item, *seat)
-                elif kind == "finished":
-                    if seat is not None:
-                        await self.deliver_finished(item, *seat)
+                elif kind in ("finished", "aborted"):
+                    await self.deliver_end(item, seat)
                 else:
-                    await self.deliver_note(item)
+                    await self.deliver_note(item, seat)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - one bad row must not stop the others
@@ -222,7 +284,7 @@ class Delivery(Worker):
         if seat.prefs.get("autopass") and await self.autopass(info, seat.role, user_id):
             return
         again = any(m["seq"] == version and m["role"] == seat.role for m in moves)
-        await self.send_turn(info.id, seat.role, user_id, nonce=nonce_base(item.id),
+        await self.send_turn(info.id, seat.role, user_id, ids=nonces.outbox(item.id),
                              note="" if again else TURN_NOTE)
 
     async def autopass(self, info: GameInfo, role: str, user_id: int) -> bool:
@@ -239,55 +301,76 @@ class Delivery(Worker):
         self.bot.poke()
         return True
 
-    async def send_turn(self, game_pk: int, role: str, user_id: int, *, nonce: str, note: str = TURN_NOTE) -> None:
+    async def send_turn(self, game_pk: int, role: str, user_id: int, *, ids: Nonces, note: str = TURN_NOTE) -> None:
         out = await self.table.prompt(game_pk, role, user_id, note=note)
         info = await self.service.game(game_pk)
-        await self.send_private(info, role, user_id, out, nonce=nonce)
+        await self.send_private(info, role, user_id, out, ids=ids)
 
-    async def deliver_finished(self, item: OutboxItem, info: GameInfo, seat: SeatInfo, user_id: int) -> None:
-        role = seat.role
-        gv = await self.service.view(info.id, role, user_id)
+    async def deliver_end(self, item: OutboxItem, seat: tuple[GameInfo, SeatInfo, int] | None) -> None:
+        """A player's DM at the end of a game (won, lost, resigned, claimed, aborted): first his
+        prompts of that game are closed, then he is told how it ended."""
+        if item.game_pk is None:
+            return
+        info = await self.service.game(item.game_pk)
+        await self.table.close_prompts(info)
+        if seat is None:
+            return
+        info, held, user_id = seat
+        role = held.role
+        name = present.game_name(info.title, info.id)
         where = f" The whole story is in <#{info.thread_id}>." if info.thread_id else ""
-        text = (f"🏁 **{present.game_name(info.title, info.id)}** is over. "
-                f"{present.result_sentence(item.payload.get('result') or info.result)}{where}")
-        out = Outgoing(text, pictures=self.table.prompt_pictures(info.game_id, gv.view), seat=(info.id, role))
-        await self.send_private(info, role, user_id, out, nonce=nonce_base(item.id))
+        if item.payload.get("type") == "aborted":
+            text = f"⛔ **{name}**: {present.end_sentence(info.id, 'aborted', info.result)}{where}"
+            out = Outgoing(text, seat=(info.id, role))
+        else:
+            gv = await self.service.view(info.id, role, user_id)
+            text = f"🏁 **{name}** is over. {present.result_sentence(item.payload.get('result') or info.result)}{where}"
+            out = Outgoing(text, pictures=self.table.prompt_pictures(info.game_id, gv.view), seat=(info.id, role))
+        await self.send_private(info, role, user_id, out, ids=nonces.outbox(item.id))
 
-    async def deliver_note(self, item: OutboxItem) -> None:
-        """A DM row of a kind this front end does not know: its text, if it has one."""
+    async def deliver_note(self, item: OutboxItem, seat: tuple[GameInfo, SeatInfo, int] | None) -> None:
+        """A DM row with a text of its own (a notice to a game's players, or of a kind this front
+        end does not know): its text, where the player's private messages go."""
         text = item.payload.get("text")
         if not text:
             log.info("outbox row %s of type %r has nothing to say to a player", item.id, item.payload.get("type"))
             return
-        user_id = int(item.recipient)
-        dm = await self.bot.create_dm(discord.Object(user_id))
-        await dm.send(present.clip(str(text), present.MESSAGE_LIMIT), nonce=nonce_base(item.id))
+        out = Outgoing(present.clip(str(text), present.MESSAGE_LIMIT))
+        if seat is not None and seat[2] == int(item.recipient):
+            info, held, user_id = seat
+            await self.send_private(info, held.role, user_id, out, ids=nonces.outbox(item.id))
+            return
+        dm = await self.bot.create_dm(discord.Object(int(item.recipient)))
+        await send_once(dm, out, nonces.outbox(item.id), nonces.PRIVATE)
 
     async def send_private(self, info: GameInfo, role: str, user_id: int, out: Outgoing, *,
-                           nonce: str) -> None:
+                           ids: Nonces) -> discord.Message:
         """A message for one player: by DM, or in his private thread when DMs are closed. Its
-        pictures are those the place it lands in has not got yet."""
+        pictures are those the place it lands in has not got yet. A message with choices is
+        remembered, so that the end of the game closes it."""
         try:
             dm = await self.bot.create_dm(discord.Object(user_id))
-            await self.table.send_to_place(out, dm.id, _sender(dm, nonce), limit=DM_FILE_LIMIT)
+            sent: discord.Message = await self.table.send_to_place(out, dm.id, _sender(dm, ids), limit=DM_FILE_LIMIT)
         except discord.Forbidden as exc:
             if exc.code != 50007:
                 raise
         else:
             if (await self.store.user(user_id)).dms_closed_at is not None:
                 await self.store.dms_closed(user_id, False)
-            return
+            await self.table.remember_prompt(out, sent)
+            return sent
         tell = await self.store.dms_closed(user_id, True)
         thread = await self.fallback_thread(info, role, user_id)
         if tell:
-            await thread.send(
+            await send_once(thread, Outgoing(
                 f"<@{user_id}> I could not send you a direct message: your privacy settings refuse DMs from "
                 "this server's members and apps. Your private prompts for this game come to this private thread "
                 "instead; only you (and the server's moderators) can read it. To get them by DM, turn on "
-                "'Direct Messages' in this server's privacy settings.",
-                nonce=f"{nonce}t")
+                "'Direct Messages' in this server's privacy settings."), ids, nonces.NOTICE)
         out = replace(out, content=present.clip(f"<@{user_id}> {out.content}", present.MESSAGE_LIMIT))
-        await self.table.send_to_place(out, thread.id, _sender(thread, nonce), limit=DM_FILE_LIMIT)
+        sent = await self.table.send_to_place(out, thread.id, _sender(thread, ids), limit=DM_FILE_LIMIT)
+        await self.table.remember_prompt(out, sent)
+        return sent
 
     async def fallback_thread(self, info: GameInfo, role: str, user_id: int) -> discord.PartialMessageable:
         seat = await self.store.seat(info.id, role)
@@ -330,7 +413,7 @@ class Delivery(Worker):
     async def post_group(self, channel_id: int, items: list[OutboxItem]) -> None:
         lines: list[str] = []
         result: dict[str, Any] | None = None
-        started = False
+        started = ended = lobby = False
         game_pk = next((i.game_pk for i in items if i.game_pk is not None), None)
         info = await self.service.game(game_pk) if game_pk is not None else None
         for item in items:
@@ -340,6 +423,8 @@ class Delivery(Worker):
                 started = True
                 seats = " · ".join(present.seat_line(s.role, s.user_id, s.is_bot, s.display_name) for s in info.seats)
                 lines.append(f"▶️ **{present.game_name(info.title, info.id)}** begins. {seats}")
+            lobby = lobby or kind in ("seated", "started", "finished", "aborted")
+            ended = ended or kind in ("finished", "aborted")
             lines.extend(str(t) for t in p.get("lines") or [])
             if kind == "undo":
                 lines.append(f"↩️ {p.get('role')} took back a step.")
@@ -349,14 +434,19 @@ class Delivery(Worker):
                 result = p.get("result") or {}
                 lines.append("🏁 " + present.result_sentence(result))
         channel = self.bot.get_partial_messageable(channel_id, guild_id=info.guild_id if info else None)
-        base = nonce_base(items[0].id)
-        await self.send_lines(channel, present.bullet(lines), base)
+        ids = nonces.outbox(items[0].id)
+        if info is not None and ended:
+            # Before the thread hears of the end, no prompt of the game keeps live buttons.
+            await self.table.close_prompts(await self.service.game(info.id))
+        await self.send_lines(channel, present.bullet(lines), ids)
         if info is not None:
-            await self.maybe_map(info, channel, base, force=started or result is not None)
+            await self.maybe_map(info, channel, ids, force=started or result is not None)
             if result is not None:
-                await self.final_pictures(info, channel, base)
+                await self.final_pictures(info, channel, ids)
+            if lobby:
+                await self.table.refresh_lobby(info.id)
 
-    async def send_lines(self, channel: discord.PartialMessageable, lines: list[str], base: str) -> None:
+    async def send_lines(self, channel: discord.PartialMessageable, lines: list[str], ids: Nonces) -> None:
         """Post lines in as few messages as fit, each with its own nonce. If Discord hands back
         an older message for a nonce (an earlier attempt got through before a crash, with
         fewer lines), carry on from the first line that message did not hold."""
@@ -372,7 +462,8 @@ class Delivery(Worker):
                 chunk.append(line)
                 size += len(line) + 1
             content = "\n".join(chunk)
-            sent = await channel.send(content, nonce=f"{base}c{k}")
+            kind = f"{nonces.LINES}{k}"
+            sent = await channel.send(content, nonce=ids(kind))
             k += 1
             if sent.content == content:
                 pos += len(chunk)
@@ -382,15 +473,19 @@ class Delivery(Worker):
             while same < min(len(earlier), len(chunk)) and earlier[same] == chunk[same]:
                 same += 1
             if same == 0:
-                # Not ours after all (should not happen): post this chunk under a fresh nonce.
-                await channel.send(content, nonce=f"{base}c{k}x")
+                # Not ours: the nonce gave back another message. Post this chunk under a fresh one.
+                log.warning("nonce %s gave back message %s with other content; sending again under a fresh nonce",
+                            ids(kind), sent.id)
+                await send_once(channel, Outgoing(content), ids, nonces.fresh(kind, 1))
                 same = len(chunk)
             pos += same
 
-    async def maybe_map(self, info: GameInfo, channel: discord.PartialMessageable, base: str, *,
+    async def maybe_map(self, info: GameInfo, channel: discord.PartialMessageable, ids: Nonces, *,
                         force: bool) -> None:
         """The spectator's board when a phase ended or a battle began or ended (and its
-        battle board while one is under way). Drawn from the spectator view only."""
+        battle board while one is under way), unless the thread's last map shows the same
+        (a resignation or a claim changes nothing on the board). Drawn from the spectator
+        view only."""
         if not self.bot.images.has(info.game_id, "board"):
             return
         gv = await self.service.view(info.id, None)
@@ -398,14 +493,18 @@ class Delivery(Worker):
         dg = await self.store.game(info.id)
         if not force and key == dg.map_key:
             return
-        files, _ = await self.table.draw(self.table.prompt_pictures(info.game_id, gv.view, ("board", "battle")),
-                                         limit=DM_FILE_LIMIT)
+        pictures = self.table.prompt_pictures(info.game_id, gv.view, ("board", "battle"))
+        digest = hashlib.sha256("|".join(sorted(f"{p.kind}:{p.digest}" for p in pictures)).encode()).hexdigest()[:32]
+        if digest == dg.map_digest:
+            await self.store.update_game(info.id, map_key=key)
+            return
+        files, _ = await self.table.draw(pictures, limit=DM_FILE_LIMIT)
         if files:
             text = f"🗺️ {present.game_name(info.title, info.id)} · move {gv.version}"
-            await channel.send(nonce=f"{base}m", **Outgoing(text, files).kwargs())
-        await self.store.update_game(info.id, map_key=key)
+            await send_once(channel, Outgoing(text, files), ids, nonces.MAP)
+        await self.store.update_game(info.id, map_key=key, map_digest=digest if files else dg.map_digest)
 
-    async def final_pictures(self, info: GameInfo, channel: discord.PartialMessageable, base: str) -> None:
+    async def final_pictures(self, info: GameInfo, channel: discord.PartialMessageable, ids: Nonces) -> None:
         """At the end: the final reveal (every hidden piece shown: the game is over) and the
         replay animation, where the game draws them."""
         gv = await self.service.view(info.id, None)
@@ -423,9 +522,8 @@ class Delivery(Worker):
             if anim is not None:
                 files.append(("replay.gif" if anim[:3] == b"GIF" else "replay.png", anim))
         if files:
-            await channel.send(nonce=f"{base}r",
-                               **Outgoing(f"🎞️ {present.game_name(info.title, info.id)}: the final reveal and the "
-                                          "replay", files).kwargs())
+            await send_once(channel, Outgoing(f"🎞️ {present.game_name(info.title, info.id)}: the final reveal and "
+                                              "the replay", files), ids, nonces.REVEAL)
 
     async def replay_views(self, info: GameInfo) -> list[dict[str, Any]]:
         """The spectator view after every step, replayed from the game's log (public views
@@ -444,9 +542,9 @@ class Delivery(Worker):
         return await asyncio.to_thread(build)
 
 
-def _sender(channel: discord.abc.Messageable, nonce: str) -> Callable[[Outgoing], Awaitable[None]]:
-    async def send(out: Outgoing) -> None:
-        await channel.send(nonce=nonce, **out.kwargs())
+def _sender(channel: discord.abc.Messageable, ids: Nonces) -> Callable[[Outgoing], Awaitable[discord.Message]]:
+    async def send(out: Outgoing) -> discord.Message:
+        return await send_once(channel, out, ids, nonces.PRIVATE)
 
     return send
 

@@ -17,8 +17,7 @@ from discord import app_commands
 import engine
 from bot.discord import present
 from bot.discord.cogs.base import Cog
-from bot.discord.table import UserError
-from bot.discord.views import JoinButton, StartButton
+from bot.discord.errors import UserError
 from bot.service import GameInfo
 
 if TYPE_CHECKING:
@@ -45,6 +44,10 @@ def display_name(user: discord.abc.User) -> str:
 
 class Lobby(Cog):
     game = app_commands.Group(name="game", description="Open, join and manage games", guild_only=True)
+
+    def __init__(self, bot: AlcazabaBot) -> None:
+        super().__init__(bot)
+        bot.lobby = self  # the lobby's buttons reach it through the bot (views import no cog)
 
     # ------------------------------------------------------------------ autocomplete
 
@@ -152,54 +155,38 @@ class Lobby(Cog):
                     if other != role:
                         await self.service.join(info.id, None, "built-in player", other, is_bot=True)
             info = await self.service.game(info.id)
-            await thread.send(**await self.lobby_message(info))
+            if not info.free_roles:
+                # Against the built-in player no seat is free: the game starts before its lobby
+                # message is written, so that the message says so from the start.
+                await self.begin(info.id, fill_with_bots=False)
+            await self.post_lobby(info.id, thread)
             invite = f" <@{opponent.id}>, you are invited." if opponent is not None and not vs_bot else ""
             await parent.send(f"🎲 <@{inter.user.id}> opened **{present.game_name(module.title, info.id)}** "
-                              f"({self.pace_text(pace)}) in {thread.mention}.{invite}")
-            if not info.free_roles:
-                await self.begin(info.id, fill_with_bots=False)
+                              f"({present.pace_text(pace)}) in {thread.mention}.{invite}")
             await inter.followup.send(f"Game #{info.id} is open in {thread.mention}; you play **{role}**.",
                                       ephemeral=True)
 
-    @staticmethod
-    def pace_text(pace: str | None) -> str:
-        delta = present.pace_delta(pace)
-        return "no clock" if delta is None else f"{pace} per move"
-
-    async def lobby_message(self, info: GameInfo) -> dict[str, Any]:
-        dg = await self.store.game(info.id)
-        lines = [f"**{present.game_name(info.title, info.id)}** — opened by <@{info.created_by}>",
-                 f"⏱ {self.pace_text(info.pace)} · at the deadline: "
-                 f"{present.DEADLINE_ACTIONS.get(dg.deadline_action, dg.deadline_action)}"]
-        if info.options:
-            lines.append("Options: " + ", ".join(f"{k}={v}" for k, v in info.options.items()))
-        seats = []
-        for role in info.roles:
-            seat = info.seat(role)
-            if seat is not None:
-                seats.append(present.seat_line(role, seat.user_id, seat.is_bot, seat.display_name))
-            elif dg.invited_user_id:
-                seats.append(f"**{role}**: free (reserved for <@{dg.invited_user_id}>)")
-            else:
-                seats.append(f"**{role}**: free")
-        lines.append("Seats: " + " · ".join(seats))
-        view = discord.ui.View(timeout=None)
-        if info.status == "open":
-            lines.append("Take a free seat with its button (or /game join). The game starts when every seat is "
-                         "taken; the Start button lets the built-in player take the empty ones.")
-            for n, role in enumerate(info.roles):
-                if info.seat(role) is None:
-                    view.add_item(JoinButton(info.id, n, f"Join as {role}", row=0))
-            view.add_item(StartButton(info.id, row=1))
-        out: dict[str, Any] = {"content": present.clip("\n".join(lines), present.MESSAGE_LIMIT)}
-        if view.children:
-            out["view"] = view
-        return out
+    async def post_lobby(self, game_pk: int, thread: discord.abc.Messageable) -> None:
+        """Post the lobby message and remember it, so that the outbox keeps it true (seats,
+        start, end). If the game moved on while it was being posted (the built-in player's
+        game can end that fast), it is brought up to date at once."""
+        info = await self.service.game(game_pk)
+        body = await self.table.lobby(info)
+        kwargs: dict[str, Any] = {"content": body["content"]}
+        if body["view"].children:
+            kwargs["view"] = body["view"]
+        message = await thread.send(**kwargs)
+        await self.store.update_game(game_pk, lobby_channel_id=message.channel.id, lobby_message_id=message.id)
+        now = await self.service.game(game_pk)
+        if (now.status, len(now.seats)) != (info.status, len(info.seats)):
+            await self.table.refresh_lobby(game_pk)
 
     # ------------------------------------------------------------------ joining and starting
 
     async def seat_user(self, inter: discord.Interaction, game_pk: int, role: str | None) -> None:
         info = await self.service.game(game_pk)
+        if info.status in ("finished", "aborted"):
+            raise UserError(present.end_sentence(info.id, info.status, info.result))
         if info.status != "open":
             raise UserError(f"Game #{game_pk} is {info.status}; seats are taken before the start.")
         if inter.guild_id is not None and info.guild_id not in (None, inter.guild_id):
@@ -214,11 +201,10 @@ class Lobby(Cog):
             role = secrets.choice(free)
         elif role not in info.roles:
             raise UserError(f"There is no side {present.clip(role or '', 40)!r}; free: {', '.join(free)}.")
-        seat = await self.service.join(game_pk, inter.user.id, display_name(inter.user), role)
+        # The public notice and the lobby's update are the outbox's (written with the seat).
+        seat = await self.service.join(game_pk, inter.user.id, display_name(inter.user), role, announce=True)
         info = await self.service.game(game_pk)
-        target = info.thread_id or info.channel_id
-        if target is not None:
-            await self.bot.get_partial_messageable(target).send(f"<@{inter.user.id}> takes the **{seat.role}** seat.")
+        self.bot.poke(clock=False)
         await inter.followup.send(f"You play **{seat.role}** in game #{game_pk}.", ephemeral=True)
         if not info.free_roles:
             await self.begin(game_pk, fill_with_bots=False)
@@ -245,6 +231,8 @@ class Lobby(Cog):
         info = await self.service.game(game_pk)
         if inter.user.id != info.created_by and not info.roles_of(inter.user.id) and not is_manager(inter):
             raise UserError("Only the game's creator, a seated player or a server manager can start it.")
+        if info.status in ("finished", "aborted"):
+            raise UserError(present.end_sentence(info.id, info.status, info.result))
         if info.status != "open":
             raise UserError(f"Game #{game_pk} is {info.status}.")
         if info.free_roles and not bots:
@@ -372,12 +360,12 @@ class Lobby(Cog):
                                                  auto_archive_duration=THREAD_ARCHIVE_MINUTES)
             await self.service.set_place(info.id, thread_id=thread.id)
             info = await self.service.game(info.id)
-            await thread.send(**await self.lobby_message(info))
+            if not info.free_roles:
+                await self.begin(info.id, fill_with_bots=False)
+            await self.post_lobby(info.id, thread)
             invite = f" <@{invited}>, your rematch is waiting." if invited else ""
             await channel.send(f"🔁 <@{inter.user.id}> asks for a rematch of game #{old.id}: "
                                f"**{present.game_name(info.title, info.id)}** in {thread.mention}.{invite}")
-            if not info.free_roles:
-                await self.begin(info.id, fill_with_bots=False)
             await inter.followup.send(f"Rematch: game #{info.id} in {thread.mention}.", ephemeral=True)
 
     @game.command(name="claim", description="Claim a game whose opponent let his deadline pass")

@@ -194,6 +194,16 @@ async def expect_refused_privately(h: Harness, inter: Any, label: str, *, short:
     return answers[-1].content
 
 
+async def delivered(h: Harness, svc: GameService) -> None:
+    """Until every notification of the games opened so far is out (the starts, maps and lobby
+    edits of the opening), so that what a refused command is checked against is settled."""
+    for _ in range(600):
+        if not await svc.outbox(pending_only=True):
+            break
+        await asyncio.sleep(0.1)
+    await h.si.wait_quiet(0.5)
+
+
 async def snapshot(svc: GameService, pks: list[int]) -> list[tuple[int, str, int]]:
     out = []
     for pk in pks:
@@ -209,6 +219,7 @@ async def test_every_command_refuses_hostile_arguments(table: Harness, svc: Game
     h = table
     thread = await started(h)
     await h.open_game("toy", side="blue")  # a second running game, alice and bob again
+    await delivered(h, svc)
     assert h.bot is not None and h.bot.user is not None
     tree = {c.qualified_name for c in h.bot.tree.walk_commands()} | \
            {c.qualified_name for c in h.bot.tree.walk_commands(guild=discord.Object(h.guild))}
@@ -255,6 +266,7 @@ async def test_play_refuses_orders_of_other_games_and_broken_compounds(table: Ha
     granada = await h.open_game("granada", side="christian", pace="live", seed=3)
     toy = await h.open_game("toy", side="red", options="target=20")
     await prompt_of(h, h.alice)
+    await delivered(h, svc)
     places = {1: ("navas", navas), 2: ("granada", granada), 3: ("toy", toy)}
     holders = {}
     for pk in places:

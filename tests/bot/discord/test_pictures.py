@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import render
+from bot.discord import nonces
 from bot.discord.store import Store
 from bot.service import GameService
 from tests.bot.discord.conftest import Harness, newest_prompt, png_ok
@@ -42,7 +43,7 @@ async def test_pictures_sent_are_remembered_across_a_restart(table: Harness) -> 
 
     await h.start()
     assert h.bot is not None
-    await h.bot.delivery.send_turn(1, "christian", h.alice, nonce="test-again")
+    await h.bot.delivery.send_turn(1, "christian", h.alice, ids=nonces.outbox(10**9))  # a row of its own
     again = max((m for m in h.dm_messages(h.alice)), key=lambda m: m.id)
     assert again.id != first.id and again.channel_id == dm
     assert again.files == [] and "Your hand:" not in again.content  # both pictures are in the DM already

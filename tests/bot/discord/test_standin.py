@@ -139,3 +139,32 @@ async def test_closed_dms_nonce_and_limits(bare: Bare) -> None:
         await channel.send(file=discord.File(__import__("io").BytesIO(b"\0" * 2000), "big.bin"))
     assert too_big.value.status == 413
     assert isinstance(ApiError(400, 1, "x").body(), dict)
+
+
+async def test_a_repeated_nonce_returns_the_old_message_whatever_the_channel(bare: Bare) -> None:
+    """As strict as Discord: a nonce the same author sent with enforce_nonce in the last
+    minutes gives back that OLD message (its channel, its content), in any channel, and
+    posts nothing."""
+    si = bare.si
+    other = si.add_text_channel(bare.guild, "other")
+    first = await bare.client.get_partial_messageable(bare.channel).send("first", nonce="n2")
+    again = await bare.client.get_partial_messageable(other).send("second, elsewhere", nonce="n2")
+    assert again.id == first.id and again.content == "first"
+    assert si.channel_messages(other) == []
+    sent = [r for r in si.requests if r.route.endswith("/messages") and r.method == "POST"]
+    assert all(r.json["enforce_nonce"] is True for r in sent)
+    assert sent[-1].response["channel_id"] == str(bare.channel)  # the old message, where it is
+
+
+async def test_a_deleted_thread_and_a_lost_access_are_refused_as_discord_does(bare: Bare) -> None:
+    si = bare.si
+    channel = bare.client.get_partial_messageable(bare.channel)
+    si.revoke_access(bare.channel)
+    with pytest.raises(discord.Forbidden) as refused:
+        await channel.send("hello")
+    assert refused.value.code == 50001
+    gone = si.add_text_channel(bare.guild, "gone")
+    si.delete_channel(gone)
+    with pytest.raises(discord.NotFound) as missing:
+        await bare.client.get_partial_messageable(gone).send("hello")
+    assert missing.value.code == 10003
