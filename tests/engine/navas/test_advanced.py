@@ -256,3 +256,20 @@ def test_council_militia_rallies_their_zones_at_the_start_of_the_turn_only() -> 
     give_specials(s, "christian", ["alfonso"])
     s4 = do(s, "christian", type="special", card="alfonso")  # extra points are not an order
     assert has(s4, "christian", type="special", card="militia")
+
+
+@pytest.mark.rule(sec("Lopez de Haro"), "Christian cavalry charge")
+def test_a_lopez_de_haro_charge_without_lopez_is_refused_for_the_card_not_the_direction() -> None:
+    # Lopez de Haro stands in B5, so B4's forward charge at B3 is legal without the card; with
+    # the card it is refused because Lopez would not join, not because of the direction.
+    layout = deployed_except({"B4": ["c11", "c12"], "B5": ["c10", "c13", "c14"]})
+    s = turn_state("christian", "g3r4", layout, deck=["g1r6"], advanced=True)
+    give_specials(s, "christian", ["lopez"])
+    s = do(s, "christian", type="zone", zone="B4")
+    assert has(s, "christian", type="charge", target="B3")
+    assert not has(s, "christian", type="charge", target="B3", card="lopez")
+    with pytest.raises(RuleError) as err:
+        apply(s, "christian", {"type": "charge", "target": "B3", "card": "lopez"})
+    assert "only goes forward" not in str(err.value)
+    assert "Lopez de Haro" in str(err.value) and "B4" in str(err.value)
+    assert err.value.rule == sec("Lopez de Haro")
