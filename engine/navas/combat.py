@@ -50,6 +50,9 @@ STAGES = {
 }
 KIND_NAME = {"archers": "archer attack", "standard": "standard attack", "charge": "cavalry charge"}
 ORDER_KIND = {"archers": "archers", "attack": "standard", "charge": "charge"}
+_ORDER_KEYS = {"type", "target", "card", "label"}
+_REACH = {z: NEIGHBOURS[z] + RING2[z] for z in CATALOG.zones}
+"""Zones any combat action could reach from a zone: where :func:`orders` looks for targets."""
 
 
 def section(kind: str, role: str) -> str:
@@ -86,9 +89,9 @@ def refusal(state: State, role: str, zone: str, order: dict[str, Any],
     if kind is None:
         return f"{order.get('type')!r} is not a combat action (archers, attack, charge)", S_COMBAT
     rule = section(kind, role)
-    extra = sorted(set(order) - {"type", "target", "card", "label"})
+    extra = set(order) - _ORDER_KEYS
     if extra:
-        return f"a combat order has a target and optionally a card, not {', '.join(extra)}", rule
+        return f"a combat order has a target and optionally a card, not {', '.join(sorted(extra))}", rule
     turn = state["turn"]
     target = order.get("target")
     if turn["combats"] >= MAX_COMBATS:
@@ -121,21 +124,6 @@ def refusal(state: State, role: str, zone: str, order: dict[str, Any],
     return None
 
 
-def candidates(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[dict[str, Any]]:
-    """Every combat order worth asking :func:`refusal` about: each kind at each zone the
-    opponent holds, plain and with each special card of the role."""
-    enemy = OTHER[role]
-    held = [z for z in CATALOG.zones if occ.get(z) and unit(occ[z][0]).side == enemy]
-    cards = special.attack_card_ids(role) if special.advanced(state) else []
-    found: list[dict[str, Any]] = []
-    for kind in ("archers", "attack", "charge"):
-        for target in held:
-            found.append({"type": kind, "target": target})
-            if kind != "archers":
-                found.extend({"type": kind, "target": target, "card": c} for c in cards)
-    return found
-
-
 def _label(role: str, zone: str, order: dict[str, Any]) -> str:
     kind, target = order["type"], order["target"]
     if kind == "archers":
@@ -148,9 +136,29 @@ def _label(role: str, zone: str, order: dict[str, Any]) -> str:
 
 
 def orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[dict[str, Any]]:
-    """The combat orders from ``zone`` that :func:`refusal` lets through, labelled."""
-    return [order | {"label": _label(role, zone, order)} for order in candidates(state, role, zone, occ)
-            if refusal(state, role, zone, order, occ) is None]
+    """The combat orders from ``zone`` that :func:`refusal` lets through, labelled.
+
+    Asked about: each kind at each zone the opponent holds within reach (2 zones), plain, and
+    with each attack card the role holds when the plain order passes (:func:`refusal` looks at
+    the card last, so a card cannot make a refused order legal)."""
+    enemy = OTHER[role]
+    held = [z for z in _REACH[zone] if occ.get(z) and unit(occ[z][0]).side == enemy]
+    if not held:
+        return []
+    hand = state["specials"][role]["hand"]
+    cards = [c for c in special.attack_card_ids(role) if c in hand]
+    found: list[dict[str, Any]] = []
+    for kind in ("archers", "attack", "charge"):
+        for target in held:
+            order: dict[str, Any] = {"type": kind, "target": target}
+            if refusal(state, role, zone, order, occ) is not None:
+                continue
+            found.append(order | {"label": _label(role, zone, order)})
+            for card_id in cards if kind != "archers" else []:
+                with_card = order | {"card": card_id}
+                if refusal(state, role, zone, with_card, occ) is None:
+                    found.append(with_card | {"label": _label(role, zone, with_card)})
+    return found
 
 
 def why_not(state: State, role: str, zone: str, order: dict[str, Any],

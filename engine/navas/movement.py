@@ -54,9 +54,9 @@ def refusal(state: State, role: str, zone: str, order: dict[str, Any], occ: dict
     """Why a Movement order from ``zone`` is illegal now (a sentence and its rule), or None when
     it is legal: the one place that decides, for the menu and for a refused order alike."""
     section = S_MUSLIM_MOVE if role == "muslim" else S_CHRISTIAN_MOVE
-    extra = sorted(set(order) - {"type", "to", "label"})
+    extra = set(order) - {"type", "to", "label"}
     if extra:
-        return f"a Movement order names only the zone to move to, not {', '.join(extra)}", S_MOVEMENT
+        return f"a Movement order names only the zone to move to, not {', '.join(sorted(extra))}", S_MOVEMENT
     dest = order.get("to")
     if not isinstance(dest, str) or dest not in CATALOG.zones:
         return f"{dest!r} is not a zone of the board (A1 to C6)", S_MOVEMENT
@@ -88,9 +88,10 @@ def _label(role: str, zone: str, dest: str, occ: dict[str, list[str]]) -> str:
 
 
 def orders(state: State, role: str, zone: str, occ: dict[str, list[str]], ap: int) -> list[dict[str, Any]]:
-    """The Movement orders from ``zone`` that :func:`refusal` lets through, labelled."""
+    """The Movement orders from ``zone`` that :func:`refusal` lets through, labelled (asked
+    about every zone next to ``zone``: no move goes farther)."""
     found = []
-    for dest in CATALOG.zones:
+    for dest in NEIGHBOURS[zone]:
         order = {"type": "move", "to": dest}
         if refusal(state, role, zone, order, occ, ap) is None:
             found.append(order | {"label": _label(role, zone, dest, occ)})

@@ -75,9 +75,9 @@ def end(state: State) -> None:
 def rally_refusal(state: State, role: str, zone: str, order: Action, occ: dict[str, list[str]]) -> tuple[str, str] | None:
     """Why a Rally order in ``zone`` is illegal now (a sentence and its rule), or None when it is
     legal: the one place that decides, for the menu and for a refused order alike."""
-    extra = sorted(set(order) - {"type", "unit", "label"})
+    extra = set(order) - {"type", "unit", "label"}
     if extra:
-        return f"a Rally order names only the unit to rally, not {', '.join(extra)}", S_RALLY
+        return f"a Rally order names only the unit to rally, not {', '.join(sorted(extra))}", S_RALLY
     uid = order.get("unit")
     if not isinstance(uid, str) or uid not in CATALOG.units:
         return f"{uid!r} is not a unit (m01 to m27, c01 to c27)", S_RALLY
