@@ -166,7 +166,9 @@ def test_kurdish_card_strikes_the_charging_zone_after_karr_is_declared() -> None
     s = do(s, "muslim", type="special", card="kurdish")
     # 2 damage on A4's 4 Power: the Christian distributes it before the charge
     s = do(s, "christian", type="damage", flip=["c01", "c02"], eliminate=[])
-    assert power(s, "c01") == 1 and s["last_battle"]["attacker_total"] == 3 + 2 + 5 + 1
+    assert "Damage in A4: flip Aragonese Knights (c01), Aragonese Knights (c02)." in logs(s)
+    battle = next(e["text"] for e in s["log"] if e["text"].startswith("Battle A4→A3"))
+    assert f"Christian {3 + 2 + 5 + 1} = " in battle
 
 
 @pytest.mark.rule(sec("Kurdish cavalry"))
