@@ -183,7 +183,7 @@ def unit_options(state: State, role: str, zone: str, order: dict[str, Any]) -> l
 
 
 def units_label(kind: str, group: list[str]) -> str:
-    verb = "Shoot with" if kind == "archers" else "Join with"
+    verb = {"archers": "Shoot with", "standard": "Attack with", "charge": "Charge with"}[kind]
     return f"{verb} {describe_units(group)}"
 
 
@@ -196,6 +196,7 @@ def declare(state: State, role: str, zone: str, order: dict[str, Any], group: li
     turn["ap"] -= points
     turn["combats"] += 1
     turn["acted"] = True
+    turn["target"] = target  # the zone a front end shows close up once the battle is fought
     if kind == "archers":
         turn["archers"] += 1
     for uid in group:
@@ -371,7 +372,7 @@ def _advance(state: State, c: dict[str, Any]) -> None:
         if any(unit(u).kind == "jihad" for u in c["units"]):
             moved = movement.move_all(state, c["from"], c["to"])
             log(state, (f"The Jihad Volunteers joined the attack and the zone is empty: "
-                        f"{describe_units(moved)} must advance {c['from']}→{c['to']}."))
+                        f"{describe_units(moved)} advance {c['from']}→{c['to']}, as they must."))
             c["settle"] = True
         elif c["kind"] == "charge":
             state["pending"] = {"kind": "advance", "role": "muslim", "from": c["from"], "to": c["to"]}

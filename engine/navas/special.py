@@ -230,7 +230,7 @@ def window_actions(state: State, role: str, card_id: str) -> list[dict[str, Any]
     found: list[dict[str, Any]] = []
     if holds(state, role, card_id):
         found.append({"type": "special", "card": card_id, "label": f"Play {name(card_id)}"})
-    found.append({"type": "pass", "label": "Pass"})
+    found.append({"type": "pass", "pass": True, "label": "Pass"})
     found.append({"type": "pass", "auto": True, "label": "Pass, and skip every later special-card window"})
     return found
 
