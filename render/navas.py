@@ -327,7 +327,7 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
     f_s = C.font(12, False, "condensed")
     # status
     y: float = HEADER + 14
-    y = C.panel(draw, (x0, y, x1, y + 118), f"Round {view.get('round', '?')} · {str(view.get('phase', '')).title()} phase")
+    y = C.panel(draw, (x0, y, x1, y + 118), f"Round {view.get('round', '?')} · {str(view.get('stage', view.get('phase', ''))).title()} phase")
     turn = view.get("turn")
     if turn:
         who = SIDE_NAME.get(turn.get("role"), "?")
@@ -475,7 +475,7 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
 def _header(draw: ImageDraw.ImageDraw, view: dict[str, Any]) -> None:
     role = view.get("role")
     res = view.get("result")
-    status = f"Round {view.get('round', '?')} · {str(view.get('phase', '')).title()}"
+    status = f"Round {view.get('round', '?')} · {str(view.get('stage', view.get('phase', ''))).title()}"
     if res:
         status = f"Game over: {SIDE_NAME.get(res.get('winner'), '?')} victory ({res.get('reason', '')})"
     draw.text((400, 16), status[:90], font=C.font(18, True), fill=(255, 250, 235))
