@@ -18,6 +18,7 @@ from engine.api import clone, strip_label
 from engine.navas import combat, rules
 from engine.navas.core import CATALOG, OTHER, State, card_value, occupancy, unit, zone_power
 from engine.navas.data import ahead, in_muslim_area
+from engine.navas.redeal import redeal
 from engine.rng import Generator
 
 Action = dict[str, Any]
@@ -117,8 +118,6 @@ class Worlds:
 
     def base(self) -> State:
         if self._base is None:
-            from engine.navas.redeal import redeal
-
             world = redeal({**self.state, "log": []}, self.role, self.seed)
             self._base = world
         return self._base
