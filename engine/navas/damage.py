@@ -57,13 +57,15 @@ def _distinct(state: State, found: list[dict[str, Any]]) -> list[dict[str, Any]]
     return kept
 
 
-def label(choice: dict[str, Any]) -> str:
+def label(choice: dict[str, Any], menu: bool = False) -> str:
+    """The choice in words: a menu entry (capitalised) or the end of a log sentence."""
     parts = []
     if choice["flip"]:
         parts.append("flip " + ", ".join(unit_text(u) for u in choice["flip"]))
     if choice["eliminate"]:
         parts.append("eliminate " + ", ".join(unit_text(u) for u in choice["eliminate"]))
-    return "; ".join(parts) if parts else "no effect"
+    text = "; ".join(parts) if parts else "no effect"
+    return text[0].upper() + text[1:] if menu else text
 
 
 def apply(state: State, zone: str, choice: dict[str, Any]) -> None:

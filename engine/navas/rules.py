@@ -54,7 +54,7 @@ def actions(state: State, role: str) -> list[Action]:
         if kind == "units":
             return turn.units_actions(state, role, pending)
         if kind == "damage":
-            return [{"type": "damage", "flip": d["flip"], "eliminate": d["eliminate"], "label": damage.label(d)}
+            return [{"type": "damage", "flip": d["flip"], "eliminate": d["eliminate"], "label": damage.label(d, menu=True)}
                     for d in damage.distributions(state, pending["zone"], pending["amount"])]
         if kind == "karr":
             return [{"type": "karr", "declare": True, "label": "Declare karr wa-l-farr (counter-attack after the charge)"},
