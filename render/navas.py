@@ -368,13 +368,13 @@ def status_lines(view: dict[str, Any]) -> list[str]:
     once the battle is over; while a side is choosing the card of its turn, that it is
     choosing (its action points come with the card); then its action points and attacks."""
     res = view.get("result")
-    if res or view.get("phase") == "over":
+    stage = str(view.get("stage", view.get("phase")) or "")
+    if res or stage == "over":
         if not res:
             return ["Game over", "The battle is over."]
         reason = str(res.get("reason") or "")
         return ["Game over", _winner_text(res)] + ([reason[:1].upper() + reason[1:] + "."] if reason else [])
-    phase = str(view.get("phase") or "")
-    lines = [f"Round {view.get('round', '?')} · {PHASE_TITLES.get(phase, phase.title())}"]
+    lines = [f"Round {view.get('round', '?')} · {PHASE_TITLES.get(stage, stage.title())}"]
     turn = view.get("turn")
     if turn:
         who = SIDE_NAME.get(turn.get("role"), "?")

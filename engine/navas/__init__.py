@@ -16,13 +16,21 @@ orders (``move`` to, ``archers``/``attack``/``charge`` at a target, ``rally`` a 
 then ``{"type": "units", "units": [...]}`` picks the units when there is a choice. Card-wide
 orders: ``play`` (the active card), ``switch`` (``shield`` true/false), ``special``,
 ``end_turn``. Other decisions: ``initiative``, ``discard_special``, ``damage`` (``flip`` and
-``eliminate`` lists), ``karr`` (``declare``), ``advance`` (``go``), ``pass`` (``auto``), ``take``.
+``eliminate`` lists), ``karr`` (``declare``), ``advance`` (``go``), ``pass`` (``pass`` true on the plain pass, ``auto``
+true on the pass that also skips every later window), ``take``.
 
 View keys (``view(state, role)``; ``role`` None is a spectator and sees only public facts):
 
-- ``game``, ``title``, ``role``, ``options`` ({"advanced": bool}), ``round``, ``phase``
-  ("special" = advanced-variant discard, "initiative", "action", "maintenance", "over"),
-  ``active`` (roles that must decide now).
+- ``game``, ``title``, ``role``, ``options`` ({"advanced": bool}), ``round``, ``stage``
+  (the rulebook phase: "special" = advanced-variant discard, "initiative", "action",
+  "maintenance", "over"), ``active`` (roles that must decide now).
+- ``phase`` (DESIGN.md): a short public string, the same in every view, that changes exactly
+  when a new spectator picture is worth posting: a new round, phase or turn, or a combat
+  action fully resolved ("Round 2 · action · turn 3 (Christian) · combat 1"); never on a
+  move, an opened menu or a decision inside a battle under way. ``focus``: the zone of the
+  battle under way or of the last one fought this turn, else None. ``reaction``: true only
+  for the role asked whether to play a special card in a reaction window (advanced variant);
+  its plain pass carries ``"pass": true`` so that an auto-pass preference can answer it.
 - ``board``: ``columns`` ["A","B","C"], ``rows`` [1..6], ``muslim_rows`` [1,2,3] (row 1 is
   the back of the Muslim area), ``christian_rows``, ``camp`` ("B1", al-Nasir's camp),
   ``column_kingdoms`` {"A": "aragon", ...}, ``kingdoms`` {id: {name, king, position}},

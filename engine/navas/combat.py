@@ -18,6 +18,7 @@ from engine.navas.core import (
     OTHER,
     S_ARCHERS,
     S_CHRISTIAN_CHARGE,
+    S_COMBAT,
     S_KARR,
     S_LIMITS,
     S_MELEE,
@@ -49,6 +50,9 @@ STAGES = {
 }
 KIND_NAME = {"archers": "archer attack", "standard": "standard attack", "charge": "cavalry charge"}
 ORDER_KIND = {"archers": "archers", "attack": "standard", "charge": "charge"}
+_ORDER_KEYS = {"type", "target", "card", "label"}
+_REACH = {z: NEIGHBOURS[z] + RING2[z] for z in CATALOG.zones}
+"""Zones any combat action could reach from a zone: where :func:`orders` looks for targets."""
 
 
 def section(kind: str, role: str) -> str:
@@ -67,57 +71,27 @@ def _fresh(state: State, uids: list[str]) -> list[str]:
     return [u for u in uids if not units[u]["exhausted"]]
 
 
-def targets(role: str, kind: str, zone: str, occ: dict[str, list[str]]) -> list[str]:
-    """Zones held by the opponent that this kind of combat action can reach from ``zone``."""
+def targets(role: str, kind: str, zone: str) -> tuple[str, ...]:
+    """The zones this kind of combat action can reach from ``zone``, whoever holds them."""
     if kind == "archers":
-        candidates: tuple[str, ...] = RING2[zone]
-    elif kind == "charge" and role == "christian":
+        return RING2[zone]
+    if kind == "charge" and role == "christian":
         front = ahead(zone)
-        candidates = (front,) if front is not None else ()
-    else:
-        candidates = NEIGHBOURS[zone]
-    enemy = OTHER[role]
-    return [z for z in candidates if occ.get(z) and unit(occ[z][0]).side == enemy]
+        return (front,) if front is not None else ()
+    return NEIGHBOURS[zone]
 
 
-def orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[dict[str, Any]]:
-    """The combat orders from ``zone`` that the attack limits and the action points allow."""
-    turn = state["turn"]
-    if turn["combats"] >= MAX_COMBATS:
-        return []
-    ap = turn["ap"]
-    fresh = _fresh(state, occ.get(zone, []))
-    if not fresh:
-        return []
-    found: list[dict[str, Any]] = []
-    if turn["archers"] < MAX_ARCHERS and ap >= cost(role, "archers") and any("archer" in unit(u).icons for u in fresh):
-        for target in targets(role, "archers", zone, occ):
-            found.append({"type": "archers", "target": target,
-                          "label": (f"Archers {zone}→{target} ({cost(role, 'archers')} AP, "
-                                    f"{cost(role, 'archers', 'damage')} damage)")})
-    if ap >= cost(role, "standard"):
-        for target in targets(role, "standard", zone, occ):
-            found.append({"type": "attack", "target": target,
-                          "label": f"Standard attack {zone}→{target} ({cost(role, 'standard')} AP)"})
-            for card_id in special.attack_cards(state, role, zone, target, "standard", fresh):
-                found.append({"type": "attack", "target": target, "card": card_id,
-                              "label": (f"Standard attack {zone}→{target} with the "
-                                        f"{CATALOG.specials[card_id].name} card (+2)")})
-    if ap >= cost(role, "charge") and any("cavalry" in unit(u).icons for u in fresh):
-        for target in targets(role, "charge", zone, occ):
-            found.append({"type": "charge", "target": target,
-                          "label": f"Cavalry charge {zone}→{target} ({cost(role, 'charge')} AP)"})
-            for card_id in special.attack_cards(state, role, zone, target, "charge", fresh):
-                found.append({"type": "charge", "target": target, "card": card_id,
-                              "label": (f"Cavalry charge {zone}→{target} with the "
-                                        f"{CATALOG.specials[card_id].name} card (+2)")})
-    return found
-
-
-def why_not(state: State, role: str, zone: str, order: dict[str, Any], occ: dict[str, list[str]]) -> tuple[str, str]:
-    """A teaching sentence for a refused combat order, and the rule behind it."""
-    kind = ORDER_KIND.get(str(order.get("type")), "standard")
+def refusal(state: State, role: str, zone: str, order: dict[str, Any],
+            occ: dict[str, list[str]]) -> tuple[str, str] | None:
+    """Why a combat order from ``zone`` is illegal now (a sentence and its rule), or None when
+    it is legal: the one place that decides, for the menu and for a refused order alike."""
+    kind = ORDER_KIND.get(str(order.get("type")))
+    if kind is None:
+        return f"{order.get('type')!r} is not a combat action (archers, attack, charge)", S_COMBAT
     rule = section(kind, role)
+    extra = set(order) - _ORDER_KEYS
+    if extra:
+        return f"a combat order has a target and optionally a card, not {', '.join(sorted(extra))}", rule
     turn = state["turn"]
     target = order.get("target")
     if turn["combats"] >= MAX_COMBATS:
@@ -128,22 +102,69 @@ def why_not(state: State, role: str, zone: str, order: dict[str, Any], occ: dict
         return f"a {KIND_NAME[kind]} costs {cost(role, kind)} action points and {turn['ap']} remain", rule
     if not isinstance(target, str) or target not in CATALOG.zones:
         return f"{target!r} is not a zone of the board (A1 to C6)", rule
-    if side_of(state, target) != OTHER[role]:
+    there = occ.get(target, [])
+    if not there or unit(there[0]).side != OTHER[role]:
         return f"{target} is not occupied by the opponent", rule
     fresh = _fresh(state, occ.get(zone, []))
     if not fresh:
         return f"every unit in {zone} is exhausted (exhausted units cannot attack until the turn ends)", rule
-    if kind == "archers":
-        if not any("archer" in unit(u).icons for u in fresh):
-            return f"no unexhausted unit with the archer icon in {zone}", rule
-        return f"archers shoot exactly 2 zones away, and {target} is {distance(zone, target)} from {zone}", rule
+    if kind == "archers" and not any("archer" in unit(u).icons for u in fresh):
+        return f"no unexhausted unit with the archer icon in {zone}", rule
     if kind == "charge" and not any("cavalry" in unit(u).icons for u in fresh):
         return f"a cavalry charge needs an unexhausted unit with the cavalry icon in {zone}", S_MELEE
-    if kind == "charge" and role == "christian":
-        return "a Christian cavalry charge only goes forward, at the zone straight ahead in the column", rule
+    if target not in targets(role, kind, zone):
+        if kind == "archers":
+            return f"archers shoot exactly 2 zones away, and {target} is {distance(zone, target)} from {zone}", rule
+        if kind == "charge" and role == "christian":
+            return "a Christian cavalry charge only goes forward, at the zone straight ahead in the column", rule
+        return f"{target} is not adjacent to {zone}", rule
+    card_id = order.get("card")
+    if card_id is not None:
+        return special.attack_card_refusal(state, role, zone, target, kind, card_id, fresh)
+    return None
+
+
+def _label(role: str, zone: str, order: dict[str, Any]) -> str:
+    kind, target = order["type"], order["target"]
+    if kind == "archers":
+        return (f"Archers {zone}→{target} ({cost(role, 'archers')} AP, "
+                f"{cost(role, 'archers', 'damage')} damage)")
+    name = "Standard attack" if kind == "attack" else "Cavalry charge"
     if order.get("card"):
-        return f"the {order['card']} special card cannot be used with this attack", rule
-    return f"{target} is not adjacent to {zone}", rule
+        return f"{name} {zone}→{target} with the {CATALOG.specials[order['card']].name} card (+2)"
+    return f"{name} {zone}→{target} ({cost(role, ORDER_KIND[kind])} AP)"
+
+
+def orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """The combat orders from ``zone`` that :func:`refusal` lets through, labelled.
+
+    Asked about: each kind at each zone the opponent holds within reach (2 zones), plain, and
+    with each attack card the role holds when the plain order passes (:func:`refusal` looks at
+    the card last, so a card cannot make a refused order legal)."""
+    enemy = OTHER[role]
+    held = [z for z in _REACH[zone] if occ.get(z) and unit(occ[z][0]).side == enemy]
+    if not held:
+        return []
+    hand = state["specials"][role]["hand"]
+    cards = [c for c in special.attack_card_ids(role) if c in hand]
+    found: list[dict[str, Any]] = []
+    for kind in ("archers", "attack", "charge"):
+        for target in held:
+            order: dict[str, Any] = {"type": kind, "target": target}
+            if refusal(state, role, zone, order, occ) is not None:
+                continue
+            found.append(order | {"label": _label(role, zone, order)})
+            for card_id in cards if kind != "archers" else []:
+                with_card = order | {"card": card_id}
+                if refusal(state, role, zone, with_card, occ) is None:
+                    found.append(with_card | {"label": _label(role, zone, with_card)})
+    return found
+
+
+def why_not(state: State, role: str, zone: str, order: dict[str, Any],
+            occ: dict[str, list[str]]) -> tuple[str, str] | None:
+    """A teaching sentence for a refused combat order and the rule behind it (None if legal)."""
+    return refusal(state, role, zone, order, occ)
 
 
 def unit_options(state: State, role: str, zone: str, order: dict[str, Any]) -> list[list[str]]:
@@ -162,7 +183,7 @@ def unit_options(state: State, role: str, zone: str, order: dict[str, Any]) -> l
 
 
 def units_label(kind: str, group: list[str]) -> str:
-    verb = "Shoot with" if kind == "archers" else "Join with"
+    verb = {"archers": "Shoot with", "standard": "Attack with", "charge": "Charge with"}[kind]
     return f"{verb} {describe_units(group)}"
 
 
@@ -175,6 +196,7 @@ def declare(state: State, role: str, zone: str, order: dict[str, Any], group: li
     turn["ap"] -= points
     turn["combats"] += 1
     turn["acted"] = True
+    turn["target"] = target  # the zone a front end shows close up once the battle is fought
     if kind == "archers":
         turn["archers"] += 1
     for uid in group:
@@ -350,7 +372,7 @@ def _advance(state: State, c: dict[str, Any]) -> None:
         if any(unit(u).kind == "jihad" for u in c["units"]):
             moved = movement.move_all(state, c["from"], c["to"])
             log(state, (f"The Jihad Volunteers joined the attack and the zone is empty: "
-                        f"{describe_units(moved)} must advance {c['from']}→{c['to']}."))
+                        f"{describe_units(moved)} advance {c['from']}→{c['to']}, as they must."))
             c["settle"] = True
         elif c["kind"] == "charge":
             state["pending"] = {"kind": "advance", "role": "muslim", "from": c["from"], "to": c["to"]}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from engine.navas.core import State, log, unit_text, units_in
+from engine.navas.core import State, log, unit, unit_text, units_in
 
 
 def distributions(state: State, zone: str, amount: int) -> list[dict[str, Any]]:
@@ -30,16 +30,42 @@ def distributions(state: State, zone: str, amount: int) -> list[dict[str, Any]]:
         found.append({"flip": flip, "eliminate": gone})
     # Least destructive first: a player usually prefers flipping to losing units.
     found.sort(key=lambda d: (len(d["eliminate"]), d["eliminate"], d["flip"]))
-    return found
+    return _distinct(state, found)
 
 
-def label(choice: dict[str, Any]) -> str:
+def _alike(state: State, uid: str) -> tuple[Any, ...]:
+    """What tells a unit's fate apart from another's: which unit it is (name, kind, icons), its
+    face, whether it is exhausted, and whether it joined the combat being resolved (a special
+    card's damage before the battle decides whether the attack still goes ahead)."""
+    u, rec = unit(uid), state["units"][uid]
+    combat = state.get("combat")
+    joined = combat is not None and uid in combat["units"]
+    return (u.name, u.kind, u.icons, u.star, u.immobile, rec["power"], rec["exhausted"], joined)
+
+
+def _distinct(state: State, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One distribution per outcome: choices that differ only in which of two alike units is hit
+    are the same choice, listed once (with the first units in the catalog's order)."""
+    seen: set[tuple[Any, ...]] = set()
+    kept = []
+    for choice in found:
+        key = (tuple(sorted(_alike(state, u) for u in choice["flip"])),
+               tuple(sorted(_alike(state, u) for u in choice["eliminate"])))
+        if key not in seen:
+            seen.add(key)
+            kept.append(choice)
+    return kept
+
+
+def label(choice: dict[str, Any], menu: bool = False) -> str:
+    """The choice in words: a menu entry (capitalised) or the end of a log sentence."""
     parts = []
     if choice["flip"]:
         parts.append("flip " + ", ".join(unit_text(u) for u in choice["flip"]))
     if choice["eliminate"]:
         parts.append("eliminate " + ", ".join(unit_text(u) for u in choice["eliminate"]))
-    return "; ".join(parts) if parts else "no effect"
+    text = "; ".join(parts) if parts else "no effect"
+    return text[0].upper() + text[1:] if menu else text
 
 
 def apply(state: State, zone: str, choice: dict[str, Any]) -> None:

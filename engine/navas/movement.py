@@ -49,36 +49,15 @@ def unit_choices(movers: list[str], room: int) -> list[list[str]]:
     return groups
 
 
-def orders(state: State, role: str, zone: str, occ: dict[str, list[str]], ap: int) -> list[dict[str, Any]]:
-    """The Movement orders from ``zone`` that ``role`` can pay for now."""
-    movers = mobile(occ.get(zone, []))
-    if not movers:
-        return []
-    found = []
-    for dest in reachable(role, zone):
-        there = occ.get(dest, [])
-        if there and unit(there[0]).side != role:
-            continue
-        if len(there) >= ZONE_CAPACITY:
-            continue
-        points = move_cost(role, dest, not there)
-        if points > ap:
-            continue
-        if not there:
-            text = f"Move {describe_count(movers)} {zone}→{dest} ({points} AP)"
-        else:
-            text = f"Move units {zone}→{dest} ({points} AP, up to {min(len(movers), ZONE_CAPACITY - len(there))})"
-        found.append({"type": "move", "to": dest, "label": text})
-    return found
-
-
-def describe_count(uids: list[str]) -> str:
-    return "1 unit" if len(uids) == 1 else f"{len(uids)} units"
-
-
-def why_not(state: State, role: str, zone: str, dest: Any, occ: dict[str, list[str]], ap: int) -> tuple[str, str]:
-    """A teaching sentence for a refused Movement order, and the rule behind it."""
+def refusal(state: State, role: str, zone: str, order: dict[str, Any], occ: dict[str, list[str]],
+            ap: int) -> tuple[str, str] | None:
+    """Why a Movement order from ``zone`` is illegal now (a sentence and its rule), or None when
+    it is legal: the one place that decides, for the menu and for a refused order alike."""
     section = S_MUSLIM_MOVE if role == "muslim" else S_CHRISTIAN_MOVE
+    extra = set(order) - {"type", "to", "label"}
+    if extra:
+        return f"a Movement order names only the zone to move to, not {', '.join(sorted(extra))}", S_MOVEMENT
+    dest = order.get("to")
     if not isinstance(dest, str) or dest not in CATALOG.zones:
         return f"{dest!r} is not a zone of the board (A1 to C6)", S_MOVEMENT
     if not mobile(occ.get(zone, [])):
@@ -96,7 +75,37 @@ def why_not(state: State, role: str, zone: str, dest: Any, occ: dict[str, list[s
     points = move_cost(role, dest, not there)
     if points > ap:
         return f"moving {zone}→{dest} costs {points} action points and {ap} remain", section
-    return f"moving {zone}→{dest} is not possible now", section
+    return None
+
+
+def _label(role: str, zone: str, dest: str, occ: dict[str, list[str]]) -> str:
+    movers = mobile(occ.get(zone, []))
+    there = occ.get(dest, [])
+    points = move_cost(role, dest, not there)
+    if not there:
+        return f"Move {describe_count(movers)} {zone}→{dest} ({points} AP)"
+    return f"Move units {zone}→{dest} ({points} AP, up to {min(len(movers), ZONE_CAPACITY - len(there))})"
+
+
+def orders(state: State, role: str, zone: str, occ: dict[str, list[str]], ap: int) -> list[dict[str, Any]]:
+    """The Movement orders from ``zone`` that :func:`refusal` lets through, labelled (asked
+    about every zone next to ``zone``: no move goes farther)."""
+    found = []
+    for dest in NEIGHBOURS[zone]:
+        order = {"type": "move", "to": dest}
+        if refusal(state, role, zone, order, occ, ap) is None:
+            found.append(order | {"label": _label(role, zone, dest, occ)})
+    return found
+
+
+def describe_count(uids: list[str]) -> str:
+    return "1 unit" if len(uids) == 1 else f"{len(uids)} units"
+
+
+def why_not(state: State, role: str, zone: str, order: dict[str, Any], occ: dict[str, list[str]],
+            ap: int) -> tuple[str, str] | None:
+    """A teaching sentence for a refused Movement order and the rule behind it (None if legal)."""
+    return refusal(state, role, zone, order, occ, ap)
 
 
 def execute(state: State, role: str, origin: str, dest: str, uids: list[str], points: int, why: str = "") -> None:

@@ -54,7 +54,7 @@ def actions(state: State, role: str) -> list[Action]:
         if kind == "units":
             return turn.units_actions(state, role, pending)
         if kind == "damage":
-            return [{"type": "damage", "flip": d["flip"], "eliminate": d["eliminate"], "label": damage.label(d)}
+            return [{"type": "damage", "flip": d["flip"], "eliminate": d["eliminate"], "label": damage.label(d, menu=True)}
                     for d in damage.distributions(state, pending["zone"], pending["amount"])]
         if kind == "karr":
             return [{"type": "karr", "declare": True, "label": "Declare karr wa-l-farr (counter-attack after the charge)"},
@@ -101,13 +101,21 @@ def _refuse(state: State, role: str, action: Action, legal: list[Action]) -> Rul
     pending = state["pending"]
     if pending is not None and pending["kind"] == "zone" and isinstance(action, dict):
         occ = occupancy(state)
+        zone = pending["zone"]
         kind = action.get("type")
+        reason: tuple[str, str] | None = None
         if kind == "move":
-            text, rule = movement.why_not(state, role, pending["zone"], action.get("to"), occ, state["turn"]["ap"])
-            return RuleError(f"Cannot move: {text}", rule, allowed)
-        if kind in combat.ORDER_KIND:
-            text, rule = combat.why_not(state, role, pending["zone"], action, occ)
-            return RuleError(f"Cannot attack: {text}", rule, allowed)
+            reason = movement.why_not(state, role, zone, action, occ, state["turn"]["ap"])
+            verb = "move"
+        elif kind in combat.ORDER_KIND:
+            reason = combat.why_not(state, role, zone, action, occ)
+            verb = "attack"
+        elif kind == "rally":
+            reason = turn.rally_refusal(state, role, zone, action, occ)
+            verb = "rally"
+        if reason is not None:
+            text, rule = reason
+            return RuleError(f"Cannot {verb}: {text}", rule, allowed)
     what = describe(action) if isinstance(action, dict) else repr(action)
     return RuleError(f"{what} is not a legal order now", section_now(state), allowed)
 

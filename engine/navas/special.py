@@ -105,18 +105,47 @@ def discard(state: State, role: str, card_id: str) -> None:
 # ---------------------------------------------------------------- own-turn cards
 
 
-def attack_cards(state: State, role: str, zone: str, target: str, kind: str, fresh: list[str]) -> list[str]:
-    """Sancho VII (+2 to a Navarrese standard attack on the central column) and Lopez de Haro
-    (+2 to an attack or charge he joins), announced with the attack, before it is resolved."""
-    if role != "christian" or not advanced(state):
-        return []
-    found = []
-    if (kind == "standard" and usable(state, role, "sancho")
-            and CATALOG.column_kingdoms[zone[0]] == "navarre" and CATALOG.column_kingdoms[target[0]] == "castile"):
-        found.append("sancho")
-    if usable(state, role, "lopez") and any(unit(u).kind == "lopez" for u in fresh):
-        found.append("lopez")
-    return found
+ATTACK_CARDS = ("sancho", "lopez")
+
+
+def attack_card_ids(role: str) -> list[str]:
+    """The special cards announced with an attack: Sancho VII and Lopez de Haro (Christian)."""
+    return [c for c in ATTACK_CARDS if CATALOG.specials[c].side == role]
+
+
+def attack_card_refusal(state: State, role: str, zone: str, target: str, kind: str, card_id: Any,
+                        fresh: list[str]) -> tuple[str, str] | None:
+    """Why ``card_id`` cannot be announced with this standard attack or charge (None if it can):
+    Sancho VII gives +2 to a Navarrese standard attack on the central column, Lopez de Haro +2
+    to an attack or charge he joins."""
+    if not isinstance(card_id, str) or card_id not in CATALOG.specials:
+        return f"{card_id!r} is not a special card", S_ADVANCED
+    rule = special_section(card_id)
+    if not advanced(state):
+        return "special cards are played only in the advanced variant", S_ADVANCED
+    if card_id not in ATTACK_CARDS or CATALOG.specials[card_id].side != role:
+        return f"the {name(card_id)} card is not announced with an attack", rule
+    if kind == "archers":
+        return f"the {name(card_id)} card adds to a standard attack or a charge, not to archers", rule
+    mine = state["specials"][role]
+    if card_id in mine["used"]:
+        return f"the {name(card_id)} card has already been played", rule
+    if card_id not in mine["hand"]:
+        return f"you do not hold the {name(card_id)} card", rule
+    if not related_alive(state, card_id):
+        return f"the {name(card_id)} card needs its unit on the board, and none is left", rule
+    if card_id == "sancho":
+        navarre = next(c for c, k in CATALOG.column_kingdoms.items() if k == "navarre")
+        castile = next(c for c, k in CATALOG.column_kingdoms.items() if k == "castile")
+        if kind != "standard":
+            return "the Sancho VII card adds to a standard attack, not to a cavalry charge", rule
+        if zone[0] != navarre or target[0] != castile:
+            return (f"the Sancho VII card needs a standard attack from the Navarrese column ({navarre}) "
+                    f"into the central column ({castile})"), rule
+    if card_id == "lopez" and not any(unit(u).kind == "lopez" for u in fresh):
+        return (f"the Lopez de Haro card needs the Lopez de Haro unit to join, and there is no "
+                f"unexhausted Lopez de Haro in {zone}"), rule
+    return None
 
 
 def peter_moves(state: State, occ: dict[str, list[str]]) -> list[tuple[str, str]]:
@@ -201,7 +230,7 @@ def window_actions(state: State, role: str, card_id: str) -> list[dict[str, Any]
     found: list[dict[str, Any]] = []
     if holds(state, role, card_id):
         found.append({"type": "special", "card": card_id, "label": f"Play {name(card_id)}"})
-    found.append({"type": "pass", "label": "Pass"})
+    found.append({"type": "pass", "pass": True, "label": "Pass"})
     found.append({"type": "pass", "auto": True, "label": "Pass, and skip every later special-card window"})
     return found
 

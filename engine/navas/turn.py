@@ -15,6 +15,7 @@ from engine.navas.core import (
     CATALOG,
     OTHER,
     S_ACTION,
+    S_EXHAUSTION,
     S_RALLY,
     S_SWITCH,
     State,
@@ -71,12 +72,35 @@ def end(state: State) -> None:
 # ---------------------------------------------------------------- the turn menu
 
 
-def rally_orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[Action]:
+def rally_refusal(state: State, role: str, zone: str, order: Action, occ: dict[str, list[str]]) -> tuple[str, str] | None:
+    """Why a Rally order in ``zone`` is illegal now (a sentence and its rule), or None when it is
+    legal: the one place that decides, for the menu and for a refused order alike."""
+    extra = set(order) - {"type", "unit", "label"}
+    if extra:
+        return f"a Rally order names only the unit to rally, not {', '.join(sorted(extra))}", S_RALLY
+    uid = order.get("unit")
+    if not isinstance(uid, str) or uid not in CATALOG.units:
+        return f"{uid!r} is not a unit (m01 to m27, c01 to c27)", S_RALLY
+    if uid not in occ.get(zone, []):
+        return f"{unit_text(uid)} is not in {zone}", S_RALLY
     if state["turn"]["ap"] < cost(role, "rally"):
-        return []
-    units = state["units"]
-    return [{"type": "rally", "unit": u, "label": f"Rally {unit_text(u)} to its 2-Power face ({cost(role, 'rally')} AP)"}
-            for u in occ.get(zone, []) if units[u]["power"] == 1 and not units[u]["exhausted"]]
+        return f"a rally costs {cost(role, 'rally')} action point(s) and {state['turn']['ap']} remain", S_RALLY
+    record = state["units"][uid]
+    if record["exhausted"]:
+        return f"{unit_text(uid)} is exhausted: exhausted units can neither attack nor rally this turn", S_EXHAUSTION
+    if record["power"] != 1:
+        return f"{unit_text(uid)} is already on its 2-Power face", S_RALLY
+    return None
+
+
+def rally_orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[Action]:
+    """The Rally orders in ``zone`` that :func:`rally_refusal` lets through, labelled."""
+    found = []
+    for uid in occ.get(zone, []):
+        order = {"type": "rally", "unit": uid}
+        if rally_refusal(state, role, zone, order, occ) is None:
+            found.append(order | {"label": f"Rally {unit_text(uid)} to its 2-Power face ({cost(role, 'rally')} AP)"})
+    return found
 
 
 def zone_orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[Action]:

@@ -15,6 +15,7 @@ from engine.navas.core import CATALOG, OTHER, ROLES, State, occupancy, occupied_
 from engine.navas.data import in_muslim_area
 
 TITLE = "1212 Las Navas de Tolosa"
+PHASE_NAMES = {"initiative": "initiative", "action": "action", "maintenance": "maintenance"}
 
 _STATIC: dict[str, Any] = {
     "board": {
@@ -63,6 +64,47 @@ def _combat(state: State) -> dict[str, Any] | None:
             "units": list(c["units"]), "cards": list(c["cards"]), "karr": c["karr"]}
 
 
+def public_phase(state: State) -> str:
+    """A short public name of the picture the board shows: the round and phase, in the action
+    phase the turn and how many of its combat actions have been fought. It changes exactly when
+    a new spectator picture is worth posting (a new round, phase, turn, or a battle fought), not
+    on a move, an opened menu, or a decision inside a battle still under way."""
+    phase = state["phase"]
+    if phase == "over":
+        return "Game over"
+    if phase == "special":
+        return "Before round 1 · special cards"
+    text = f"Round {state['round']} · {PHASE_NAMES.get(phase, phase)}"
+    t = state["turn"]
+    if phase == "action" and t is not None:
+        text += f" · turn {t['number']} ({t['role'].capitalize()})"
+        fought = t["combats"] - (1 if state["combat"] is not None else 0)
+        if fought:
+            text += f" · combat {fought}"
+    return text
+
+
+def focus(state: State) -> str | None:
+    """The zone of the battle under way, or of the last one fought this turn."""
+    c = state["combat"]
+    if c is not None:
+        return str(c["to"])
+    t = state["turn"]
+    if t is not None and t["combats"]:
+        return t.get("target")
+    return None
+
+
+def reaction(state: State, role: str | None) -> bool:
+    """Whether ``role`` is asked only whether to play a reaction card (a special-card window,
+    which opens on public facts whether or not the card is held): an auto-pass preference may
+    answer it with the action marked ``"pass": true``. Karr wa-l-farr, the Muslim's advance and
+    damage are real decisions, never answered for a player."""
+    pending = state["pending"]
+    return (role is not None and pending is not None and pending["kind"] == "window"
+            and pending["role"] == role)
+
+
 def prompt(state: State, role: str | None, legal: list[dict[str, Any]]) -> str:
     if state["phase"] == "over":
         res = state["result"]
@@ -103,7 +145,7 @@ def prompt(state: State, role: str | None, legal: list[dict[str, Any]]) -> str:
     if state["phase"] == "special":
         return "Discard one of your three special cards face down; you keep the other two."
     if state["phase"] == "initiative":
-        return "Place one of your cards face down as initiative card (higher value in your colour plays first)."
+        return "Place one of your cards face down as your initiative card (higher value in your colour plays first)."
     t = state["turn"]
     if t["card"] is None:
         return f"Turn {t['number']}: choose the card whose action points you will spend."
@@ -134,7 +176,10 @@ def view(state: State, role: str | None) -> dict[str, Any]:
         "role": role,
         "options": dict(state["options"]),
         "round": state["round"],
-        "phase": state["phase"],
+        "phase": public_phase(state),
+        "stage": state["phase"],
+        "reaction": reaction(state, role),
+        "focus": focus(state),
         "active": rules.active(state),
         "board": _STATIC["board"],
         "zones": zones,

@@ -25,7 +25,7 @@ def _first_view(stop: Any, role: str | None = "christian", steps: int = 5000) ->
 
 
 def test_no_action_points_while_the_turns_card_is_chosen() -> None:
-    view = _first_view(lambda v: bool(v.get("turn")) and v["turn"].get("card") is None and v["phase"] == "action")
+    view = _first_view(lambda v: bool(v.get("turn")) and v["turn"].get("card") is None and v["stage"] == "action")
     assert view["turn"]["card"] is None and view["turn"]["ap"] == 0, "the moment this test needs"
     lines = navas.status_lines(view)
     assert not any("action point" in line and "left" in line for line in lines), lines
@@ -33,14 +33,14 @@ def test_no_action_points_while_the_turns_card_is_chosen() -> None:
 
 
 def test_action_points_once_the_card_is_played() -> None:
-    view = _first_view(lambda v: bool(v.get("turn")) and v["turn"].get("card") is not None and v["phase"] == "action")
+    view = _first_view(lambda v: bool(v.get("turn")) and v["turn"].get("card") is not None and v["stage"] == "action")
     lines = navas.status_lines(view)
     assert f"{view['turn']['ap']} action points left" in " ".join(lines), lines
 
 
 def test_the_end_says_game_over() -> None:
     view = _first_view(lambda v: v.get("result") is not None, role=None, steps=20000)
-    assert view["phase"] == "over" and view["result"]
+    assert view["stage"] == "over" and view["result"]
     lines = navas.status_lines(view)
     assert lines[0] == "Game over", lines
     assert not any("Over phase" in line or "Round" in line for line in lines), lines

@@ -166,7 +166,9 @@ def test_kurdish_card_strikes_the_charging_zone_after_karr_is_declared() -> None
     s = do(s, "muslim", type="special", card="kurdish")
     # 2 damage on A4's 4 Power: the Christian distributes it before the charge
     s = do(s, "christian", type="damage", flip=["c01", "c02"], eliminate=[])
-    assert power(s, "c01") == 1 and s["last_battle"]["attacker_total"] == 3 + 2 + 5 + 1
+    assert "Damage in A4: flip Aragonese Knights (c01), Aragonese Knights (c02)." in logs(s)
+    battle = next(e["text"] for e in s["log"] if e["text"].startswith("Battle A4→A3"))
+    assert f"Christian {3 + 2 + 5 + 1} = " in battle
 
 
 @pytest.mark.rule(sec("Kurdish cavalry"))
@@ -256,3 +258,20 @@ def test_council_militia_rallies_their_zones_at_the_start_of_the_turn_only() -> 
     give_specials(s, "christian", ["alfonso"])
     s4 = do(s, "christian", type="special", card="alfonso")  # extra points are not an order
     assert has(s4, "christian", type="special", card="militia")
+
+
+@pytest.mark.rule(sec("Lopez de Haro"), "Christian cavalry charge")
+def test_a_lopez_de_haro_charge_without_lopez_is_refused_for_the_card_not_the_direction() -> None:
+    # Lopez de Haro stands in B5, so B4's forward charge at B3 is legal without the card; with
+    # the card it is refused because Lopez would not join, not because of the direction.
+    layout = deployed_except({"B4": ["c11", "c12"], "B5": ["c10", "c13", "c14"]})
+    s = turn_state("christian", "g3r4", layout, deck=["g1r6"], advanced=True)
+    give_specials(s, "christian", ["lopez"])
+    s = do(s, "christian", type="zone", zone="B4")
+    assert has(s, "christian", type="charge", target="B3")
+    assert not has(s, "christian", type="charge", target="B3", card="lopez")
+    with pytest.raises(RuleError) as err:
+        apply(s, "christian", {"type": "charge", "target": "B3", "card": "lopez"})
+    assert "only goes forward" not in str(err.value)
+    assert "Lopez de Haro" in str(err.value) and "B4" in str(err.value)
+    assert err.value.rule == sec("Lopez de Haro")

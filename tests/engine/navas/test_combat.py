@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import RuleError
-from engine.navas import actions, active, apply, view
+from engine.navas import actions, active, apply, damage, view
 
 from .helpers import deployed_except, do, find, has, logs, power, turn_state, zone_units
 
@@ -37,9 +37,9 @@ def test_book_example_standard_attack_10_to_7() -> None:
     # The Muslim side suffers 3 damage points and chooses how.
     assert active(s) == ["muslim"] and s["pending"] == {"kind": "damage", "role": "muslim", "zone": "B3", "amount": 3}
     options = [(sorted(a["flip"]), sorted(a["eliminate"])) for a in actions(s, "muslim")]
-    assert (JIHAD, []) in options  # flip her three units
-    assert (["m23"], ["m22"]) in options  # or lose one unit and flip another
-    assert len(options) == 7
+    # Flip her three units, or lose one unit and flip another: her three Volunteers are alike
+    # (same unit, same face, all joined), so which one falls is no choice.
+    assert options == [(JIHAD, []), (["m23"], ["m22"])]
     assert actions(s, "christian") == []
     s = do(s, "muslim", type="damage", flip=JIHAD, eliminate=[])
     assert [power(s, u) for u in JIHAD] == [1, 1, 1]
@@ -54,11 +54,11 @@ def test_a_tie_deals_1_damage_to_each_side() -> None:
     s = do(s, "muslim", type="zone", zone="B3")
     s = do(s, "muslim", type="attack", target="C4")
     s = do(s, "muslim", type="units", units=JIHAD)
-    assert s["pending"] == {"kind": "damage", "role": "christian", "zone": "C4", "amount": 1}
-    s = do(s, "christian", type="damage", flip=["c20"], eliminate=[])
-    assert s["pending"] == {"kind": "damage", "role": "muslim", "zone": "B3", "amount": 1}
-    s = do(s, "muslim", type="damage", flip=["m24"], eliminate=[])
-    assert power(s, "c20") == 1 and power(s, "m24") == 1
+    # C4's three Navarrese Knights are alike, and so are the three Volunteers who all joined:
+    # each side's 1 damage has a single outcome and falls without a question.
+    assert "the defenders" not in logs(s) and "a tie: both sides take 1 damage" in logs(s)
+    assert [power(s, u) for u in ("c19", "c20", "c21")] == [1, 2, 2]
+    assert [power(s, u) for u in JIHAD] == [1, 2, 2]
     assert s["pending"] is None and s["combat"] is None
 
 
@@ -87,8 +87,9 @@ def test_damaged_side_distributes_among_all_its_units_in_the_zone() -> None:
     s = do(s, "muslim", type="attack", target="C4")
     s = do(s, "muslim", type="units", units=["m22"])
     # 5 + 2 - 1 + 1 = 7 against 2 + 6 = 8: 1 damage, on any unit of B3
+    # (m23 and m24 did not join: hitting one or the other is the same choice)
     choices = [(a["flip"], a["eliminate"]) for a in actions(s, "muslim")]
-    assert choices == [(["m22"], []), (["m23"], []), (["m24"], [])]
+    assert choices == [(["m22"], []), (["m23"], [])]
     s = do(s, "muslim", type="damage", flip=["m23"], eliminate=[])
     assert (power(s, "m22"), power(s, "m23"), power(s, "m24")) == (2, 1, 2)
 
@@ -276,7 +277,7 @@ def test_at_most_two_combat_actions_and_one_archer_attack_per_turn() -> None:
     s = do(s, "christian", type="zone", zone="A5")
     s = do(s, "christian", type="archers", target="A3")
     s = do(s, "christian", type="units", units=["c04"])
-    s = do(s, "muslim", type="damage", flip=["m19"], eliminate=[])
+    assert power(s, "m19") == 1  # three alike Kurdish Cavalry: no choice to ask about
     assert not has(s, "christian", type="zone", zone="C5")  # its archers were its only order
     s["pending"] = {"kind": "zone", "role": "christian", "zone": "C5"}
     assert not has(s, "christian", type="archers")
@@ -306,7 +307,8 @@ def test_christian_archers_shoot_2_zones_away_for_1_point_and_1_damage() -> None
     groups = [a["units"] for a in actions(s, "christian") if a["type"] == "units"]
     assert groups == [["c22"], ["c23"]]  # one archer shoots
     s = do(s, "christian", type="units", units=["c23"])
-    assert s["pending"] == {"kind": "damage", "role": "muslim", "zone": "A3", "amount": 1}
+    # 1 damage on three alike Kurdish Cavalry: one outcome, applied without a question
+    assert s["pending"] is None and [power(s, u) for u in ("m19", "m20", "m21")] == [1, 2, 2]
     assert s["turn"]["ap"] == 4 and s["units"]["c23"]["exhausted"] and not s["units"]["c22"]["exhausted"]
 
 
@@ -421,3 +423,20 @@ def test_combat_orders_name_one_zone_and_one_target_and_refuse_friendly_targets(
         apply(s, "christian", {"type": "attack", "target": "B5"})
     order = find(s, "christian", type="attack", target="B3")
     assert order["label"] == "Standard attack B4→B3 (2 AP)"
+
+
+@pytest.mark.rule("Damage")
+def test_the_damage_menu_offers_distinct_outcomes_only() -> None:
+    # B1 holds two Jund Infantry without icons (alike) and one with the archer icon; B2 takes
+    # 1 damage from a tie: flipping one plain Jund or the other is the same outcome.
+    layout = deployed_except({"A1": ["m01", "m02", "m03"]})
+    s = turn_state("christian", "g3r4", layout, deck=["g6r1"])
+    choices = damage.distributions(s, "A1", 1)
+    assert [(c["flip"], c["eliminate"]) for c in choices] == [(["m01"], []), (["m03"], [])]
+    # units on different faces or in different states are not alike
+    s["units"]["m02"]["power"] = 1
+    choices = damage.distributions(s, "A1", 1)
+    assert [(c["flip"], c["eliminate"]) for c in choices] == [(["m01"], []), (["m03"], []), ([], ["m02"])]
+    s["units"]["m02"].update({"power": 2, "exhausted": True})
+    choices = damage.distributions(s, "A1", 1)
+    assert [(c["flip"], c["eliminate"]) for c in choices] == [(["m01"], []), (["m02"], []), (["m03"], [])]

@@ -98,6 +98,7 @@ def test_every_menu_fits_a_discord_select_and_every_action_has_a_label() -> None
                     legal = actions(s, role)
                     assert 0 < len(legal) <= 25
                     assert all(isinstance(a.get("label"), str) and a["label"] for a in legal)
+                    assert all(a["label"][0].isupper() for a in legal), [a["label"] for a in legal]
                 json.dumps(s)
 
 

@@ -135,7 +135,6 @@ def test_movement_does_not_exhaust_and_exhausted_units_still_move() -> None:
     s = do(s, "christian", type="zone", zone="C5")
     s = do(s, "christian", type="archers", target="C3")
     s = do(s, "christian", type="units", units=["c22"])
-    s = do(s, "muslim", type="damage", flip=["m25"], eliminate=[])
     assert s["units"]["c22"]["exhausted"]
     s = do(s, "christian", type="zone", zone="C5")
     s = do(s, "christian", type="move", to="C4")

@@ -102,7 +102,6 @@ def test_action_points_example_archers_then_cavalry_charge_with_a_4() -> None:
     s = do(s, "christian", type="archers", target="C3")
     s = do(s, "christian", type="units", units=["c22"])
     assert s["turn"]["ap"] == 3
-    s = do(s, "muslim", type="damage", flip=["m25"], eliminate=[])
     s = do(s, "christian", type="zone", zone="B4")
     s = do(s, "christian", type="charge", target="B3")
     s = do(s, "christian", type="units", units=["c10", "c11", "c12"])
@@ -119,7 +118,6 @@ def test_ending_a_turn_loses_unspent_points_discards_the_card_and_straightens_un
     s = do(s, "christian", type="zone", zone="C5")
     s = do(s, "christian", type="archers", target="C3")
     s = do(s, "christian", type="units", units=["c22"])
-    s = do(s, "muslim", type="damage", flip=["m25"], eliminate=[])
     assert s["units"]["c22"]["exhausted"]
     assert s["turn"]["ap"] == 5
     s = do(s, "christian", type="end_turn")

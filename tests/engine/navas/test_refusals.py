@@ -1,0 +1,86 @@
+"""One source of legality: what a zone's menu lists is exactly what ``apply`` accepts, and a
+refused order is told the rule that refuses it, never a generic or a wrong reason."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from engine import RuleError
+from engine.api import find_action
+from engine.navas import actions, active, apply, result, setup
+from engine.navas.data import CATALOG
+
+from .helpers import deployed_except, do, turn_state
+
+pytestmark = pytest.mark.rule("Available actions")
+
+
+def zone_menus(seed: int, options: dict[str, Any], limit: int) -> list[dict[str, Any]]:
+    """States of a random legal game in which the player to act has a zone's menu open."""
+    rng = random.Random(seed)
+    s = setup(seed, options)
+    found = []
+    while result(s) is None and len(found) < limit:
+        role = rng.choice(active(s))
+        if s["pending"] is not None and s["pending"]["kind"] == "zone":
+            found.append(s)
+        legal = actions(s, role)
+        zones = [a for a in legal if a["type"] == "zone"]
+        pick = rng.choice(zones) if zones and rng.random() < 0.5 else rng.choice(legal)
+        s = apply(s, role, pick)
+    return found
+
+
+def every_order(zone: str) -> list[dict[str, Any]]:
+    """Any order one might type in a zone's menu, legal or not."""
+    orders: list[dict[str, Any]] = [{"type": "move", "to": z} for z in CATALOG.zones]
+    for kind in ("archers", "attack", "charge"):
+        for target in CATALOG.zones:
+            orders.append({"type": kind, "target": target})
+            orders += [{"type": kind, "target": target, "card": c} for c in ("sancho", "lopez", "black-guard")]
+    orders += [{"type": "rally", "unit": u} for u in CATALOG.unit_order]
+    return orders
+
+
+@pytest.mark.parametrize("options", [{}, {"advanced": True}])
+def test_the_menu_is_exactly_what_apply_accepts_and_refusals_name_their_rule(options: dict[str, Any]) -> None:
+    checked = 0
+    for seed in (21, 22):
+        for s in zone_menus(seed, options, 12):
+            role = s["pending"]["role"]
+            legal = actions(s, role)
+            for order in every_order(s["pending"]["zone"]):
+                listed = find_action(legal, order) is not None
+                try:
+                    apply(s, role, order)
+                except RuleError as error:
+                    assert not listed, (order, str(error))
+                    assert str(error).startswith("Cannot "), (order, str(error))  # a reason, not a shrug
+                    plain = {k: v for k, v in order.items() if k != "card"}
+                    if "card" in order and find_action(legal, plain) is not None:
+                        # the order is legal without the card: the card is the reason
+                        name = CATALOG.specials[order["card"]].name
+                        assert name in str(error) or "special card" in str(error), (order, str(error))
+                        assert error.rule.startswith("Advanced variant"), (order, error.rule)
+                    checked += 1
+                else:
+                    assert listed, order
+    assert checked > 1000
+
+
+@pytest.mark.rule("Rally", "Exhaustion")
+def test_a_refused_rally_says_why() -> None:
+    s = turn_state("muslim", "g4r2", deployed_except({}), powers={"m22": 1, "m23": 1})
+    s["units"]["m23"]["exhausted"] = True
+    s = do(s, "muslim", type="zone", zone="B3")
+    with pytest.raises(RuleError, match="exhausted") as err:
+        apply(s, "muslim", {"type": "rally", "unit": "m23"})
+    assert err.value.rule == "Exhaustion"
+    with pytest.raises(RuleError, match="already on its 2-Power face") as err:
+        apply(s, "muslim", {"type": "rally", "unit": "m24"})
+    assert err.value.rule == "Rally"
+    with pytest.raises(RuleError, match="is not in B3"):
+        apply(s, "muslim", {"type": "rally", "unit": "m01"})
