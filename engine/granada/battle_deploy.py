@@ -168,7 +168,7 @@ def pending_actions(state: State, frame: dict[str, Any], side: str) -> list[Acti
     if stage == "block":
         acts: list[Action] = [
             {"type": "deploy", "block": b,
-             "label": f"Deploy {st.block_name(b)}" + (f" with a {s} special attack" if s else "")}
+             "label": f"Deploy {st.block_name(b)}" + (f" with {st.article(s)} {s} special attack" if s else "")}
             for b, s in card_targets(state, frame, side, card_id)]
         acts.append({"type": "cancel", "label": f"Take back {st.card_name(card_id)}"})
         return acts
@@ -233,7 +233,7 @@ def _reveal_deployed(state: State, frame: dict[str, Any], side: str, block_id: s
     refresh(frame)
     dep = frame["deployed"][side][-1]
     value = dep["impacts"][dep["blocks"].index(block_id)]
-    how = f" with a {special} special attack" if special else ""
+    how = f" with {st.article(special)} {special} special attack" if special else ""
     st.log(state, f"{side.capitalize()} deploys {st.block_name(block_id)}{how}: {value} impact"
                   f"{'s' if value != 1 else ''} (total {frame['impacts'][side]}).")
 
@@ -356,3 +356,47 @@ def weight(action: Action) -> float:
     """Built-in player: deploy readily, finish now and then, cancel rarely."""
     return {"finish": 0.35, "cancel": 0.05, "no_second": 0.3, "place_done": 0.5,
             "no_deploy": 0.2}.get(action["type"], 1.0)
+
+
+# ---------------------------------------------------------------- the frame and its view
+
+def new_frame(loc: str, attacker: str) -> dict[str, Any]:
+    """A land battle frame at ``loc`` (battle.py); step "open" until battle.py opens it."""
+    return {
+        "module": "battle", "kind": "battle", "loc": loc,
+        "attacker": attacker, "defender": st.other(attacker),
+        "step": "open", "mode": None, "colour": {}, "castle_owner": None,
+        "deployed": {s: [] for s in st.SIDES}, "impacts": {s: 0 for s in st.SIDES},
+        "first_card": {s: False for s in st.SIDES}, "finished": {s: False for s in st.SIDES},
+        "initiative": attacker, "watchtower": None, "pending": None, "challenge": None,
+        "to_lose": {s: 0 for s in st.SIDES}, "lost": {s: [] for s in st.SIDES},
+        "winner": None, "retreats": [], "follow": [],
+    }
+
+
+def board_view(state: State, role: str | None, frame: dict[str, Any]) -> dict[str, Any]:
+    """The battle board as ``role`` may see it: deployments and played cards are public,
+    undeployed blocks only counted, a pending card choice shown to its owner only."""
+    out: dict[str, Any] = {
+        "kind": "battle", "mode": frame["mode"], "loc": frame["loc"], "step": frame["step"],
+        "attacker": frame["attacker"], "defender": frame["defender"],
+        "impacts": dict(frame["impacts"]), "initiative": frame["initiative"],
+        "finished": dict(frame["finished"]), "watchtower": frame["watchtower"],
+        "deployed": {s: describe(frame, s) for s in st.SIDES},
+        "undeployed": {s: len(undeployed(state, frame, s)) for s in st.SIDES},
+        "to_lose": dict(frame["to_lose"]), "winner": frame["winner"],
+        "battle_discard": {s: list(state["battle_discard"][s]) for s in st.SIDES},
+    }
+    p = frame.get("pending")
+    if p is not None and role == p["side"]:
+        out["pending"] = {"card": p["card"], "stage": p["stage"]}
+    if frame.get("challenge") and frame["challenge"].get("card"):
+        out["challenge"] = dict(frame["challenge"])
+    return out
+
+
+def redeal_pending(state: State, role: str, frame: dict[str, Any]) -> None:
+    """The opponent's private card choice (not yet public) is forgotten (views.redeal)."""
+    p = frame.get("pending")
+    if p is not None and p["side"] != role and p["stage"] == "block":
+        frame["pending"] = None

@@ -204,9 +204,9 @@ def finish(state: State, frame: dict[str, Any]) -> None:
 
 
 def close(state: State, frame: dict[str, Any], winner: str | None) -> None:
-    """Pop the battle frame and start the battles its retreats caused (8.6.6)."""
-    from engine.granada import battle
-
+    """Pop the battle frame and start the battles its retreats caused (8.6.6): each is a new
+    battle frame in step "open", which battle.py opens as soon as it is on top (its
+    ``advance``), the first retreat's battle first."""
     follow = list(frame.get("follow", []))
     side = loser(frame) if frame.get("winner") else None
     st.finish_frame(state, {"kind": "battle", "loc": frame["loc"], "winner": winner,
@@ -215,7 +215,7 @@ def close(state: State, frame: dict[str, Any], winner: str | None) -> None:
         if side and st.blocks_at(state, dest, side) and st.enemy_units_at(state, dest, side):
             st.log(state, f"The retreat into {_name(dest)} causes a battle there; the retreating "
                           "blocks attack (8.6.6).")
-            battle.start_battle(state, dest, side)
+            st.push_frame(state, bd.new_frame(dest, side))
 
 
 def after_avoid(state: State, frame: dict[str, Any], dest: str | None) -> None:

@@ -183,7 +183,7 @@ def play_to_battle(state: State, side: str, card_id: str, why: str) -> None:
         known.remove(card_id)
     state["battle_discard"][side].append(card_id)
     state["reveals"] += 1
-    st.log(state, f"{side.capitalize()} plays {st.card_name(card_id)} {why}.")
+    st.log(state, f"{side.capitalize()} plays {st.card_name(card_id)}{' ' + why if why else ''}.")
 
 
 def replenish(state: State, extra: dict[str, int], why: str) -> None:

@@ -395,6 +395,9 @@ def _pay(state: State, frame: dict[str, Any], card: str) -> None:
         st.log(state, f"{side.capitalize()} force marches the stack at {_name(ms['at'])}.")
     elif why == "palace":
         special.palace_guard_enter(state, frame["palace_block"])
+        if st.enemy_units_at(state, "granada", "muslim"):
+            overrun.resolve(state, "granada", "muslim")
+        st.settle_location(state, "granada")
         frame["palace_block"] = None
 
 

@@ -39,7 +39,6 @@ def setup(seed: int, options: dict[str, Any]) -> State:
         "known": {"christian": [], "muslim": []},
         "bids": {"christian": None, "muslim": None},
         "entries": {}, "stack": [],
-        "prefs": {"christian": {"auto_pass": False}, "muslim": {"auto_pass": False}},
         "boabdil": {"captures": 0, "allied_until": None, "pending": None, "grey": []},
         "result": None,
     }

@@ -47,7 +47,6 @@ STATE SHAPE
       "entries": {loc: {side: [from loc | "sea:<zone>" | "muster"]}},  # where each side's
                                         # blocks came from this turn (retreats 8.6.2/8.6.3)
       "stack": [frame, ...],            # decision frames, top = last (see below)
-      "prefs": {side: {"auto_pass": bool}},  # reaction prompts auto-pass (DESIGN.md)
       "boabdil": {"captures": int, "allied_until": turn index | None,
                   "pending": None | "place" | "wait" | "return",
                   "grey": [grey block ids in play]},   # 10.12 (special.py)
@@ -152,7 +151,7 @@ DISKS = ("el_zegri", "sidi_yahya")
 
 __all__ = [
     "DISKS", "ROMAN", "SIDES", "TURNS", "YEARS", "RuleError",
-    "active_roles", "block", "blocks_at", "by_location", "castle_owner_natural", "cards_of",
+    "active_roles", "article", "block", "blocks_at", "by_location", "castle_owner_natural", "cards_of",
     "data", "discard_cards", "draw_cards", "draw_naval", "eliminate", "enemy_units_at",
     "finish_frame", "guard_defends", "guard_in_box", "handler", "log", "log_private", "natural",
     "other", "owner",
@@ -321,16 +320,26 @@ def conceal(state: State, block_ids: list[str] | None = None) -> None:
         rec["revealed"] = False
 
 
+def article(word: str) -> str:
+    """'a' or 'an' before ``word`` (log lines and labels are read by players)."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def block_name(block_id: str) -> str:
     """A human name of a block's face (only for lines its viewer may read)."""
     b = data().blocks[block_id]
+    extra = "".join(s for s, f in ((" cavalry", b.horse), (" crossbow", b.crossbow),
+                                   (" artillery", b.gun)) if f)
     if b.name:
-        return b.name
+        faces = {(o.shields, o.horse, o.crossbow, o.gun) for o in data().blocks.values() if o.name == b.name}
+        if len(faces) == 1:
+            return b.name
+        # pieces of one name with different faces (the Nasrid Palace Guard, 10.10): a menu
+        # tells them apart
+        return f"{b.name} ({b.shields}-shield{extra or ' infantry'})"
     if b.fleet:
         return f"fleet {block_id}"
     fac = (b.faction or "").replace("_", " ").title()
-    extra = "".join(s for s, f in ((" cavalry", b.horse), (" crossbow", b.crossbow),
-                                   (" artillery", b.gun)) if f)
     lead = " leader" if b.leader else ""
     return f"{fac} {b.shields}-shield{extra}{lead} ({block_id})"
 
