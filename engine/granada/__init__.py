@@ -33,8 +33,8 @@ from engine.rng import Generator
 
 id = "granada"
 title = "Granada: Last Stand of the Moors"
-# Section 11 optional rules will be offered here; the basic game has none.
-OPTIONS: dict[str, dict[str, Any]] = {}
+# Section 11 optional rules (options.py): each off by default, "all" turns every one on.
+OPTIONS: dict[str, dict[str, Any]] = importlib.import_module("engine.granada.options").OPTIONS
 
 __all__ = ["OPTIONS", "actions", "active", "apply", "choose", "concealed_ids", "id", "legal_actions", "redeal",
            "result", "roles", "setup", "title", "view"]

@@ -79,8 +79,11 @@ def context(frame: dict[str, Any], side: str) -> cd.Context:
 
 
 def impacts(frame: dict[str, Any], side: str) -> int:
-    """A side's impacts on the Impact track (8.3; the Watchtower card's 4, 10.3)."""
+    """A side's impacts on the Impact track (8.3; the Watchtower card's 4, 10.3; a besieged
+    side's Sortie cards, 11.5, which subtract from the assault like its artillery)."""
     bonus = imp.WATCHTOWER_IMPACTS if frame.get("watchtower") == side else 0
+    if side == frame["defender"]:
+        bonus += frame.get("sortie", 0)
     return imp.total_impacts(frame["deployed"][side], _blocks(), frame.get("mode") == "siege", bonus)
 
 

@@ -183,7 +183,9 @@ class Components:
         self.port_zone: dict[str, str] = {z.port: z.id for z in sea_zones.values()}
         self.blocks = blocks
         self.disks = disks
-        self.cards = cards
+        # Every card face (optional ones included, for the games whose options bring them in);
+        # ``decks`` below lists the basic game's cards only.
+        self.cards = {**cards, **optional_cards}
         self.optional_cards = optional_cards
         # Basic-game card ids per draw deck, and each side's Castle Surrender cards.
         self.decks: dict[str, tuple[str, ...]] = {

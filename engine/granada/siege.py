@@ -312,6 +312,10 @@ def _actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
         if any(a["type"] in ("deploy", "cancel", "place", "place_at", "place_done", "no_deploy")
                for a in acts):
             return acts                       # a deployment under way is finished first
+        if role == "muslim":
+            for c in cd.hand_of_kind(state, role, "sortie"):
+                acts.append({"type": "sortie", "card": c, "label": f"Play {st.card_name(c)}: "
+                             f"-{cd.sortie_value(comp.load().cards[c])} impacts to the assault (11.5)"})
         if step == "fire":
             acts.append({"type": "hold_fire", "pass": True, "label": "No artillery now"})
             acts.append({"type": "cease_fire", "label": "No artillery for the rest of this siege"})
@@ -337,6 +341,12 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
         _after_attacker(state, frame, bd.apply(state, frame, role, action))
         return
     if step in ("fire", "fire_final"):
+        if kind == "sortie":
+            value = cd.sortie_value(comp.load().cards[action["card"]])
+            cd.play_to_battle(state, role, action["card"], f"(Sortie: -{value} impacts to the assault, 11.5)")
+            frame["sortie"] = frame.get("sortie", 0) + value
+            bd.refresh(frame)
+            return
         if kind in ("hold_fire", "cease_fire"):
             if kind == "cease_fire" or step == "fire_final":
                 frame["fire_done"] = True
@@ -376,6 +386,7 @@ def view(state: State, role: str | None, frame: dict[str, Any]) -> dict[str, Any
     out["kind"] = "siege"
     out["threshold"] = threshold(state, frame)
     out["disks"] = st.disks_at(state, frame["loc"])
+    out["sortie"] = frame.get("sortie", 0)          # impacts taken off by Sortie cards (11.5)
     return out
 
 

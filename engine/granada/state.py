@@ -349,7 +349,9 @@ def eliminate(state: State, block_id: str) -> None:
     Carried blocks of an eliminated fleet go with it (9.1). Boabdil (black) cannot be
     eliminated (3.2): callers use special.capture_boabdil instead."""
     rec = state["blocks"][block_id]
-    rec.update(loc="eliminated", inside=False, carried_by=None)
+    # 11.1: eliminated Mercenaries are removed from the game
+    gone = "removed" if data().blocks[block_id].special == "mercenaries" else "eliminated"
+    rec.update(loc=gone, inside=False, carried_by=None)
     reveal(state, block_id)
     if data().blocks[block_id].fleet:
         for bid, other_rec in state["blocks"].items():

@@ -56,6 +56,16 @@ VIEW KEYS (render and Discord front ends depend on them)
     vp           {side: {"castles", "watchtowers", "resources", "unlinked_resources",
                  "points"}} (victory.breakdown, what both can compute)
     boabdil      {"captures", "allied_until": turn label | None, "pending", "in_play": bool}
+    optional     the optional rules in play (section 11, options.py) and their public pieces:
+                 {"rules": [option names],
+                  "mercenaries": {side: [block]} Mercenaries face up in their box (11.1),
+                  "crusaders": [block] beside the board while the Papal Bull waits (11.2),
+                  "papal_bull": None | {"card": id | None (played), "playable_now": bool,
+                                "from_year": "1487-1488", "max_castles": 6,
+                                "christian_castles": n}  (11.2's condition),
+                  "removed_cards": [card] played as events and removed (11.2, 11.3)}
+                 Sortie cards played are in ``battle["sortie"]`` (siege) and the battle discard;
+                 General Mobilization, Sortie and the other cards sit in hands like any card
     contested    [{"loc", "siege": bool}] locations where both sides have units (and Granada
                  while Christians stand there with blocks in the Palace Guard box, 10.10)
     pending_battles  locations the phasing side must still fight this Combat Phase
@@ -94,7 +104,8 @@ from engine.api import State, View, visible_log
 from engine.granada import sequence, victory
 from engine.granada import state as st
 
-PUBLIC_PLACES = ("eliminated", "palace", "boabdil_box", "aside", "captured", "removed")
+PUBLIC_PLACES = ("eliminated", "palace", "boabdil_box", "aside", "captured", "removed",
+                 "mercenaries:christian", "mercenaries:muslim")
 BATTLE_MODULES = ("battle", "siege", "seabattle", "cards")
 
 
@@ -297,6 +308,7 @@ def view(state: State, role: str | None) -> View:
                     "allied_until": st.index_label(bo["allied_until"])
                     if bo["allied_until"] is not None else None,
                     "in_play": bool(bo["grey"])},
+        "optional": _optional(state, idx),
         "contested": contested,
         "pending_battles": pending,
         "movement": move_info,
@@ -319,6 +331,27 @@ def concealed_ids(state: State, role: str | None) -> set[str]:
         if rec["loc"] in (f"bag:{side}", f"recruit:{side}") or not _visible(state, bid, role):
             out.add(bid)
     return out
+
+
+def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
+    """The public pieces of the optional rules in play (section 11, see VIEW KEYS)."""
+    from engine.granada import extras
+    from engine.granada import options as opt
+
+    rules = sorted(name for name in opt.OPTIONS if name != "all" and opt.on(state, name))
+    bull = state.get("papal_bull")
+    return {
+        "rules": rules,
+        "mercenaries": {s: [_full(state, b) for b in idx.get(f"mercenaries:{s}", [])]
+                        for s in opt.mercenary_sides(state)},
+        "crusaders": [_full(state, b) for b in idx.get("aside", []) if b in extras.crusaders()]
+        if bull else [],
+        "papal_bull": None if "papal_bull" not in rules else {
+            "card": bull, "playable_now": extras.bull_playable(state),
+            "from_year": st.YEARS[extras.BULL_FIRST_YEAR], "max_castles": extras.BULL_MAX_CASTLES,
+            "christian_castles": extras.christian_castles(state)},
+        "removed_cards": [_card(c) for c in state.get("removed_cards", [])],
+    }
 
 
 # ---------------------------------------------------------------- redeal
