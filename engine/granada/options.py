@@ -28,6 +28,9 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "general_mobilization": {"type": "bool", "default": False,
                              "help": "11.3 General Mobilization: a Christian card giving one free "
                                      "Total movement."},
+    "boabdil_captured_card": {"type": "bool", "default": False,
+                              "help": "11.4 Boabdil Is Captured in Combat: a Christian card that "
+                                      "captures Boabdil after a won battle he was deployed in."},
     "sortie": {"type": "bool", "default": False,
                "help": "11.5 Sortie cards: a besieged Muslim castle takes 2 or 3 impacts off "
                        "the assault."},
@@ -37,6 +40,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
 #: "optional_cards" by kind.
 CARD_KINDS: dict[str, tuple[str, ...]] = {
     "general_mobilization": ("general_mobilization",),
+    "boabdil_captured_card": ("boabdil_captured",),
     "sortie": ("sortie",),
 }
 

@@ -99,6 +99,7 @@ def capture_boabdil(state: State) -> None:
         state["blocks"][b].update(loc="aside", revealed=True, inside=False, carried_by=None,
                                   moved=True, fresh=True)
     bo["allied_until"] = st.turn_index(state) + GREY_TURNS[bo["captures"]]
+    st.void_capture_card(state)
     bo["pending"] = "place"
     st.log(state, f"Boabdil is captured (capture {bo['captures']})! The Boabdil Mixed Army "
                   f"({len(grey)} grey blocks) joins the Christians until the end of "

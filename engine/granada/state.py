@@ -151,7 +151,7 @@ DISKS = ("el_zegri", "sidi_yahya")
 
 __all__ = [
     "DISKS", "ROMAN", "SIDES", "TURNS", "YEARS", "RuleError",
-    "active_roles", "article", "block", "blocks_at", "by_location", "castle_owner_natural", "cards_of",
+    "active_roles", "article", "void_capture_card", "block", "blocks_at", "by_location", "castle_owner_natural", "cards_of",
     "data", "discard_cards", "draw_cards", "draw_naval", "eliminate", "enemy_units_at",
     "finish_frame", "guard_defends", "guard_in_box", "handler", "log", "log_private", "natural",
     "other", "owner",
@@ -484,7 +484,26 @@ def draw_cards(state: State, side: str, n: int) -> list[str]:
         names = ", ".join(card_name(c) for c in drawn)
         log_private(state, side, f"You draw {names}.")
         log(state, f"{side.capitalize()} draws {len(drawn)} card{'s' if len(drawn) != 1 else ''}.")
+        void_capture_card(state)
     return drawn
+
+
+def void_capture_card(state: State) -> None:
+    """11.4: once Boabdil has been captured, the Boabdil Is Captured in Combat card no longer
+    applies: held by the Christian, it is discarded (face up) and replaced from the deck."""
+    if not state["boabdil"]["captures"]:
+        return
+    cards = data().cards
+    void = [c for c in state["hands"]["christian"] if cards[c].kind == "boabdil_captured"]
+    if void:
+        # replaced first (so that the replacement is never the void card reshuffled), then
+        # discarded face up
+        hand = state["hands"]["christian"]
+        for c in void:
+            hand.remove(c)
+        draw_cards(state, "christian", len(void))
+        hand.extend(void)
+        discard_cards(state, "christian", void, "(Boabdil was captured before: the card no longer applies, 11.4)")
 
 
 def draw_naval(state: State) -> str | None:

@@ -31,7 +31,8 @@ def of_kind(kind: str) -> list[str]:
 # ---------------------------------------------------------------- the options themselves
 
 def test_every_option_is_off_by_default_and_the_basic_game_holds_no_optional_piece() -> None:
-    assert set(g.OPTIONS) == {"all", "mercenaries", "papal_bull", "general_mobilization", "sortie"}
+    assert set(g.OPTIONS) == {"all", "mercenaries", "papal_bull", "general_mobilization",
+                              "boabdil_captured_card", "sortie"}
     for spec in g.OPTIONS.values():
         assert spec["default"] in (False, "off") and spec["help"]
     s = g.setup(3, {})
@@ -45,8 +46,9 @@ def test_every_option_is_off_by_default_and_the_basic_game_holds_no_optional_pie
 def test_all_turns_every_option_on_and_each_option_brings_only_its_pieces() -> None:
     s = g.setup(3, {"all": True})
     assert g.view(s, None)["optional"]["rules"] == [
-        "general_mobilization", "mercenaries", "papal_bull", "sortie"]
-    assert in_play_cards(s) & OPTIONAL_CARDS == set(of_kind("general_mobilization") + of_kind("sortie"))
+        "boabdil_captured_card", "general_mobilization", "mercenaries", "papal_bull", "sortie"]
+    assert in_play_cards(s) & OPTIONAL_CARDS == set(
+        of_kind("general_mobilization") + of_kind("sortie") + of_kind("boabdil_captured"))
     alone = g.setup(3, {"sortie": True})
     assert in_play_cards(alone) & OPTIONAL_CARDS == set(of_kind("sortie"))
     assert {alone["blocks"][b]["loc"] for b in OPTIONAL_BLOCKS} == {"aside"}
@@ -273,3 +275,72 @@ def test_no_sortie_in_a_field_combat_nor_for_the_besieger() -> None:
     if top(s)["step"] == "besiege" and any(a["type"] == "assault" for a in legal(s, "muslim")):
         step(s, "muslim", "assault")
     assert all(a["type"] != "sortie" for a in legal(s, "muslim"))
+
+
+# ---------------------------------------------------------------- 11.4 Boabdil Is Captured in Combat
+
+BOABDIL = next(b for b, blk in D.blocks.items() if blk.special == "boabdil")
+
+
+def beat_boabdil(opts: dict[str, Any], c_cards: tuple[str, ...] = ("C07",), captures: int = 0
+                 ) -> dict[str, Any]:
+    """The Christians win a field combat at Huéscar in which the black Boabdil deployed."""
+    from engine.granada import battle
+
+    s = blank()
+    s["options"] = opts
+    s["boabdil"]["captures"] = captures
+    place(s, "huescar", "W04")
+    place(s, "huescar", BOABDIL, "K20", "K21")
+    give(s, "christian", *c_cards)
+    battle.start_battle(s, "huescar", "christian")
+    step(s, "muslim", "fight")
+    deploy(s, "christian", "C07", "W04")               # 3
+    step(s, "muslim", "pass")
+    step(s, "muslim", "deploy_leader", block=BOABDIL)  # 2: still behind
+    step(s, "muslim", "finish")
+    step(s, "christian", "finish")
+    if top(s)["step"] == "loss":
+        step(s, "muslim", "lose", block="K20")
+    return s
+
+
+@pytest.mark.rule("11.4", "10.12.1")
+def test_the_capture_card_takes_boabdil_after_a_won_battle_he_deployed_in() -> None:
+    card = of_kind("boabdil_captured")[0]
+    s = beat_boabdil({"boabdil_captured_card": True}, ("C07", card))
+    assert top(s)["step"] == "boabdil_card" and g.active(s) == ["christian"]
+    assert g.view(s, "christian")["reaction"] is True
+    step(s, "christian", "capture", card=card)
+    assert s["blocks"][BOABDIL]["loc"] == "captured" and s["boabdil"]["captures"] == 1
+    assert s["removed_cards"] == [card] and s["boabdil"]["pending"] == "place"
+    assert top(s)["step"] == "retreat" and g.active(s) == ["muslim"]   # his army retreats alone
+    step(s, "muslim", "retreat", to=legal(s, "muslim")[0]["to"])
+    assert s["blocks"]["K21"]["loc"] != "huescar" and s["blocks"][BOABDIL]["loc"] == "captured"
+
+
+@pytest.mark.rule("11.4")
+def test_the_capture_question_is_asked_whatever_the_hand_and_only_when_it_applies() -> None:
+    s = beat_boabdil({"boabdil_captured_card": True})
+    assert top(s)["step"] == "boabdil_card"
+    assert [(a["type"], a.get("pass")) for a in legal(s, "christian")] == [("no_capture", True)]
+    step(s, "christian", "no_capture")
+    assert s["blocks"][BOABDIL]["loc"] != "captured" and s["boabdil"]["captures"] == 0
+    assert top(beat_boabdil({}))["step"] == "retreat"                   # option off: no question
+    # Boabdil captured in an earlier turn: the card no longer applies (11.4)
+    assert top(beat_boabdil({"boabdil_captured_card": True}, captures=1))["step"] == "retreat"
+
+
+@pytest.mark.rule("11.4")
+def test_after_a_first_capture_the_card_is_discarded_and_replaced_when_drawn() -> None:
+    card = of_kind("boabdil_captured")[0]
+    s = g.setup(1, {"boabdil_captured_card": True})
+    for side_piles in (s["decks"]["christian"], s["hands"]["christian"]):
+        if card in side_piles:
+            side_piles.remove(card)
+    s["boabdil"]["captures"] = 1
+    s["decks"]["christian"].append(card)                 # on top: drawn next
+    hand = len(s["hands"]["christian"])
+    st.draw_cards(s, "christian", 1)
+    assert card not in s["hands"]["christian"] and card in s["discards"]["christian"]
+    assert len(s["hands"]["christian"]) == hand + 1
