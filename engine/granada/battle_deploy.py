@@ -84,6 +84,7 @@ def impacts(frame: dict[str, Any], side: str) -> int:
     bonus = imp.WATCHTOWER_IMPACTS if frame.get("watchtower") == side else 0
     if side == frame["defender"]:
         bonus += frame.get("sortie", 0)
+    bonus += frame.get("naval", {}).get(side, 0)       # Naval Bombardment (11.6)
     return imp.total_impacts(frame["deployed"][side], _blocks(), frame.get("mode") == "siege", bonus)
 
 
@@ -134,6 +135,34 @@ def watchtower_allowed(state: State, frame: dict[str, Any], side: str) -> bool:
             and st.data().locations[loc].watchtower and state["control"].get(loc) == side)
 
 
+def naval_fleets(state: State, frame: dict[str, Any], side: str) -> int:
+    """Fleets of ``side`` in the sea zone off the battle's location (11.6); 0 inland."""
+    zone = st.data().coast_zone.get(frame["loc"])
+    if zone is None:
+        return 0
+    blocks = _blocks()
+    return sum(1 for b, rec in state["blocks"].items()
+               if rec["loc"] == f"sea:{zone}" and blocks[b].fleet and st.owner(b) == side)
+
+
+def naval_bombardment_value(state: State, frame: dict[str, Any], side: str) -> int:
+    """11.6: 2 impacts with 1 fleet, 3 with 2 fleets or more (added, or taken off a besieger)."""
+    n = naval_fleets(state, frame, side)
+    return 0 if n == 0 else 2 if n == 1 else 3
+
+
+def naval_bombardment_actions(state: State, frame: dict[str, Any], side: str,
+                              cards: list[str]) -> list[Action]:
+    """11.6: during a combat at a coastal location with friendly fleets off it, once a battle."""
+    value = naval_bombardment_value(state, frame, side)
+    if not value or frame.get("naval", {}).get(side):
+        return []
+    verb = "-" if frame.get("mode") == "siege" and side == frame["defender"] else "+"
+    return [{"type": "naval_bombard", "card": c,
+             "label": f"Play {st.card_name(c)}: {verb}{value} impacts from the fleets offshore (11.6)"}
+            for c in cards]
+
+
 def play_actions(state: State, frame: dict[str, Any], side: str, may_finish: bool = True) -> list[Action]:
     """The choices of the side holding the initiative, with no deployment under way."""
     acts: list[Action] = []
@@ -155,6 +184,8 @@ def play_actions(state: State, frame: dict[str, Any], side: str, may_finish: boo
             if watchtower_allowed(state, frame, side):
                 acts.append({"type": "watchtower", "card": c,
                              "label": f"Play {st.card_name(c)}: +4 impacts (10.3)"})
+        elif card.kind == "naval_bombardment":
+            acts.extend(naval_bombardment_actions(state, frame, side, [c]))
         elif card.kind in cd.DEPLOYING_KINDS and card_targets(state, frame, side, c):
             acts.append({"type": "play", "card": c, "label": f"Play {st.card_name(c)}"})
     if may_finish:
@@ -243,7 +274,8 @@ def _reveal_deployed(state: State, frame: dict[str, Any], side: str, block_id: s
 
 def apply(state: State, frame: dict[str, Any], side: str, action: Action) -> str | None:
     """Perform a deployment step; returns "deployed" when a deployment is complete (the
-    caller then offers Morale Challenges and passes the initiative), "watchtower" after a
+    caller then offers Morale Challenges and passes the initiative), "event" after a Naval
+    Bombardment card (11.6: no block, like the Watchtower), "watchtower" after a
     Watchtower card, "finish" when the side declares it is finished, None otherwise."""
     kind = action["type"]
     p = frame.get("pending")
@@ -260,6 +292,14 @@ def apply(state: State, frame: dict[str, Any], side: str, action: Action) -> str
     if kind == "play":
         frame["pending"] = {"side": side, "card": action["card"], "stage": "block"}
         return None
+    if kind == "naval_bombard":
+        value = naval_bombardment_value(state, frame, side)
+        how = "takes" if frame.get("mode") == "siege" and side == frame["defender"] else "adds"
+        cd.play_to_battle(state, side, action["card"],
+                          f"(Naval Bombardment: {how} {value} impacts, 11.6)")
+        frame.setdefault("naval", {})[side] = value
+        refresh(frame)
+        return "event"
     if kind == "cancel":
         frame["pending"] = None
         return None
@@ -389,6 +429,7 @@ def board_view(state: State, role: str | None, frame: dict[str, Any]) -> dict[st
         "undeployed": {s: len(undeployed(state, frame, s)) for s in st.SIDES},
         "to_lose": dict(frame["to_lose"]), "winner": frame["winner"],
         "battle_discard": {s: list(state["battle_discard"][s]) for s in st.SIDES},
+        "naval": dict(frame.get("naval", {})),     # Naval Bombardment impacts by side (11.6)
     }
     p = frame.get("pending")
     if p is not None and role == p["side"]:

@@ -31,6 +31,9 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "boabdil_captured_card": {"type": "bool", "default": False,
                               "help": "11.4 Boabdil Is Captured in Combat: a Christian card that "
                                       "captures Boabdil after a won battle he was deployed in."},
+    "naval_bombardment": {"type": "bool", "default": False,
+                          "help": "11.6 Naval Bombardment cards: fleets off a coastal battle add "
+                                  "2 or 3 impacts (or take them off a besieger)."},
     "sortie": {"type": "bool", "default": False,
                "help": "11.5 Sortie cards: a besieged Muslim castle takes 2 or 3 impacts off "
                        "the assault."},
@@ -42,6 +45,7 @@ CARD_KINDS: dict[str, tuple[str, ...]] = {
     "general_mobilization": ("general_mobilization",),
     "boabdil_captured_card": ("boabdil_captured",),
     "sortie": ("sortie",),
+    "naval_bombardment": ("naval_bombardment",),
 }
 
 

@@ -32,7 +32,7 @@ def of_kind(kind: str) -> list[str]:
 
 def test_every_option_is_off_by_default_and_the_basic_game_holds_no_optional_piece() -> None:
     assert set(g.OPTIONS) == {"all", "mercenaries", "papal_bull", "general_mobilization",
-                              "boabdil_captured_card", "sortie"}
+                              "boabdil_captured_card", "sortie", "naval_bombardment"}
     for spec in g.OPTIONS.values():
         assert spec["default"] in (False, "off") and spec["help"]
     s = g.setup(3, {})
@@ -46,9 +46,10 @@ def test_every_option_is_off_by_default_and_the_basic_game_holds_no_optional_pie
 def test_all_turns_every_option_on_and_each_option_brings_only_its_pieces() -> None:
     s = g.setup(3, {"all": True})
     assert g.view(s, None)["optional"]["rules"] == [
-        "boabdil_captured_card", "general_mobilization", "mercenaries", "papal_bull", "sortie"]
-    assert in_play_cards(s) & OPTIONAL_CARDS == set(
-        of_kind("general_mobilization") + of_kind("sortie") + of_kind("boabdil_captured"))
+        "boabdil_captured_card", "general_mobilization", "mercenaries", "naval_bombardment",
+        "papal_bull", "sortie"]
+    # every optional card but the Papal Bull (beside the board, 11.2) is in a deck or a hand
+    assert in_play_cards(s) & OPTIONAL_CARDS == OPTIONAL_CARDS - set(of_kind("papal_bull"))
     alone = g.setup(3, {"sortie": True})
     assert in_play_cards(alone) & OPTIONAL_CARDS == set(of_kind("sortie"))
     assert {alone["blocks"][b]["loc"] for b in OPTIONAL_BLOCKS} == {"aside"}
@@ -58,7 +59,7 @@ def test_all_turns_every_option_on_and_each_option_brings_only_its_pieces() -> N
 
 def test_unknown_options_and_values_are_refused() -> None:
     with pytest.raises(RuleError):
-        g.setup(1, {"naval_bombardment": True})          # not offered (yet)
+        g.setup(1, {"pioneers": True})                   # not offered (yet)
     with pytest.raises(RuleError):
         g.setup(1, {"mercenaries": "yes"})
     with pytest.raises(RuleError):
@@ -344,3 +345,55 @@ def test_after_a_first_capture_the_card_is_discarded_and_replaced_when_drawn() -
     st.draw_cards(s, "christian", 1)
     assert card not in s["hands"]["christian"] and card in s["discards"]["christian"]
     assert len(s["hands"]["christian"]) == hand + 1
+
+
+# ---------------------------------------------------------------- 11.6 Naval Bombardment
+
+@pytest.mark.rule("11.6")
+def test_naval_bombardment_adds_two_or_three_impacts_in_a_coastal_field_combat() -> None:
+    from engine.granada import battle
+    from tests.engine.granada.core_helpers import fleets
+
+    cx, mx = of_kind("naval_bombardment")
+    assert (D.cards[cx].deck, D.cards[mx].deck) == ("christian", "muslim")
+
+    def field(loc: str, n_fleets: int) -> dict[str, Any]:
+        s = blank()
+        s["options"] = {"naval_bombardment": True}
+        place(s, loc, "W04")
+        place(s, loc, "K20")
+        zone = D.coast_zone.get(loc)
+        for f in fleets("christian", n_fleets):
+            place(s, f"sea:{zone}", f)
+        give(s, "christian", cx)
+        battle.start_battle(s, loc, "christian")
+        step(s, "muslim", "fight")
+        return s
+
+    assert D.coast_zone["velez_malaga"] == "bay_of_malaga"            # coastal, no port
+    assert all(a["type"] != "naval_bombard" for a in legal(field("velez_malaga", 0), "christian"))
+    assert all(a["type"] != "naval_bombard" for a in legal(field("huescar", 0), "christian"))
+    for n, value in ((1, 2), (2, 3), (3, 3)):
+        s = field("velez_malaga", n)
+        step(s, "christian", "naval_bombard", card=cx)
+        assert top(s)["impacts"]["christian"] == value and top(s)["naval"] == {"christian": value}
+        assert cx in s["battle_discard"]["christian"] and top(s)["initiative"] == "muslim"
+        assert g.view(s, None)["battle"]["naval"] == {"christian": value}
+
+
+@pytest.mark.rule("11.6", "8.7.5")
+def test_naval_bombardment_of_a_besieged_side_takes_impacts_off_the_besieger() -> None:
+    from tests.engine.granada.core_helpers import fleets
+
+    mx = of_kind("naval_bombardment")[1]
+    s = besieged("malaga", ("K17",), ("W25", "W24"), ("C21", "C25"), (mx,))
+    s["options"] = {"naval_bombardment": True}
+    for f in fleets("muslim", 2):
+        place(s, "sea:bay_of_malaga", f)
+    step(s, "christian", "assault")
+    deploy(s, "christian", "C21", "W25")
+    labels = [a["label"] for a in legal(s, "muslim") if a["type"] == "naval_bombard"]
+    assert labels and "-3 impacts" in labels[0]
+    step(s, "muslim", "naval_bombard", card=mx)
+    assert top(s)["impacts"]["muslim"] == 3 and top(s)["step"] == "fire"
+    assert all(a["type"] != "naval_bombard" for a in legal(s, "muslim"))      # once a battle
