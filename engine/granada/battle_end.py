@@ -23,6 +23,7 @@ from engine.granada import cards as cd
 from engine.granada import components as comp
 from engine.granada import retreat as rt
 from engine.granada import state as st
+from engine.granada import supply
 
 
 def _blocks() -> dict[str, comp.Block]:
@@ -45,7 +46,14 @@ def begin_losses(state: State, frame: dict[str, Any]) -> None:
     a, d = frame["impacts"][att], frame["impacts"][dfn]
     frame["winner"] = att if a > d else dfn      # ties favour the defender (8.1)
     lose = loser(frame)
-    frame["to_lose"] = {att: imp.field_losses(d, lose == att), dfn: imp.field_losses(a, lose == dfn)}
+    oos = supply.out_of_supply(state)
+    every = {s: supply.FIELD_EVERY if frame["loc"] in oos[s] else imp.FIELD_LOSS_EVERY for s in st.SIDES}
+    for s in st.SIDES:
+        if every[s] != imp.FIELD_LOSS_EVERY:
+            st.log(state, f"The {s} stack at {_name(frame['loc'])} is out of supply: one loss per "
+                          f"{every[s]} impacts (11.8).")
+    frame["to_lose"] = {att: imp.field_losses(d, lose == att, every[att]),
+                        dfn: imp.field_losses(a, lose == dfn, every[dfn])}
     st.log(state, f"The field combat at {_name(frame['loc'])} ends {a} to {d}: the {frame['winner']} "
                   f"player wins (8.1). Losses: {att} {frame['to_lose'][att]}, {dfn} "
                   f"{frame['to_lose'][dfn]} (8.5.1).")

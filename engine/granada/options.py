@@ -34,6 +34,9 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "naval_bombardment": {"type": "bool", "default": False,
                           "help": "11.6 Naval Bombardment cards: fleets off a coastal battle add "
                                   "2 or 3 impacts (or take them off a besieger)."},
+    "out_of_supply": {"type": "bool", "default": False,
+                      "help": "11.8 Out of Supply markers: stacks cut off from their own territory "
+                              "lose a block per 5 impacts."},
     "sortie": {"type": "bool", "default": False,
                "help": "11.5 Sortie cards: a besieged Muslim castle takes 2 or 3 impacts off "
                        "the assault."},

@@ -28,6 +28,7 @@ from engine.granada import battle_impacts as imp
 from engine.granada import cards as cd
 from engine.granada import components as comp
 from engine.granada import state as st
+from engine.granada import supply
 
 RULE = "8.7"
 CASTLE_LIMIT = 2     # 8.7.2
@@ -168,7 +169,10 @@ def _port(state: State, frame: dict[str, Any]) -> tuple[bool, bool]:
 
 
 def threshold(state: State, frame: dict[str, Any]) -> int:
+    """8.7.5's table; an out-of-supply castle 5 or 7 instead (11.8)."""
     artillery = any(d["special"] == "artillery" for d in frame["deployed"][frame["attacker"]])
+    if supply.is_out(state, frame["loc"], frame["defender"]):
+        return supply.SIEGE_EVERY[artillery]
     port, blockade = _port(state, frame)
     return imp.siege_threshold(artillery, port, blockade)
 

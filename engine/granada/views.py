@@ -63,7 +63,9 @@ VIEW KEYS (render and Discord front ends depend on them)
                   "papal_bull": None | {"card": id | None (played), "playable_now": bool,
                                 "from_year": "1487-1488", "max_castles": 6,
                                 "christian_castles": n}  (11.2's condition),
-                  "removed_cards": [card] played as events and removed (11.2, 11.3)}
+                  "removed_cards": [card] played as events and removed (11.2, 11.3),
+                  "out_of_supply": {side: [loc]} the stacks carrying an OOS marker (11.8;
+                                   {} when the option is off)}
                  Sortie cards played are in ``battle["sortie"]`` (siege) and the battle discard;
                  General Mobilization, Sortie and the other cards sit in hands like any card
     contested    [{"loc", "siege": bool}] locations where both sides have units (and Granada
@@ -340,8 +342,11 @@ def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
 
     rules = sorted(name for name in opt.OPTIONS if name != "all" and opt.on(state, name))
     bull = state.get("papal_bull")
+    from engine.granada import supply
+
     return {
         "rules": rules,
+        "out_of_supply": supply.out_of_supply(state) if "out_of_supply" in rules else {},
         "mercenaries": {s: [_full(state, b) for b in idx.get(f"mercenaries:{s}", [])]
                         for s in opt.mercenary_sides(state)},
         "crusaders": [_full(state, b) for b in idx.get("aside", []) if b in extras.crusaders()]

@@ -32,7 +32,7 @@ def of_kind(kind: str) -> list[str]:
 
 def test_every_option_is_off_by_default_and_the_basic_game_holds_no_optional_piece() -> None:
     assert set(g.OPTIONS) == {"all", "mercenaries", "papal_bull", "general_mobilization",
-                              "boabdil_captured_card", "sortie", "naval_bombardment"}
+                              "boabdil_captured_card", "sortie", "naval_bombardment", "out_of_supply"}
     for spec in g.OPTIONS.values():
         assert spec["default"] in (False, "off") and spec["help"]
     s = g.setup(3, {})
@@ -40,14 +40,15 @@ def test_every_option_is_off_by_default_and_the_basic_game_holds_no_optional_pie
     assert {s["blocks"][b]["loc"] for b in OPTIONAL_BLOCKS} == {"aside"}
     assert s["papal_bull"] is None
     v = g.view(s, None)["optional"]
-    assert v == {"rules": [], "mercenaries": {}, "crusaders": [], "papal_bull": None, "removed_cards": []}
+    assert v == {"rules": [], "mercenaries": {}, "crusaders": [], "papal_bull": None, "removed_cards": [],
+                 "out_of_supply": {}}
 
 
 def test_all_turns_every_option_on_and_each_option_brings_only_its_pieces() -> None:
     s = g.setup(3, {"all": True})
     assert g.view(s, None)["optional"]["rules"] == [
         "boabdil_captured_card", "general_mobilization", "mercenaries", "naval_bombardment",
-        "papal_bull", "sortie"]
+        "out_of_supply", "papal_bull", "sortie"]
     # every optional card but the Papal Bull (beside the board, 11.2) is in a deck or a hand
     assert in_play_cards(s) & OPTIONAL_CARDS == OPTIONAL_CARDS - set(of_kind("papal_bull"))
     alone = g.setup(3, {"sortie": True})
@@ -397,3 +398,75 @@ def test_naval_bombardment_of_a_besieged_side_takes_impacts_off_the_besieger() -
     step(s, "muslim", "naval_bombard", card=mx)
     assert top(s)["impacts"]["muslim"] == 3 and top(s)["step"] == "fire"
     assert all(a["type"] != "naval_bombard" for a in legal(s, "muslim"))      # once a battle
+
+
+# ---------------------------------------------------------------- 11.8 Out of Supply
+
+@pytest.mark.rule("11.8")
+def test_stacks_cut_off_from_their_own_territory_carry_an_out_of_supply_marker() -> None:
+    from engine.granada import supply
+    from tests.engine.granada.core_helpers import fleets
+
+    s = clear_board(g.setup(1, {"out_of_supply": True}))
+    a, b, c = land_blocks("christian", 3)
+    put(s, "guadix", a)          # next to Huelma, Christian and outside the kingdom: supplied
+    put(s, "baza", b)            # Muslim locations all around: cut off
+    put(s, "tabernas", c)        # cut off ... until the port of Almería supplies it
+    assert supply.out_of_supply(s) == {"christian": ["baza", "tabernas"], "muslim": []}
+    assert g.view(s, None)["optional"]["out_of_supply"] == {"christian": ["baza", "tabernas"], "muslim": []}
+    # another isolated friendly stack supplies nothing; a port with a friendly fleet does
+    put(s, "almeria", land_blocks("christian", 4)[3])
+    assert "tabernas" in supply.out_of_supply(s)["christian"]
+    put(s, "sea:gulf_of_almeria", fleets("christian", 1)[0])
+    assert supply.out_of_supply(s)["christian"] == ["baza"]
+    # the option off: no marker anywhere
+    s["options"] = {}
+    assert supply.out_of_supply(s) == {"christian": [], "muslim": []}
+    assert g.view(s, None)["optional"]["out_of_supply"] == {}
+
+
+@pytest.mark.rule("11.8", "8.5.1")
+def test_an_out_of_supply_stack_loses_a_block_per_five_impacts_in_a_field_combat() -> None:
+    from engine.granada import battle
+
+    def fight(loc: str) -> dict[str, Any]:
+        s = blank()
+        s["options"] = {"out_of_supply": True}
+        place(s, loc, "W04", "W16", "W17", "W21")
+        place(s, loc, "K20", "K28")
+        give(s, "muslim", "M22", "M23")
+        battle.start_battle(s, loc, "muslim")
+        step(s, "christian", "fight")
+        deploy(s, "muslim", "M22", "K20")
+        step(s, "christian", "pass")
+        step(s, "christian", "finish")
+        deploy(s, "muslim", "M23", "K28")
+        step(s, "christian", "pass")
+        step(s, "muslim", "finish")
+        return s
+
+    cut, fed = fight("tabernas"), fight("vera")
+    impacts = top(fed)["impacts"]["muslim"]
+    assert 5 <= impacts < 7 and top(cut)["impacts"]["muslim"] == impacts
+    assert top(fed)["to_lose"]["christian"] == 0 + 1             # 8.5.1: the defeat only
+    assert top(cut)["to_lose"]["christian"] == 1 + 1             # 11.8: one per 5 impacts
+    assert "out of supply" in " ".join(e["text"] for e in cut["log"][-3:])
+
+
+@pytest.mark.rule("11.8", "8.7.5")
+def test_an_out_of_supply_castle_falls_faster() -> None:
+    from engine.granada import siege
+
+    s = blank()
+    s["options"] = {"out_of_supply": True}
+    place(s, "sevilla", "K17", inside=True)
+    place(s, "sevilla", "W25", "W24")
+    s["castle"]["sevilla"] = "muslim"
+    frame = {"loc": "sevilla", "attacker": "christian", "defender": "muslim",
+             "deployed": {"christian": [], "muslim": []}}
+    assert siege.threshold(s, frame) == 7                       # 9 + 1 (port) in supply (8.7.5)
+    frame["deployed"]["christian"] = [{"blocks": ["W25"], "card": "C21", "special": "artillery",
+                                       "out": []}]
+    assert siege.threshold(s, frame) == 5                       # 7 + 1 in supply
+    s["options"] = {}
+    assert siege.threshold(s, frame) == 8
