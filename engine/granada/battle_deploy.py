@@ -26,6 +26,7 @@ from engine.api import Action, State
 from engine.granada import battle_impacts as imp
 from engine.granada import cards as cd
 from engine.granada import components as comp
+from engine.granada import pioneers
 from engine.granada import state as st
 
 
@@ -85,6 +86,8 @@ def impacts(frame: dict[str, Any], side: str) -> int:
     if side == frame["defender"]:
         bonus += frame.get("sortie", 0)
     bonus += frame.get("naval", {}).get(side, 0)       # Naval Bombardment (11.6)
+    if frame.get("pioneer") and side == frame["attacker"]:
+        bonus += pioneers.IMPACT                       # a Pioneers tile (11.7)
     return imp.total_impacts(frame["deployed"][side], _blocks(), frame.get("mode") == "siege", bonus)
 
 
@@ -174,6 +177,9 @@ def play_actions(state: State, frame: dict[str, Any], side: str, may_finish: boo
             if blocks[b].leader:
                 acts.append({"type": "deploy_leader", "block": b,
                              "label": f"Deploy the leader {st.block_name(b)} without a card (8.2.3)"})
+    for tile in pioneers.siege_tiles(state, frame, side):
+        acts.append({"type": "deploy_pioneer", "tile": tile,
+                     "label": f"Deploy the Pioneers tile {tile} without a card: +1 impact (11.7)"})
     cards = _cards()
     for c in state["hands"][side]:
         card = cards[c]
@@ -292,6 +298,12 @@ def apply(state: State, frame: dict[str, Any], side: str, action: Action) -> str
     if kind == "play":
         frame["pending"] = {"side": side, "card": action["card"], "stage": "block"}
         return None
+    if kind == "deploy_pioneer":
+        frame["pioneer"] = action["tile"]
+        refresh(frame)
+        st.log(state, f"{side.capitalize()} deploys the Pioneers tile {action['tile']}: +1 impact "
+                      f"(total {frame['impacts'][side]}, 11.7).")
+        return "event"
     if kind == "naval_bombard":
         value = naval_bombardment_value(state, frame, side)
         how = "takes" if frame.get("mode") == "siege" and side == frame["defender"] else "adds"
@@ -430,6 +442,7 @@ def board_view(state: State, role: str | None, frame: dict[str, Any]) -> dict[st
         "to_lose": dict(frame["to_lose"]), "winner": frame["winner"],
         "battle_discard": {s: list(state["battle_discard"][s]) for s in st.SIDES},
         "naval": dict(frame.get("naval", {})),     # Naval Bombardment impacts by side (11.6)
+        "pioneer": frame.get("pioneer"),           # the Pioneers tile deployed in a siege (11.7)
     }
     p = frame.get("pending")
     if p is not None and role == p["side"]:

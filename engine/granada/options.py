@@ -37,6 +37,9 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "out_of_supply": {"type": "bool", "default": False,
                       "help": "11.8 Out of Supply markers: stacks cut off from their own territory "
                               "lose a block per 5 impacts."},
+    "pioneers": {"type": "bool", "default": False,
+                 "help": "11.7 Pioneers tiles: +1 impact each to a Christian castle siege "
+                         "(one per siege)."},
     "sortie": {"type": "bool", "default": False,
                "help": "11.5 Sortie cards: a besieged Muslim castle takes 2 or 3 impacts off "
                        "the assault."},

@@ -107,6 +107,9 @@ def setup(seed: int, options: dict[str, Any]) -> State:
             if bag:
                 state["blocks"][rng.choice(state, bag)]["loc"] = f"recruit:{side}"
     st.settle(state)
+    from engine.granada import pioneers
+
+    pioneers.setup(state)                           # 11.7, on top of their stacks
     for side in st.SIDES:
         st.draw_cards(state, side, START_HAND)
     st.log(state, "Granada 1482: the war begins. Turn marker on 1482, turn II.")

@@ -151,7 +151,7 @@ DISKS = ("el_zegri", "sidi_yahya")
 
 __all__ = [
     "DISKS", "ROMAN", "SIDES", "TURNS", "YEARS", "RuleError",
-    "active_roles", "article", "void_capture_card", "block", "blocks_at", "by_location", "castle_owner_natural", "cards_of",
+    "active_roles", "article", "pass_tiles", "void_capture_card", "block", "blocks_at", "by_location", "castle_owner_natural", "cards_of",
     "data", "discard_cards", "draw_cards", "draw_naval", "eliminate", "enemy_units_at",
     "finish_frame", "guard_defends", "guard_in_box", "handler", "log", "log_private", "natural",
     "other", "owner",
@@ -351,7 +351,10 @@ def eliminate(state: State, block_id: str) -> None:
     rec = state["blocks"][block_id]
     # 11.1: eliminated Mercenaries are removed from the game
     gone = "removed" if data().blocks[block_id].special == "mercenaries" else "eliminated"
+    was = rec["loc"]
     rec.update(loc=gone, inside=False, carried_by=None)
+    if state.get("pioneers"):
+        pass_tiles(state, block_id, was)
     reveal(state, block_id)
     if data().blocks[block_id].fleet:
         for bid, other_rec in state["blocks"].items():
@@ -486,6 +489,21 @@ def draw_cards(state: State, side: str, n: int) -> list[str]:
         log(state, f"{side.capitalize()} draws {len(drawn)} card{'s' if len(drawn) != 1 else ''}.")
         void_capture_card(state)
     return drawn
+
+
+def pass_tiles(state: State, block_id: str, loc: str) -> None:
+    """The block a Pioneers tile rides on is eliminated at ``loc``: the tile passes to another
+    white Christian block there, or is eliminated with the last of them (11.7, pioneers.py)."""
+    blocks = data().blocks
+    for tile, carrier in sorted(state["pioneers"].items()):
+        if carrier != block_id:
+            continue
+        riders = sorted(b for b, rec in state["blocks"].items()
+                        if rec["loc"] == loc and b != block_id and owner(b) == "christian"
+                        and blocks[b].colour == "white")
+        state["pioneers"][tile] = riders[0] if riders else "eliminated"
+        if not riders:
+            log(state, f"The Pioneers tile {tile} is eliminated with the last block of its stack (11.7).")
 
 
 def void_capture_card(state: State) -> None:

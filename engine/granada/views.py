@@ -65,7 +65,10 @@ VIEW KEYS (render and Discord front ends depend on them)
                                 "christian_castles": n}  (11.2's condition),
                   "removed_cards": [card] played as events and removed (11.2, 11.3),
                   "out_of_supply": {side: [loc]} the stacks carrying an OOS marker (11.8;
-                                   {} when the option is off)}
+                                   {} when the option is off),
+                  "pioneers": {tile: loc | "sea:<zone>" | "eliminated"} Pioneers tiles (11.7;
+                              {} when the option is off)}
+                 (a siege's deployed Pioneers tile: ``battle["pioneer"]``)
                  Sortie cards played are in ``battle["sortie"]`` (siege) and the battle discard;
                  General Mobilization, Sortie and the other cards sit in hands like any card
     contested    [{"loc", "siege": bool}] locations where both sides have units (and Granada
@@ -342,11 +345,12 @@ def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
 
     rules = sorted(name for name in opt.OPTIONS if name != "all" and opt.on(state, name))
     bull = state.get("papal_bull")
-    from engine.granada import supply
+    from engine.granada import pioneers, supply
 
     return {
         "rules": rules,
         "out_of_supply": supply.out_of_supply(state) if "out_of_supply" in rules else {},
+        "pioneers": pioneers.where(state),
         "mercenaries": {s: [_full(state, b) for b in idx.get(f"mercenaries:{s}", [])]
                         for s in opt.mercenary_sides(state)},
         "crusaders": [_full(state, b) for b in idx.get("aside", []) if b in extras.crusaders()]
@@ -414,6 +418,8 @@ def redeal(state: State, role: str, seed: int) -> State:
         new["blocks"][bid] = dict(records[slot])
     if mapping:
         new["stack"] = _remap(new["stack"], mapping)
+        # a Pioneers tile rides with the record of its block (pioneers.py)
+        new["pioneers"] = {t: mapping.get(c, c) for t, c in (new.get("pioneers") or {}).items()}
         for ent in (new.get("entries") or {}).values():
             for s in list(ent):
                 ent[s] = _remap(ent[s], mapping)

@@ -32,7 +32,8 @@ def of_kind(kind: str) -> list[str]:
 
 def test_every_option_is_off_by_default_and_the_basic_game_holds_no_optional_piece() -> None:
     assert set(g.OPTIONS) == {"all", "mercenaries", "papal_bull", "general_mobilization",
-                              "boabdil_captured_card", "sortie", "naval_bombardment", "out_of_supply"}
+                              "boabdil_captured_card", "sortie", "naval_bombardment", "out_of_supply",
+                              "pioneers"}
     for spec in g.OPTIONS.values():
         assert spec["default"] in (False, "off") and spec["help"]
     s = g.setup(3, {})
@@ -41,14 +42,14 @@ def test_every_option_is_off_by_default_and_the_basic_game_holds_no_optional_pie
     assert s["papal_bull"] is None
     v = g.view(s, None)["optional"]
     assert v == {"rules": [], "mercenaries": {}, "crusaders": [], "papal_bull": None, "removed_cards": [],
-                 "out_of_supply": {}}
+                 "out_of_supply": {}, "pioneers": {}}
 
 
 def test_all_turns_every_option_on_and_each_option_brings_only_its_pieces() -> None:
     s = g.setup(3, {"all": True})
     assert g.view(s, None)["optional"]["rules"] == [
         "boabdil_captured_card", "general_mobilization", "mercenaries", "naval_bombardment",
-        "out_of_supply", "papal_bull", "sortie"]
+        "out_of_supply", "papal_bull", "pioneers", "sortie"]
     # every optional card but the Papal Bull (beside the board, 11.2) is in a deck or a hand
     assert in_play_cards(s) & OPTIONAL_CARDS == OPTIONAL_CARDS - set(of_kind("papal_bull"))
     alone = g.setup(3, {"sortie": True})
@@ -60,7 +61,7 @@ def test_all_turns_every_option_on_and_each_option_brings_only_its_pieces() -> N
 
 def test_unknown_options_and_values_are_refused() -> None:
     with pytest.raises(RuleError):
-        g.setup(1, {"pioneers": True})                   # not offered (yet)
+        g.setup(1, {"pioneer": True})                    # no such option
     with pytest.raises(RuleError):
         g.setup(1, {"mercenaries": "yes"})
     with pytest.raises(RuleError):
@@ -470,3 +471,69 @@ def test_an_out_of_supply_castle_falls_faster() -> None:
     assert siege.threshold(s, frame) == 5                       # 7 + 1 in supply
     s["options"] = {}
     assert siege.threshold(s, frame) == 8
+
+
+# ---------------------------------------------------------------- 11.7 Pioneers
+
+@pytest.mark.rule("11.7")
+def test_pioneers_start_on_three_stacks_and_travel_with_them() -> None:
+    s = g.setup(1, {"pioneers": True})
+    assert g.view(s, "muslim")["optional"]["pioneers"] == {"P1": "cordoba", "P2": "ubeda", "P3": "cartagena"}
+    assert g.view(g.setup(1, {}), None)["optional"]["pioneers"] == {}
+    # the whole Cartagena stack marches to Lorca: the tile goes along, counted by no one
+    s = at_movement(s, "christian")
+    s = act(s, "christian", type="buy", level="minimal")
+    s = act(s, "christian", type="activate", loc="cartagena")
+    s = act(s, "christian", type="take_all")
+    s = act(s, "christian", type="step", to="lorca")
+    s = act(s, "christian", type="end_move")
+    assert g.view(s, None)["optional"]["pioneers"]["P3"] == "lorca"
+    # what the Muslim cannot see is re-dealt: the tiles stay where they are
+    for k in range(3):
+        assert g.view(g.redeal(s, "muslim", k), "muslim") == g.view(s, "muslim")
+
+
+@pytest.mark.rule("11.7")
+def test_a_pioneers_tile_is_lost_only_with_the_last_block_of_its_stack() -> None:
+    s = clear_board(g.setup(1, {"pioneers": True}))
+    s["pioneers"] = {"P1": "W04"}
+    put(s, "huescar", "W04", "W16")
+    st.eliminate(s, "W04")
+    assert s["pioneers"] == {"P1": "W16"} and g.view(s, None)["optional"]["pioneers"] == {"P1": "huescar"}
+    st.eliminate(s, "W16")
+    assert g.view(s, None)["optional"]["pioneers"] == {"P1": "eliminated"}
+
+
+@pytest.mark.rule("11.7", "8.7.5", "8.2.3")
+def test_one_pioneers_tile_adds_an_impact_to_a_castle_siege_before_any_card() -> None:
+    s = blank()
+    s["options"] = {"pioneers": True}
+    s["pioneers"] = {"P1": "W25", "P2": "W24"}
+    place(s, "loja", "K17", inside=True)
+    place(s, "loja", "W25", "W24")
+    give(s, "christian", "C21", "C25")
+    from engine.granada import battle
+
+    battle.start_battle(s, "loja", "christian")
+    if top(s)["step"] == "castle":
+        step(s, "muslim", "stay_inside")
+    if top(s)["step"] == "avoid":
+        step(s, "muslim", "fight")
+    step(s, "christian", "assault")
+    tiles = [a["tile"] for a in legal(s, "christian") if a["type"] == "deploy_pioneer"]
+    assert tiles == ["P1", "P2"]
+    step(s, "christian", "deploy_pioneer", tile="P1")
+    assert top(s)["impacts"]["christian"] == 1 and g.view(s, None)["battle"]["pioneer"] == "P1"
+    assert all(a["type"] != "deploy_pioneer" for a in legal(s, "christian"))     # one per siege
+    deploy(s, "christian", "C21", "W25")
+    assert top(s)["impacts"]["christian"] == 1 + 5
+
+    # never in a field combat
+    f = blank()
+    f["options"] = {"pioneers": True}
+    f["pioneers"] = {"P1": "W04"}
+    place(f, "huescar", "W04")
+    place(f, "huescar", "K20")
+    battle.start_battle(f, "huescar", "christian")
+    step(f, "muslim", "fight")
+    assert all(a["type"] != "deploy_pioneer" for a in legal(f, "christian"))
