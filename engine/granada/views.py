@@ -69,7 +69,8 @@ VIEW KEYS (render and Discord front ends depend on them)
                   "pioneers": {tile: loc | "sea:<zone>" | "eliminated"} Pioneers tiles (11.7;
                               {} when the option is off)}
                  (a siege's deployed Pioneers tile: ``battle["pioneer"]``)
-                 Sortie cards played are in ``battle["sortie"]`` (siege) and the battle discard;
+                 Sortie cards played are in ``battle["sortie"]`` (siege), Naval Bombardment
+                 impacts in ``battle["naval"]`` ({side: n}), both cards in the battle discard;
                  General Mobilization, Sortie and the other cards sit in hands like any card
     contested    [{"loc", "siege": bool}] locations where both sides have units (and Granada
                  while Christians stand there with blocks in the Palace Guard box, 10.10)
