@@ -83,7 +83,7 @@ def test_only_the_defender_controlling_the_watchtower_may_play_the_card() -> Non
 
 
 
-@pytest.mark.rule("10.3", "8.2", "8.2.4", "8.3.3.1")
+@pytest.mark.rule("10.3", "8.2.2", "8.2.4", "8.3.3.1")
 def test_the_attacker_deploys_first_so_a_castile_trumpet_charges_before_any_watchtower() -> None:
     # RULINGS_BATTLE 4 (revised): 8.2 "the attacker starts the battle by making the first
     # deployment"; the Watchtower card comes when the defender holds the initiative (8.2.4),
