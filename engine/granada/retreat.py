@@ -75,7 +75,8 @@ def avoid_destinations(state: State, loc: str, side: str, group: list[str]) -> l
     enemy = st.other(side)
 
     def free(n: str) -> bool:
-        return not st.enemy_units_at(state, n, side, idx)
+        # Granada with the Nasrid Palace Guard in its box is defended (10.10, RULINGS.md 30)
+        return not st.enemy_units_at(state, n, side, idx) and not st.guard_defends(state, n, side, idx)
 
     first = [n for n in neighbours(loc) if free(n) and n not in _entries(state, loc, enemy)]
     out = list(first)

@@ -335,3 +335,15 @@ def test_a_retreating_force_among_fewer_than_four_times_as_many_enemies_attacks(
     act(s, "muslim", "retreat", to="velez_blanco")
     f = top(s)
     assert f["module"] == "battle" and f["loc"] == "velez_blanco" and f["attacker"] == "muslim"
+
+
+@pytest.mark.rule("8.6.7", "10.10")
+def test_a_retreat_before_combat_never_enters_granada_while_the_guard_waits_in_its_box() -> None:
+    from engine.granada import retreat as rt
+
+    s = blank()
+    place(s, "illora", "W04")
+    assert "granada" not in rt.avoid_destinations(s, "illora", "christian", ["W04"])
+    for b in ("K54", "K55"):
+        s["blocks"][b]["loc"] = "eliminated"         # the box is empty: Granada is open
+    assert "granada" in rt.avoid_destinations(s, "illora", "christian", ["W04"])
