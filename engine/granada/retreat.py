@@ -56,7 +56,9 @@ def retreat_destinations(state: State, loc: str, side: str, group: list[str], at
     else:
         enemy_from = _entries(state, loc, st.other(side))
         idx = st.by_location(state)
-        good = [n for n in adj if n not in enemy_from and not st.enemy_units_at(state, n, side, idx)]
+        # (Granada with the Palace Guard in its box counts as held, 10.10, RULINGS.md 30)
+        good = [n for n in adj if n not in enemy_from and not st.enemy_units_at(state, n, side, idx)
+                and not st.guard_defends(state, n, side, idx)]
         dests = good or adj
     return _palace_filter(group, dests)
 

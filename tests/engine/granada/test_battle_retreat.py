@@ -302,9 +302,11 @@ def test_a_christian_retreat_into_granada_meets_the_palace_guard() -> None:
     assert "against muslim 7 (8.2)" in s["log"][-1]["text"]
 
 
-@pytest.mark.rule("10.10", "8.6.6")
+@pytest.mark.rule("10.10", "8.6.6", "8.6.3")
 def test_a_christian_retreat_into_an_empty_granada_meets_the_palace_guard() -> None:
     s = christian_defeat_at_illora()
+    # Granada with the guard in its box counts as held (RULINGS.md 30): the cornered
+    # Christians chose it among the adjacent places, and attack it
     f = top(s)
     assert f["module"] == "battle" and f["loc"] == "granada" and f["attacker"] == "christian"
     assert {s["blocks"][b]["loc"] for b in ("K54", "K55")} == {"granada"}
@@ -337,13 +339,19 @@ def test_a_retreating_force_among_fewer_than_four_times_as_many_enemies_attacks(
     assert f["module"] == "battle" and f["loc"] == "velez_blanco" and f["attacker"] == "muslim"
 
 
-@pytest.mark.rule("8.6.7", "10.10")
-def test_a_retreat_before_combat_never_enters_granada_while_the_guard_waits_in_its_box() -> None:
+@pytest.mark.rule("8.6.7", "8.6.3", "10.10")
+def test_no_retreat_takes_refuge_in_granada_while_the_guard_waits_in_its_box() -> None:
     from engine.granada import retreat as rt
 
     s = blank()
     place(s, "illora", "W04")
+    place(s, "moclin", "K28")
+    came(s, "illora", "muslim", "montefrio")
     assert "granada" not in rt.avoid_destinations(s, "illora", "christian", ["W04"])
+    # after a defeat Granada is no refuge either: only cornered may they go there (8.6.3)
+    assert rt.retreat_destinations(s, "illora", "christian", ["W04"], False) == [
+        "granada", "moclin", "montefrio"]
     for b in ("K54", "K55"):
         s["blocks"][b]["loc"] = "eliminated"         # the box is empty: Granada is open
     assert "granada" in rt.avoid_destinations(s, "illora", "christian", ["W04"])
+    assert rt.retreat_destinations(s, "illora", "christian", ["W04"], False) == ["granada"]
