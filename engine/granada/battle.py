@@ -10,7 +10,7 @@
    siege.py (``frame["module"] = "siege"``);
 3. ``avoid`` — the defender may retreat before combat with a Commander card (10.1) or a
    Castle Surrender card (10.5); always offered when the rules allow it, whatever his hand
-   (a reaction prompt: its pass is marked, see :func:`reaction`);
+   (a reaction prompt: its "fight" carries ``"pass": True``, views.py "reaction");
 4. ``deploy`` / ``morale`` / ``respond`` — field combat deployments with the initiative
    going to the side that is behind (8.2, 8.3), Morale Challenges, refutation and the
    Commander's denial (8.4);
