@@ -15,9 +15,12 @@ Two lists of actions, beside the contract's:
   (``engine.api.find_action``); ``apply`` accepts any of them whatever page is shown, and
   the built-in player (``choose``) picks among them.
 
-Both lists end with the role's auto-pass switch ("auto_pass_on" or "auto_pass_off",
-battle_prefs.py) whenever the role has anything to decide: a player may change that
-preference whenever he is asked anything. The switch changes only his own preference.
+Reactions (DESIGN.md "Prompts must not leak"): the prompts that only ask whether to react
+(the pre-battle prompt 10.1/10.5, a Morale Challenge 8.4, the besieged side's artillery 8.7.5)
+appear whenever the rules allow the reaction, whatever the reacting player holds. Their
+"do nothing" answer carries ``"pass": True`` and the view says ``"reaction": True``
+(views.py), so that a front end may answer them for a player who opted into auto-pass: a
+preference of the front end, not of the game.
 """
 
 from __future__ import annotations
@@ -30,10 +33,10 @@ from engine.rng import Generator
 
 id = "granada"
 title = "Granada: Last Stand of the Moors"
-# Section 11 optional rules will be offered here; the basic game has none.
-OPTIONS: dict[str, dict[str, Any]] = {}
+# Section 11 optional rules (options.py): each off by default, "all" turns every one on.
+OPTIONS: dict[str, dict[str, Any]] = importlib.import_module("engine.granada.options").OPTIONS
 
-__all__ = ["OPTIONS", "actions", "active", "apply", "choose", "id", "legal_actions", "redeal",
+__all__ = ["OPTIONS", "actions", "active", "apply", "choose", "concealed_ids", "id", "legal_actions", "redeal",
            "result", "roles", "setup", "title", "view"]
 
 
@@ -58,27 +61,22 @@ def active(state: State) -> list[str]:
 
 
 def actions(state: State, role: str) -> list[Action]:
-    """The role's legal actions as offered to a player: at most 25 at a time (menus.py),
-    the auto-pass switch always in sight."""
-    from engine.granada import battle_prefs, menus
+    """The role's legal actions as offered to a player: at most 25 at a time (menus.py)."""
+    from engine.granada import menus
     from engine.granada import state as st
 
     full = _frame_actions(state, role)
     if not full:
         return []
-    keep = [battle_prefs.switch(state, role)]
     frame = st.top(state)
     menu = (frame or {}).get("_menu", {}).get(role)
-    return menus.paged(full, menu, keep)
+    return menus.paged(full, menu)
 
 
 def legal_actions(state: State, role: str) -> list[Action]:
     """Every legal action of the role, unpaged, for typed orders (the built-in player and
-    apply use it): the top frame's actions, then the auto-pass switch."""
-    from engine.granada import battle_prefs
-
-    acts = _frame_actions(state, role)
-    return acts + [battle_prefs.switch(state, role)] if acts else []
+    apply use it)."""
+    return _frame_actions(state, role)
 
 
 def _frame_actions(state: State, role: str) -> list[Action]:
@@ -110,7 +108,7 @@ def _copy(state: State) -> State:
 
 
 def apply(state: State, role: str, action: Action) -> State:
-    from engine.granada import battle_prefs, menus, victory
+    from engine.granada import menus, victory
     from engine.granada import state as st
 
     if not isinstance(action, dict) or "type" not in action:
@@ -134,17 +132,6 @@ def apply(state: State, role: str, action: Action) -> State:
         top = st.top(new)
         assert top is not None
         top.setdefault("_menu", {})[role] = menus.chosen(action)
-        return new
-    if battle_prefs.is_switch(action):
-        # the player's own auto-pass preference (battle_prefs.py): no rule, no log line; the
-        # page he is looking at stays
-        offered = [battle_prefs.switch(state, role)]
-        if find_action(offered, action) is None:
-            raise RuleError(f"{describe(action)} is not offered now: auto-pass is already "
-                            f"{'on' if battle_prefs.auto_pass(state, role) else 'off'}",
-                            allowed=[describe(a) for a in offered])
-        new = _copy(state)
-        battle_prefs.apply_switch(new, role, action)
         return new
     legal = mod.actions(state, role, frame)
     found = find_action(legal, action)
@@ -198,10 +185,16 @@ def redeal(state: State, role: str, seed: int) -> State:
     return views.redeal(state, role, seed)
 
 
+def concealed_ids(state: State, role: str | None) -> set[str]:
+    """Block ids ``role`` may not see now (views.concealed_ids): the leak tests' list."""
+    from engine.granada import views
+
+    return views.concealed_ids(state, role)
+
+
 def choose(state: State, role: str, seed: int) -> Action:
     """The built-in player: a random legal action, weighted so that phases end sensibly
-    (frames may weight their own actions with ``choose_weight``). It never touches the
-    auto-pass switch (a preference of a human player, not a move)."""
+    (frames may weight their own actions with ``choose_weight``)."""
     from engine.granada import state as st
 
     legal = _frame_actions(state, role)

@@ -9,8 +9,8 @@
    them at the Alhambra (8.7.2, 8.7.3; see siege.py). A castle siege hands the frame to
    siege.py (``frame["module"] = "siege"``);
 3. ``avoid`` — the defender may retreat before combat with a Commander card (10.1) or a
-   Castle Surrender card (10.5), or open the field combat with a Watchtower card (10.3);
-   always offered when the rules allow it, whatever his hand (auto-pass: state["prefs"]);
+   Castle Surrender card (10.5); always offered when the rules allow it, whatever his hand
+   (a reaction prompt: its "fight" carries ``"pass": True``, views.py "reaction");
 4. ``deploy`` / ``morale`` / ``respond`` — field combat deployments with the initiative
    going to the side that is behind (8.2, 8.3), Morale Challenges, refutation and the
    Commander's denial (8.4);
@@ -27,7 +27,6 @@ from typing import Any
 from engine.api import Action, State
 from engine.granada import battle_deploy as bd
 from engine.granada import battle_end as be
-from engine.granada import battle_prefs as prefs
 from engine.granada import cards as cd
 from engine.granada import components as comp
 from engine.granada import retreat as rt
@@ -47,24 +46,18 @@ def _name(loc: str) -> str:
 # ---------------------------------------------------------------- entry point
 
 def new_frame(loc: str, attacker: str) -> dict[str, Any]:
-    return {
-        "module": "battle", "kind": "battle", "loc": loc,
-        "attacker": attacker, "defender": st.other(attacker),
-        "step": "open", "mode": None, "colour": {}, "castle_owner": None,
-        "deployed": {s: [] for s in st.SIDES}, "impacts": {s: 0 for s in st.SIDES},
-        "first_card": {s: False for s in st.SIDES}, "finished": {s: False for s in st.SIDES},
-        "initiative": attacker, "watchtower": None, "pending": None, "challenge": None,
-        "to_lose": {s: 0 for s in st.SIDES}, "lost": {s: [] for s in st.SIDES},
-        "winner": None, "retreats": [], "follow": [],
-    }
+    return bd.new_frame(loc, attacker)
 
 
 def start_battle(state: State, loc: str, attacker: str) -> None:
     """Push the land battle at ``loc`` (8.1) and run its opening up to the first decision."""
-    frame = st.push_frame(state, new_frame(loc, attacker))
-    L = st.data().locations[loc]
-    if L.castle:
-        frame["castle_owner"] = state["castle"].get(loc)
+    open_frame(state, st.push_frame(state, new_frame(loc, attacker)))
+
+
+def open_frame(state: State, frame: dict[str, Any]) -> None:
+    """Run a pushed battle frame's opening up to its first decision."""
+    if st.data().locations[frame["loc"]].castle:
+        frame["castle_owner"] = state["castle"].get(frame["loc"])
     _open(state, frame)
 
 
@@ -100,7 +93,7 @@ def after_castle(state: State, frame: dict[str, Any], mode: str) -> None:
     if not st.blocks_at(state, frame["loc"], frame["attacker"]):
         be.close(state, frame, frame["defender"])
         return
-    if avoid_offered(state, frame) and not _auto_pass(state, frame["defender"]):
+    if avoid_offered(state, frame):
         frame["step"] = "avoid"
         return
     begin(state, frame)
@@ -115,13 +108,10 @@ def begin(state: State, frame: dict[str, Any]) -> None:
         return
     frame["step"] = "deploy"
     frame["initiative"] = frame["attacker"]
-    st.log(state, f"Field combat at {_name(frame['loc'])}: {frame['attacker']} "
-                  f"{len(bd.force(state, frame, frame['attacker']))} blocks against {frame['defender']} "
+    a = len(bd.force(state, frame, frame["attacker"]))
+    st.log(state, f"Field combat at {_name(frame['loc'])}: {frame['attacker']} {a} "
+                  f"block{'s' if a != 1 else ''} against {frame['defender']} "
                   f"{len(bd.force(state, frame, frame['defender']))} (8.2).")
-
-
-def _auto_pass(state: State, side: str) -> bool:
-    return prefs.auto_pass(state, side)
 
 
 # ---------------------------------------------------------------- pre-battle options
@@ -142,8 +132,7 @@ def avoid_offered(state: State, frame: dict[str, Any]) -> bool:
 
 def avoid_actions(state: State, frame: dict[str, Any], side: str) -> list[Action]:
     acts: list[Action] = [
-        {"type": "fight", "label": "Fight the battle"},
-        {"type": "fight_always", "label": "Fight, and from now on skip such questions (auto-pass)"},
+        {"type": "fight", "pass": True, "label": "Fight the battle"},
     ]
     movers = rt.avoiding_blocks(state, frame["loc"], side)
     if movers and rt.avoid_destinations(state, frame["loc"], side, movers):
@@ -155,23 +144,13 @@ def avoid_actions(state: State, frame: dict[str, Any], side: str) -> list[Action
         c = state["surrender"][side][0]
         acts.append({"type": "surrender", "card": c,
                      "label": f"Surrender the castle of {_name(frame['loc'])} (10.5)"})
-    if frame["mode"] == "field" and bd.watchtower_allowed(state, frame, side):
-        for c in cd.hand_of_kind(state, side, "watchtower"):
-            acts.append({"type": "watchtower", "card": c,
-                         "label": f"Fight, opening with {st.card_name(c)}: +4 impacts (10.3)"})
     return acts
 
 
 def _apply_avoid(state: State, frame: dict[str, Any], side: str, action: Action) -> None:
     kind = action["type"]
-    if kind == "fight_always":
-        prefs.set_auto_pass(state, side, True)
-    if kind in ("fight", "fight_always"):
+    if kind == "fight":
         begin(state, frame)
-        return
-    if kind == "watchtower":
-        begin(state, frame)
-        after_deployment(state, frame, side, bd.apply(state, frame, side, action))
         return
     surrender = kind == "surrender"
     card = action["card"]
@@ -213,7 +192,7 @@ def after_deployment(state: State, frame: dict[str, Any], side: str, outcome: st
 
 
 def _challenge_offered(state: State, frame: dict[str, Any], side: str) -> bool:
-    """8.4.1: right after a challengeable deployment, unless the challenger opted out.
+    """8.4.1: right after a challengeable deployment, whatever the challenger holds.
     Once the defender has played a Watchtower card, the attacker may no longer challenge and
     the defender's deployments are protected (10.3)."""
     if frame["mode"] != "field":
@@ -221,9 +200,7 @@ def _challenge_offered(state: State, frame: dict[str, Any], side: str) -> bool:
     dep = bd.last_deployment(frame, side)
     if not cd.challengeable(dep["card"], dep["blocks"]):
         return False
-    if frame.get("watchtower") and side == frame["defender"]:
-        return False
-    return not _auto_pass(state, st.other(side))
+    return not (frame.get("watchtower") and side == frame["defender"])
 
 
 def _pass_initiative(state: State, frame: dict[str, Any]) -> None:
@@ -247,9 +224,7 @@ def _pass_initiative(state: State, frame: dict[str, Any]) -> None:
 
 
 def _morale_actions(state: State, frame: dict[str, Any], side: str) -> list[Action]:
-    acts: list[Action] = [{"type": "pass", "label": "Let the deployment stand"},
-                          {"type": "pass_always",
-                           "label": "Let it stand, and from now on skip such questions (auto-pass)"}]
+    acts: list[Action] = [{"type": "pass", "pass": True, "label": "Let the deployment stand"}]
     for c in cd.hand_of_kind(state, side, "morale"):
         acts.append({"type": "challenge", "card": c,
                      "label": f"Challenge the deployment with {st.card_name(c)} (8.4)"})
@@ -280,9 +255,7 @@ def _respond_actions(state: State, frame: dict[str, Any], side: str) -> list[Act
 
 def _apply_morale(state: State, frame: dict[str, Any], side: str, action: Action) -> None:
     ch = frame["challenge"]
-    if action["type"] in ("pass", "pass_always"):
-        if action["type"] == "pass_always":
-            prefs.set_auto_pass(state, side, True)
+    if action["type"] == "pass":
         _pass_initiative(state, frame)
         return
     cd.play_to_battle(state, side, action["card"], "to challenge the morale of that deployment (8.4)")
@@ -366,7 +339,9 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
     elif step == "castle":
         from engine.granada import siege
 
-        siege.apply_castle(state, frame, role, action)
+        mode = siege.apply_castle(state, frame, role, action)
+        if mode is not None:
+            after_castle(state, frame, mode)
     elif step == "avoid":
         _apply_avoid(state, frame, role, action)
     elif step == "avoid_to":
@@ -382,6 +357,10 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
 
 
 def advance(state: State, frame: dict[str, Any]) -> bool:
+    if frame["step"] == "open":
+        # a battle asked for by battle_end.close (a retreat's follow-on battle, 8.6.6)
+        open_frame(state, frame)
+        return True
     return be.advance(state, frame)
 
 
@@ -410,33 +389,15 @@ def prompt(state: State, role: str, frame: dict[str, Any]) -> str:
 
 
 def view(state: State, role: str | None, frame: dict[str, Any]) -> dict[str, Any]:
-    """The battle board as ``role`` may see it: deployments and played cards are public,
-    undeployed blocks only counted, a pending card choice shown to its owner only."""
-    out: dict[str, Any] = {
-        "kind": "battle", "mode": frame["mode"], "loc": frame["loc"], "step": frame["step"],
-        "attacker": frame["attacker"], "defender": frame["defender"],
-        "impacts": dict(frame["impacts"]), "initiative": frame["initiative"],
-        "finished": dict(frame["finished"]), "watchtower": frame["watchtower"],
-        "deployed": {s: bd.describe(frame, s) for s in st.SIDES},
-        "undeployed": {s: len(bd.undeployed(state, frame, s)) for s in st.SIDES},
-        "to_lose": dict(frame["to_lose"]), "winner": frame["winner"],
-        "battle_discard": {s: list(state["battle_discard"][s]) for s in st.SIDES},
-    }
-    p = frame.get("pending")
-    if p is not None and role == p["side"]:
-        out["pending"] = {"card": p["card"], "stage": p["stage"]}
-    if frame.get("challenge") and frame["challenge"].get("card"):
-        out["challenge"] = dict(frame["challenge"])
-    return out
+    """The battle board as ``role`` may see it (battle_deploy.board_view)."""
+    return bd.board_view(state, role, frame)
 
 
 def choose_weight(action: Action) -> float:
-    return {"fight_always": 0.02, "pass_always": 0.02, "concede": 0.3, "fight": 3.0,
+    return {"concede": 0.3, "fight": 3.0,
             "pass": 2.0}.get(action["type"], bd.weight(action))
 
 
 def redeal(state: State, role: str, frame: dict[str, Any], gen: Any) -> None:
-    """The opponent's private card choice (not yet public) is forgotten (views.redeal)."""
-    p = frame.get("pending")
-    if p is not None and p["side"] != role and p["stage"] == "block":
-        frame["pending"] = None
+    """The opponent's private card choice is forgotten (battle_deploy.redeal_pending)."""
+    bd.redeal_pending(state, role, frame)

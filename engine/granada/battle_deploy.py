@@ -26,6 +26,7 @@ from engine.api import Action, State
 from engine.granada import battle_impacts as imp
 from engine.granada import cards as cd
 from engine.granada import components as comp
+from engine.granada import pioneers
 from engine.granada import state as st
 
 
@@ -79,8 +80,14 @@ def context(frame: dict[str, Any], side: str) -> cd.Context:
 
 
 def impacts(frame: dict[str, Any], side: str) -> int:
-    """A side's impacts on the Impact track (8.3; the Watchtower card's 4, 10.3)."""
+    """A side's impacts on the Impact track (8.3; the Watchtower card's 4, 10.3; a besieged
+    side's Sortie cards, 11.5, which subtract from the assault like its artillery)."""
     bonus = imp.WATCHTOWER_IMPACTS if frame.get("watchtower") == side else 0
+    if side == frame["defender"]:
+        bonus += frame.get("sortie", 0)
+    bonus += frame.get("naval", {}).get(side, 0)       # Naval Bombardment (11.6)
+    if frame.get("pioneer") and side == frame["attacker"]:
+        bonus += pioneers.IMPACT                       # a Pioneers tile (11.7)
     return imp.total_impacts(frame["deployed"][side], _blocks(), frame.get("mode") == "siege", bonus)
 
 
@@ -131,6 +138,34 @@ def watchtower_allowed(state: State, frame: dict[str, Any], side: str) -> bool:
             and st.data().locations[loc].watchtower and state["control"].get(loc) == side)
 
 
+def naval_fleets(state: State, frame: dict[str, Any], side: str) -> int:
+    """Fleets of ``side`` in the sea zone off the battle's location (11.6); 0 inland."""
+    zone = st.data().coast_zone.get(frame["loc"])
+    if zone is None:
+        return 0
+    blocks = _blocks()
+    return sum(1 for b, rec in state["blocks"].items()
+               if rec["loc"] == f"sea:{zone}" and blocks[b].fleet and st.owner(b) == side)
+
+
+def naval_bombardment_value(state: State, frame: dict[str, Any], side: str) -> int:
+    """11.6: 2 impacts with 1 fleet, 3 with 2 fleets or more (added, or taken off a besieger)."""
+    n = naval_fleets(state, frame, side)
+    return 0 if n == 0 else 2 if n == 1 else 3
+
+
+def naval_bombardment_actions(state: State, frame: dict[str, Any], side: str,
+                              cards: list[str]) -> list[Action]:
+    """11.6: during a combat at a coastal location with friendly fleets off it, once a battle."""
+    value = naval_bombardment_value(state, frame, side)
+    if not value or frame.get("naval", {}).get(side):
+        return []
+    verb = "-" if frame.get("mode") == "siege" and side == frame["defender"] else "+"
+    return [{"type": "naval_bombard", "card": c,
+             "label": f"Play {st.card_name(c)}: {verb}{value} impacts from the fleets offshore (11.6)"}
+            for c in cards]
+
+
 def play_actions(state: State, frame: dict[str, Any], side: str, may_finish: bool = True) -> list[Action]:
     """The choices of the side holding the initiative, with no deployment under way."""
     acts: list[Action] = []
@@ -142,6 +177,9 @@ def play_actions(state: State, frame: dict[str, Any], side: str, may_finish: boo
             if blocks[b].leader:
                 acts.append({"type": "deploy_leader", "block": b,
                              "label": f"Deploy the leader {st.block_name(b)} without a card (8.2.3)"})
+    for tile in pioneers.siege_tiles(state, frame, side):
+        acts.append({"type": "deploy_pioneer", "tile": tile,
+                     "label": f"Deploy the Pioneers tile {tile} without a card: +1 impact (11.7)"})
     cards = _cards()
     for c in state["hands"][side]:
         card = cards[c]
@@ -152,6 +190,8 @@ def play_actions(state: State, frame: dict[str, Any], side: str, may_finish: boo
             if watchtower_allowed(state, frame, side):
                 acts.append({"type": "watchtower", "card": c,
                              "label": f"Play {st.card_name(c)}: +4 impacts (10.3)"})
+        elif card.kind == "naval_bombardment":
+            acts.extend(naval_bombardment_actions(state, frame, side, [c]))
         elif card.kind in cd.DEPLOYING_KINDS and card_targets(state, frame, side, c):
             acts.append({"type": "play", "card": c, "label": f"Play {st.card_name(c)}"})
     if may_finish:
@@ -168,7 +208,7 @@ def pending_actions(state: State, frame: dict[str, Any], side: str) -> list[Acti
     if stage == "block":
         acts: list[Action] = [
             {"type": "deploy", "block": b,
-             "label": f"Deploy {st.block_name(b)}" + (f" with a {s} special attack" if s else "")}
+             "label": f"Deploy {st.block_name(b)}" + (f" with {st.article(s)} {s} special attack" if s else "")}
             for b, s in card_targets(state, frame, side, card_id)]
         acts.append({"type": "cancel", "label": f"Take back {st.card_name(card_id)}"})
         return acts
@@ -233,14 +273,15 @@ def _reveal_deployed(state: State, frame: dict[str, Any], side: str, block_id: s
     refresh(frame)
     dep = frame["deployed"][side][-1]
     value = dep["impacts"][dep["blocks"].index(block_id)]
-    how = f" with a {special} special attack" if special else ""
+    how = f" with {st.article(special)} {special} special attack" if special else ""
     st.log(state, f"{side.capitalize()} deploys {st.block_name(block_id)}{how}: {value} impact"
                   f"{'s' if value != 1 else ''} (total {frame['impacts'][side]}).")
 
 
 def apply(state: State, frame: dict[str, Any], side: str, action: Action) -> str | None:
     """Perform a deployment step; returns "deployed" when a deployment is complete (the
-    caller then offers Morale Challenges and passes the initiative), "watchtower" after a
+    caller then offers Morale Challenges and passes the initiative), "event" after a Naval
+    Bombardment card (11.6: no block, like the Watchtower), "watchtower" after a
     Watchtower card, "finish" when the side declares it is finished, None otherwise."""
     kind = action["type"]
     p = frame.get("pending")
@@ -257,6 +298,20 @@ def apply(state: State, frame: dict[str, Any], side: str, action: Action) -> str
     if kind == "play":
         frame["pending"] = {"side": side, "card": action["card"], "stage": "block"}
         return None
+    if kind == "deploy_pioneer":
+        frame["pioneer"] = action["tile"]
+        refresh(frame)
+        st.log(state, f"{side.capitalize()} deploys the Pioneers tile {action['tile']}: +1 impact "
+                      f"(total {frame['impacts'][side]}, 11.7).")
+        return "event"
+    if kind == "naval_bombard":
+        value = naval_bombardment_value(state, frame, side)
+        how = "takes" if frame.get("mode") == "siege" and side == frame["defender"] else "adds"
+        cd.play_to_battle(state, side, action["card"],
+                          f"(Naval Bombardment: {how} {value} impacts, 11.6)")
+        frame.setdefault("naval", {})[side] = value
+        refresh(frame)
+        return "event"
     if kind == "cancel":
         frame["pending"] = None
         return None
@@ -356,3 +411,49 @@ def weight(action: Action) -> float:
     """Built-in player: deploy readily, finish now and then, cancel rarely."""
     return {"finish": 0.35, "cancel": 0.05, "no_second": 0.3, "place_done": 0.5,
             "no_deploy": 0.2}.get(action["type"], 1.0)
+
+
+# ---------------------------------------------------------------- the frame and its view
+
+def new_frame(loc: str, attacker: str) -> dict[str, Any]:
+    """A land battle frame at ``loc`` (battle.py); step "open" until battle.py opens it."""
+    return {
+        "module": "battle", "kind": "battle", "loc": loc,
+        "attacker": attacker, "defender": st.other(attacker),
+        "step": "open", "mode": None, "colour": {}, "castle_owner": None,
+        "deployed": {s: [] for s in st.SIDES}, "impacts": {s: 0 for s in st.SIDES},
+        "first_card": {s: False for s in st.SIDES}, "finished": {s: False for s in st.SIDES},
+        "initiative": attacker, "watchtower": None, "pending": None, "challenge": None,
+        "to_lose": {s: 0 for s in st.SIDES}, "lost": {s: [] for s in st.SIDES},
+        "winner": None, "retreats": [], "follow": [],
+    }
+
+
+def board_view(state: State, role: str | None, frame: dict[str, Any]) -> dict[str, Any]:
+    """The battle board as ``role`` may see it: deployments and played cards are public,
+    undeployed blocks only counted, a pending card choice shown to its owner only."""
+    out: dict[str, Any] = {
+        "kind": "battle", "mode": frame["mode"], "loc": frame["loc"], "step": frame["step"],
+        "attacker": frame["attacker"], "defender": frame["defender"],
+        "impacts": dict(frame["impacts"]), "initiative": frame["initiative"],
+        "finished": dict(frame["finished"]), "watchtower": frame["watchtower"],
+        "deployed": {s: describe(frame, s) for s in st.SIDES},
+        "undeployed": {s: len(undeployed(state, frame, s)) for s in st.SIDES},
+        "to_lose": dict(frame["to_lose"]), "winner": frame["winner"],
+        "battle_discard": {s: list(state["battle_discard"][s]) for s in st.SIDES},
+        "naval": dict(frame.get("naval", {})),     # Naval Bombardment impacts by side (11.6)
+        "pioneer": frame.get("pioneer"),           # the Pioneers tile deployed in a siege (11.7)
+    }
+    p = frame.get("pending")
+    if p is not None and role == p["side"]:
+        out["pending"] = {"card": p["card"], "stage": p["stage"]}
+    if frame.get("challenge") and frame["challenge"].get("card"):
+        out["challenge"] = dict(frame["challenge"])
+    return out
+
+
+def redeal_pending(state: State, role: str, frame: dict[str, Any]) -> None:
+    """The opponent's private card choice (not yet public) is forgotten (views.redeal)."""
+    p = frame.get("pending")
+    if p is not None and p["side"] != role and p["stage"] == "block":
+        frame["pending"] = None

@@ -23,6 +23,7 @@ from engine.granada import cards as cd
 from engine.granada import components as comp
 from engine.granada import retreat as rt
 from engine.granada import state as st
+from engine.granada import supply
 
 
 def _blocks() -> dict[str, comp.Block]:
@@ -45,7 +46,14 @@ def begin_losses(state: State, frame: dict[str, Any]) -> None:
     a, d = frame["impacts"][att], frame["impacts"][dfn]
     frame["winner"] = att if a > d else dfn      # ties favour the defender (8.1)
     lose = loser(frame)
-    frame["to_lose"] = {att: imp.field_losses(d, lose == att), dfn: imp.field_losses(a, lose == dfn)}
+    oos = supply.out_of_supply(state)
+    every = {s: supply.FIELD_EVERY if frame["loc"] in oos[s] else imp.FIELD_LOSS_EVERY for s in st.SIDES}
+    for s in st.SIDES:
+        if every[s] != imp.FIELD_LOSS_EVERY:
+            st.log(state, f"The {s} stack at {_name(frame['loc'])} is out of supply: one loss per "
+                          f"{every[s]} impacts (11.8).")
+    frame["to_lose"] = {att: imp.field_losses(d, lose == att, every[att]),
+                        dfn: imp.field_losses(a, lose == dfn, every[dfn])}
     st.log(state, f"The field combat at {_name(frame['loc'])} ends {a} to {d}: the {frame['winner']} "
                   f"player wins (8.1). Losses: {att} {frame['to_lose'][att]}, {dfn} "
                   f"{frame['to_lose'][dfn]} (8.5.1).")
@@ -109,6 +117,54 @@ def after_losses(state: State, frame: dict[str, Any]) -> None:
         st.log(state, "Boabdil loses a combat against the Muslims: the Mixed Army leaves the "
                       "Christian side (10.12.1).")
         special.grey_defeated(state)
+    if capture_card_offered(state, frame):
+        frame["step"] = "boabdil_card"
+        return
+    start_retreats(state, frame)
+
+
+def capture_card_offered(state: State, frame: dict[str, Any]) -> bool:
+    """11.4: the Christians won a field combat in which the black Boabdil was deployed and is
+    still there, never captured before: the Christian is asked (whatever his hand, a reaction
+    prompt) whether he plays the Boabdil Is Captured in Combat card."""
+    from engine.granada import options as opt
+
+    if not opt.on(state, "boabdil_captured_card") or frame["winner"] != "christian":
+        return False
+    if frame.get("mode") != "field" or state["boabdil"]["captures"]:
+        return False
+    blocks = _blocks()
+    return any(blocks[b].special == "boabdil" and state["blocks"][b]["loc"] == frame["loc"]
+               for b in bd.deployed_ids(frame, "muslim"))
+
+
+def _capture_card_actions(state: State) -> list[Action]:
+    acts: list[Action] = [{"type": "no_capture", "pass": True, "label": "Let Boabdil retreat with his army"}]
+    for c in cd.hand_of_kind(state, "christian", "boabdil_captured"):
+        acts.append({"type": "capture", "card": c,
+                     "label": f"Play {st.card_name(c)}: Boabdil is captured (11.4)"})
+    return acts
+
+
+def _apply_capture_card(state: State, frame: dict[str, Any], action: Action) -> None:
+    from engine.granada import special
+
+    if action["type"] == "capture":
+        card = action["card"]
+        state["hands"]["christian"].remove(card)
+        if card in state["hand_known"]["christian"]:
+            state["hand_known"]["christian"].remove(card)
+        state["removed_cards"].append(card)
+        state["reveals"] += 1
+        st.log(state, f"Christian plays {st.card_name(card)}; it is removed from play (11.4).")
+        special.capture_boabdil(state)
+    frame["step"] = "loss"
+    start_retreats(state, frame)
+
+
+def start_retreats(state: State, frame: dict[str, Any]) -> None:
+    """The loser's groups retreat one after the other (8.6, 10.12.2)."""
+    lose = loser(frame)
     queue = ["fight"]
     if frame["colour"].get(lose):
         queue.append("aside")
@@ -204,9 +260,9 @@ def finish(state: State, frame: dict[str, Any]) -> None:
 
 
 def close(state: State, frame: dict[str, Any], winner: str | None) -> None:
-    """Pop the battle frame and start the battles its retreats caused (8.6.6)."""
-    from engine.granada import battle
-
+    """Pop the battle frame and start the battles its retreats caused (8.6.6): each is a new
+    battle frame in step "open", which battle.py opens as soon as it is on top (its
+    ``advance``), the first retreat's battle first."""
     follow = list(frame.get("follow", []))
     side = loser(frame) if frame.get("winner") else None
     st.finish_frame(state, {"kind": "battle", "loc": frame["loc"], "winner": winner,
@@ -215,7 +271,7 @@ def close(state: State, frame: dict[str, Any], winner: str | None) -> None:
         if side and st.blocks_at(state, dest, side) and st.enemy_units_at(state, dest, side):
             st.log(state, f"The retreat into {_name(dest)} causes a battle there; the retreating "
                           "blocks attack (8.6.6).")
-            battle.start_battle(state, dest, side)
+            st.push_frame(state, bd.new_frame(dest, side))
 
 
 def after_avoid(state: State, frame: dict[str, Any], dest: str | None) -> None:
@@ -244,11 +300,15 @@ def active(state: State, frame: dict[str, Any]) -> list[str]:
         return [frame["loss_side"]]
     if step in ("castle_retreat", "retreat"):
         return [loser(frame)]
+    if step == "boabdil_card":
+        return ["christian"]
     return []
 
 
 def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
     step = frame["step"]
+    if step == "boabdil_card":
+        return _capture_card_actions(state)
     if step == "loss":
         return [{"type": "lose", "block": b, "label": f"Lose {st.block_name(b)} (8.5.2)"}
                 for b in loss_candidates(state, frame, role)]
@@ -268,6 +328,9 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
 
 def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> None:
     kind = action["type"]
+    if frame["step"] == "boabdil_card":
+        _apply_capture_card(state, frame, action)
+        return
     if kind == "lose":
         lose_block(state, frame, role, action["block"])
         _progress_losses(state, frame)
@@ -298,6 +361,8 @@ def prompt(state: State, role: str, frame: dict[str, Any]) -> str:
         return f"Choose a block to lose at {where}: {frame['to_lose'][role]} to go (8.5.2)."
     if step == "castle_retreat":
         return f"You lost at {where}: leave up to 2 blocks inside the castle (8.6.5)."
+    if step == "boabdil_card":
+        return f"You won at {where}, where Boabdil was deployed: capture him with a card (11.4)?"
     if step == "retreat":
         return f"You lost at {where}: choose where your blocks retreat (8.6)."
     return f"Battle at {where}."

@@ -78,9 +78,10 @@ def total_impacts(deployments: Iterable[dict[str, Any]], blocks: dict[str, comp.
     return sum(sum(v) for v in deployment_impacts(deployments, blocks, siege)) + bonus
 
 
-def field_losses(impacts_against: int, lost_battle: bool) -> int:
-    """8.5.1: one block per 7 impacts delivered by the opponent, one more for the loser."""
-    return impacts_against // FIELD_LOSS_EVERY + (1 if lost_battle else 0)
+def field_losses(impacts_against: int, lost_battle: bool, every: int = FIELD_LOSS_EVERY) -> int:
+    """8.5.1: one block per 7 impacts delivered by the opponent (5 out of supply, 11.8), one
+    more for the loser."""
+    return impacts_against // every + (1 if lost_battle else 0)
 
 
 def siege_threshold(artillery: bool, port: bool, blockaded: bool) -> int:

@@ -26,7 +26,7 @@ from engine.granada import state as st
 
 #: Blocks whose faction shield any faction card matches (8.2.1) and that form a bonus group
 #: of their own (8.3.2: "the cumulative effect of another Military Orders block").
-ANY_FACTION_SPECIALS = ("military_order", "palace_guard", "mujahideen")
+ANY_FACTION_SPECIALS = ("military_order", "palace_guard", "mujahideen", "mercenaries", "crusaders")
 #: Card kinds that may put a block into a battle.
 DEPLOYING_KINDS = ("faction", "double", "commander", "cavalry_charge", "crossbowmen", "bombardment")
 #: Card kinds a Morale Challenge cannot touch (8.4.1 exceptions).
@@ -54,7 +54,8 @@ def any_faction(b: comp.Block) -> bool:
 
 
 def morale_immune(b: comp.Block) -> bool:
-    """Leaders, Military Orders, Palace Guard, Mujahideens, Boabdil Mixed Army (8.4.1)."""
+    """Leaders, Military Orders, Palace Guard, Mujahideens, Boabdil Mixed Army (8.4.1),
+    Mercenaries and Crusaders (11.1, 11.2)."""
     return b.leader > 0 or b.special in ANY_FACTION_SPECIALS or b.colour == "grey"
 
 
@@ -175,6 +176,12 @@ def hand_of_kind(state: State, side: str, kind: str) -> list[str]:
     return [c for c in state["hands"][side] if cards[c].kind == kind]
 
 
+def sortie_value(card: comp.Card) -> int:
+    """Impacts a Sortie card takes off an assault (11.5): the number its face shows ("Sortie
+    -2", "Sortie -3")."""
+    return abs(int(card.name.rsplit(" ", 1)[1]))
+
+
 def play_to_battle(state: State, side: str, card_id: str, why: str) -> None:
     """A card played face up into the temporary battle discard pile (8.2.1, 8.8)."""
     state["hands"][side].remove(card_id)
@@ -183,7 +190,7 @@ def play_to_battle(state: State, side: str, card_id: str, why: str) -> None:
         known.remove(card_id)
     state["battle_discard"][side].append(card_id)
     state["reveals"] += 1
-    st.log(state, f"{side.capitalize()} plays {st.card_name(card_id)} {why}.")
+    st.log(state, f"{side.capitalize()} plays {st.card_name(card_id)}{' ' + why if why else ''}.")
 
 
 def replenish(state: State, extra: dict[str, int], why: str) -> None:

@@ -111,6 +111,7 @@ class SeaZone:
     adjacent: tuple[str, ...]
     lat: float
     lon: float
+    coast: tuple[str, ...] = ()     # coastal locations without port on this zone (11.6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +165,7 @@ class SetupMap:
 class Components:
     """The validated component set; use :func:`load` rather than building one."""
 
-    __slots__ = ("locations", "roads", "adjacency", "sea_zones", "port_zone", "blocks", "disks",
+    __slots__ = ("locations", "roads", "adjacency", "sea_zones", "port_zone", "coast_zone", "blocks", "disks",
                  "cards", "optional_cards", "decks", "surrender", "setup", "reconstructed", "notes")
 
     def __init__(self, locations: dict[str, Location], roads: tuple[Road, ...],
@@ -181,9 +182,14 @@ class Components:
             k: tuple(sorted(v)) for k, v in adj.items()}
         self.sea_zones = sea_zones
         self.port_zone: dict[str, str] = {z.port: z.id for z in sea_zones.values()}
+        # 11.6: the sea zone off each coastal location (its port's, or the zone's "coast")
+        self.coast_zone: dict[str, str] = {**{c: z.id for z in sea_zones.values() for c in z.coast},
+                                           **self.port_zone}
         self.blocks = blocks
         self.disks = disks
-        self.cards = cards
+        # Every card face (optional ones included, for the games whose options bring them in);
+        # ``decks`` below lists the basic game's cards only.
+        self.cards = {**cards, **optional_cards}
         self.optional_cards = optional_cards
         # Basic-game card ids per draw deck, and each side's Castle Surrender cards.
         self.decks: dict[str, tuple[str, ...]] = {
@@ -399,7 +405,8 @@ def _sea_zones(doc: dict[str, Any], locs: dict[str, Location]) -> dict[str, SeaZ
     entries = doc.get("sea_zones")
     if not isinstance(entries, list):
         raise ValueError("map.json: 'sea_zones' must be a list")
-    spec = {"id": (str,), "name": (str,), "port": (str,), "adjacent": (list,), "lat": _NUM, "lon": _NUM}
+    spec = {"id": (str,), "name": (str,), "port": (str,), "adjacent": (list,), "coast": (list,),
+            "lat": _NUM, "lon": _NUM}
     _unique("map.json", "sea zone", [_eid(e) for e in entries])
     out: dict[str, SeaZone] = {}
     for e in entries:
@@ -409,8 +416,11 @@ def _sea_zones(doc: dict[str, Any], locs: dict[str, Location]) -> dict[str, SeaZ
             raise ValueError(f"{where}: unknown port location {e['port']!r}")
         if locs[e["port"]].port != e["id"]:
             raise ValueError(f"{where}: location {e['port']} does not name this zone as its port")
+        for c in e["coast"]:
+            if c not in locs or locs[c].port is not None:
+                raise ValueError(f"{where}: coast {c!r} is not a location without port")
         out[e["id"]] = SeaZone(e["id"], e["name"], e["port"], tuple(e["adjacent"]),
-                               float(e["lat"]), float(e["lon"]))
+                               float(e["lat"]), float(e["lon"]), tuple(e["coast"]))
     for z in out.values():
         for n in z.adjacent:
             if n not in out:

@@ -8,9 +8,6 @@ two steps: the action types with many entries are folded into pages ("Activate a
 Adra to Guadix"), and choosing a page (a ``{"type": "menu"}`` action) shows that page's
 entries and a way back. The choice of page is remembered per role in the top frame
 (``frame["_menu"][role]``) and forgotten as soon as that role takes any other action.
-Entries the dispatcher must keep in sight whatever the page (the auto-pass switch,
-battle_prefs.py) are passed as ``keep``: they are appended to the top menu and to every page,
-and the pages are made small enough for them.
 
 Menus change nothing in the rules: ``apply`` still accepts any legal action, shown on the
 current page or not; the page is only what a front end offers.
@@ -21,8 +18,7 @@ the page pointer of its role, draws nothing and reveals nothing (so
 ``engine.api.undo_barrier`` is False across it: the step can be taken back), and writes no
 log line. Front ends may therefore treat "menu" steps as navigation: apply them without
 announcing a move, skip them when replaying or summarising a game, and let the player page
-back and forth freely. The same holds for the auto-pass switch ("auto_pass_on" /
-"auto_pass_off"), which changes only the player's own preference.
+back and forth freely.
 """
 
 from __future__ import annotations
@@ -133,20 +129,17 @@ def _top(full: list[Action], limit: int) -> tuple[list[Action], dict[tuple[str, 
     return shown, pages
 
 
-def paged(full: list[Action], menu: dict[str, Any] | None, keep: list[Action] | None = None) -> list[Action]:
+def paged(full: list[Action], menu: dict[str, Any] | None) -> list[Action]:
     """What a role is offered: ``full`` itself when it is short, else its top menu or the
-    page ``menu`` points to (a stale pointer falls back to the top menu); ``keep`` (at most a
-    few entries) follows in every case."""
-    extra = list(keep or [])
-    limit = LIMIT - len(extra)
-    if len(full) <= limit:
-        return full + extra
-    shown, pages = _top(full, limit)
+    page ``menu`` points to (a stale pointer falls back to the top menu)."""
+    if len(full) <= LIMIT:
+        return full
+    shown, pages = _top(full, LIMIT)
     if menu:
         chunk = pages.get((str(menu.get("group")), int(menu.get("page", 0))))
         if chunk is not None:
-            return chunk + [BACK] + extra
-    return shown + extra
+            return chunk + [BACK]
+    return shown
 
 
 def chosen(action: Action) -> dict[str, Any] | None:

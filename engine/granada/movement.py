@@ -136,6 +136,9 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
         if len(state["hands"][side]) >= 2:
             acts.append({"type": "buy", "level": "total",
                          "label": "Total movement: every location and sea zone + mustering (2 cards)"})
+        for c in sorted(c for c in hand if st.data().cards[c].kind == "general_mobilization"):
+            acts.append({"type": "mobilize", "card": c,
+                         "label": f"Play {st.card_name(c)}: Total movement without discarding (11.3)"})
         return acts
     if frame["pay"] > 0:
         why = {"level": "to buy movement", "force": "to force march",
@@ -270,6 +273,17 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
     kind = action["type"]
     if kind == "buy":
         _buy(state, frame, action["level"])
+    elif kind == "mobilize":
+        # 11.3: the event gives Total movement as if two cards were discarded; the card is
+        # removed from the game
+        state["hands"][side].remove(action["card"])
+        if action["card"] in state["hand_known"][side]:
+            state["hand_known"][side].remove(action["card"])
+        state["removed_cards"].append(action["card"])
+        state["reveals"] += 1
+        st.log(state, f"{side.capitalize()} plays {st.card_name(action['card'])} as an event and "
+                      "removes it from the game (11.3).")
+        _buy(state, frame, "total", free=True)
     elif kind == "pay":
         _pay(state, frame, action["card"])
     elif kind == "exchange":
@@ -361,7 +375,7 @@ def choose_weight(action: Action) -> float:
 
 # ---------------------------------------------------------------- buying movement (7.1)
 
-def _buy(state: State, frame: dict[str, Any], level: str) -> None:
+def _buy(state: State, frame: dict[str, Any], level: str, free: bool = False) -> None:
     side = frame["side"]
     frame["level"] = level
     if level == "none":
@@ -372,11 +386,15 @@ def _buy(state: State, frame: dict[str, Any], level: str) -> None:
         frame.update(acts=3, sea=1, muster=1)
     else:
         frame.update(acts=None, sea=None, muster=1)
-    frame["pay"] = LEVELS[level]
+    frame["pay"] = 0 if free else LEVELS[level]
     frame["pay_for"] = "level" if frame["pay"] else None
     names = {"none": "No movement", "minimal": "Minimal movement", "limited": "Limited movement",
              "total": "Total movement"}
-    st.log(state, f"{side.capitalize()} buys {names[level]} ({LEVELS[level]} card(s), 7.1).")
+    if free:
+        st.log(state, f"{side.capitalize()} has {names[level]} (11.3).")
+        return
+    n = LEVELS[level]
+    st.log(state, f"{side.capitalize()} buys {names[level]} ({n} card{'s' if n != 1 else ''}, 7.1).")
 
 
 def _pay(state: State, frame: dict[str, Any], card: str) -> None:
@@ -395,6 +413,9 @@ def _pay(state: State, frame: dict[str, Any], card: str) -> None:
         st.log(state, f"{side.capitalize()} force marches the stack at {_name(ms['at'])}.")
     elif why == "palace":
         special.palace_guard_enter(state, frame["palace_block"])
+        if st.enemy_units_at(state, "granada", "muslim"):
+            overrun.resolve(state, "granada", "muslim")
+        st.settle_location(state, "granada")
         frame["palace_block"] = None
 
 

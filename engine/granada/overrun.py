@@ -10,6 +10,7 @@ A lone enemy control piece is no obstacle (4.1: it simply changes hands).
 from __future__ import annotations
 
 from engine.api import State
+from engine.granada import special
 from engine.granada import state as st
 
 RATIO = 4
@@ -47,8 +48,6 @@ def resolve(state: State, loc: str, side: str) -> bool:
     idx = st.by_location(state)
     if not can_overrun(state, loc, side, idx):
         return False
-    from engine.granada import special
-
     enemy = st.other(side)
     comps = st.data().blocks
     foes = st.blocks_at(state, loc, enemy, idx)

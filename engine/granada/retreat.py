@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from engine.api import State
 from engine.granada import components as comp
+from engine.granada import overrun, special
 from engine.granada import state as st
 
 #: A stack of at most this many blocks may retreat up to 2 locations before combat (8.6.7).
@@ -55,7 +56,9 @@ def retreat_destinations(state: State, loc: str, side: str, group: list[str], at
     else:
         enemy_from = _entries(state, loc, st.other(side))
         idx = st.by_location(state)
-        good = [n for n in adj if n not in enemy_from and not st.enemy_units_at(state, n, side, idx)]
+        # (Granada with the Palace Guard in its box counts as held, 10.10, RULINGS.md 30)
+        good = [n for n in adj if n not in enemy_from and not st.enemy_units_at(state, n, side, idx)
+                and not st.guard_defends(state, n, side, idx)]
         dests = good or adj
     return _palace_filter(group, dests)
 
@@ -74,7 +77,8 @@ def avoid_destinations(state: State, loc: str, side: str, group: list[str]) -> l
     enemy = st.other(side)
 
     def free(n: str) -> bool:
-        return not st.enemy_units_at(state, n, side, idx)
+        # Granada with the Nasrid Palace Guard in its box is defended (10.10, RULINGS.md 30)
+        return not st.enemy_units_at(state, n, side, idx) and not st.guard_defends(state, n, side, idx)
 
     first = [n for n in neighbours(loc) if free(n) and n not in _entries(state, loc, enemy)]
     out = list(first)
@@ -90,8 +94,11 @@ def arrive(state: State, frm: str, side: str, group: list[str], dest: str) -> st
     """Move a retreating group to ``dest`` and resolve what that causes (8.6.6).
 
     Returns ``dest`` when a new battle must be fought there at once with the retreating
-    blocks as the attacker, else None (no enemy, an overrun, or the blocks joined friendly
-    blocks already in conflict there)."""
+    blocks as the attacker, else None (no enemy, an overrun either way, or the blocks joined
+    friendly blocks already in conflict there). Christians retreating alone into Granada
+    attack it: the Nasrid Palace Guard appears from its box as at any declaration (10.10).
+    The retreating side overruns first (7.4 "Retreats"); else the enemy there may overrun
+    the retreating force (8.6.6 note: "an overrun can occur after the retreat")."""
     blocks = comp.load().blocks
     zone = _palace_zone()
     for b in group:
@@ -108,14 +115,17 @@ def arrive(state: State, frm: str, side: str, group: list[str], dest: str) -> st
         entries.append(frm)
     st.log(state, f"{side.capitalize()} retreats {len(moved)} block{'s' if len(moved) != 1 else ''} "
                   f"from {st.data().locations[frm].name} to {st.data().locations[dest].name} (8.6).")
+    friends = [b for b in st.blocks_at(state, dest, side) if b not in moved]
+    if moved and not friends and st.guard_defends(state, dest, side):
+        # a retreat into Granada attacks it: the Nasrid Palace Guard appears (10.10, 8.6.6)
+        special.palace_guard_join(state, dest, side)
     if not moved or not st.enemy_units_at(state, dest, side):
         st.settle_location(state, dest)
         return None
-    from engine.granada import overrun
-
     if overrun.resolve(state, dest, side):
         return None
-    friends = [b for b in st.blocks_at(state, dest, side) if b not in moved]
+    if overrun.resolve(state, dest, st.other(side)):
+        return None           # overrun after the retreat (8.6.6 note, RULINGS.md 20)
     if friends and all(state["blocks"][b]["inside"] for b in friends):
         if len(friends) + len(moved) <= 2:
             for b in moved:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.api import Action, RuleError, State
-from engine.granada import movement, special, victory
+from engine.granada import extras, movement, special, victory
 from engine.granada import state as st
 
 RULE = "6.1"
@@ -105,6 +105,14 @@ def advance(state: State, frame: dict[str, Any]) -> bool:
         return _turn_advance(state, frame)
     if phase == "reinforce":
         if all(frame["owed"].get(s, 0) <= 0 for s in st.SIDES):
+            if not frame.get("extras_done"):
+                # 11.1, 11.2: optional rules of the Reinforcement Step, before the draws
+                frame["extras_done"] = True
+                sides = extras.needed(state)
+                if sides:
+                    extras.start(state, sides)
+                    return True
+            frame.pop("extras_done", None)
             _reinforce_draws(state)
             _turn_marker(state, frame)
             return True

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import rng
-from engine.api import RuleError, State
+from engine.api import State
 from engine.granada import state as st
 
 FIRST_WAVE = {"christian": 4, "muslim": 3}     # 5.2.3
@@ -18,12 +18,9 @@ PUBLIC_SETUP = ("ferdinand", "isabella", "boabdil", "el_zagal", "military_order"
 
 
 def setup(seed: int, options: dict[str, Any]) -> State:
-    from engine.granada import OPTIONS
+    from engine.granada import options as opt
 
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise RuleError(f"unknown option(s) {', '.join(unknown)}; this version offers "
-                        f"{', '.join(sorted(OPTIONS)) or 'none'}")
+    opt.check(options)
     d = st.data()
     state: State = {
         "game": "granada", "version": 1, "options": dict(options),
@@ -39,8 +36,11 @@ def setup(seed: int, options: dict[str, Any]) -> State:
         "known": {"christian": [], "muslim": []},
         "bids": {"christian": None, "muslim": None},
         "entries": {}, "stack": [],
-        "prefs": {"christian": {"auto_pass": False}, "muslim": {"auto_pass": False}},
         "boabdil": {"captures": 0, "allied_until": None, "pending": None, "grey": []},
+        "removed_cards": [],            # cards played as events and removed from play (11.2, 11.3)
+        # 11.2: the Papal Bull card face up beside the board while it may be played
+        "papal_bull": next((c for c in sorted(d.optional_cards) if d.cards[c].kind == "papal_bull"), None)
+        if opt.on({"options": options}, "papal_bull") else None,
         "result": None,
     }
     # 5.1 control pieces: cubes, castles and round towers of their initial colour. Locations
@@ -52,6 +52,11 @@ def setup(seed: int, options: dict[str, Any]) -> State:
     # Castle Surrender cards face up beside the board; the three decks shuffled (5.1, 3.3).
     for cid in sorted(d.cards):
         c = d.cards[cid]
+        if cid in d.optional_cards:
+            # 11.3, 11.5: an optional card joins its side's deck only with its option
+            if any(opt.on(state, name) and c.kind in kinds for name, kinds in opt.CARD_KINDS.items()):
+                state["decks"][c.deck].append(cid)
+            continue
         if c.deck == "surrender":
             side = "christian" if cid.startswith("C") else "muslim"
             state["surrender"][side].append(cid)
@@ -62,7 +67,12 @@ def setup(seed: int, options: dict[str, Any]) -> State:
     # Blocks: every block starts in its side's bag, then the setup map takes some out.
     for bid in sorted(d.blocks):
         b = d.blocks[bid]
-        loc = "aside" if b.optional else f"bag:{b.side}"
+        loc = f"bag:{b.side}"
+        if b.optional:
+            # 11.1: Mercenaries face up in their own box, hired at the Reinforcement Step;
+            # 11.2: the Crusaders beside the board (aside) until the Papal Bull
+            hired = b.special == "mercenaries" and b.side in opt.mercenary_sides(state)
+            loc = f"mercenaries:{b.side}" if hired else "aside"
         state["blocks"][bid] = {"loc": loc, "revealed": False, "inside": False,
                                 "carried_by": None, "moved": False, "fresh": False}
     for loc, ids in d.setup.fixed.items():
@@ -74,8 +84,8 @@ def setup(seed: int, options: dict[str, Any]) -> State:
     for bid in d.setup.boabdil_box:
         state["blocks"][bid].update(loc="boabdil_box", revealed=True)
     for bid, b in d.blocks.items():
-        if b.fleet:
-            state["blocks"][bid]["revealed"] = True     # fleets are always face up (5.1)
+        if b.fleet or state["blocks"][bid]["loc"].startswith("mercenaries:"):
+            state["blocks"][bid]["revealed"] = True     # fleets are always face up (5.1), 11.1
         if b.special in PUBLIC_SETUP and state["blocks"][bid]["loc"] != f"bag:{b.side}":
             state["known"][st.other(b.side)].append(bid)
     for side in st.SIDES:
@@ -97,6 +107,9 @@ def setup(seed: int, options: dict[str, Any]) -> State:
             if bag:
                 state["blocks"][rng.choice(state, bag)]["loc"] = f"recruit:{side}"
     st.settle(state)
+    from engine.granada import pioneers
+
+    pioneers.setup(state)                           # 11.7, on top of their stacks
     for side in st.SIDES:
         st.draw_cards(state, side, START_HAND)
     st.log(state, "Granada 1482: the war begins. Turn marker on 1482, turn II.")

@@ -11,8 +11,9 @@ then takes the frame over (``frame["module"] = "siege"``) with these steps:
   asked even when he may only hold, so that the defender learns nothing of his hand;
 * ``assault`` — the attacker holds the initiative throughout and deploys as he wishes;
 * ``fire`` — after each attacker deployment the defender may make artillery special attacks
-  or play a Bombardment card (8.7.5 B, "at any moment"); auto-pass applies; ``fire_final``
-  is his last chance once the attacker is finished and is always asked;
+  or play a Bombardment card (8.7.5 B, "at any moment"); a reaction prompt (its pass,
+  "hold_fire", is marked ``"pass": True`` for a front end's auto-pass); ``fire_final`` is his
+  last chance once the attacker is finished and is an ordinary question;
 * ``siege_loss`` — the defender picks his losses, the disk always last (8.7.5 D).
 """
 
@@ -24,10 +25,10 @@ from engine.api import Action, State
 from engine.granada import battle_deploy as bd
 from engine.granada import battle_end as be
 from engine.granada import battle_impacts as imp
-from engine.granada import battle_prefs as prefs
 from engine.granada import cards as cd
 from engine.granada import components as comp
 from engine.granada import state as st
+from engine.granada import supply
 
 RULE = "8.7"
 CASTLE_LIMIT = 2     # 8.7.2
@@ -102,20 +103,19 @@ def castle_actions(state: State, frame: dict[str, Any], role: str) -> list[Actio
     return acts
 
 
-def apply_castle(state: State, frame: dict[str, Any], role: str, action: Action) -> None:
-    from engine.granada import battle
-
+def apply_castle(state: State, frame: dict[str, Any], role: str, action: Action) -> str | None:
+    """Perform a step of the inside/outside declaration; returns the kind of battle once it
+    is known ("field", "siege" or "none": battle.py goes on from there), else None."""
     kind = action["type"]
     mine = _owner_blocks(state, frame)
     if kind in ("keep_inside", "bring_out"):
         state["blocks"][action["block"]]["inside"] = kind == "keep_inside"
-        return
+        return None
     if kind == "come_out":
         for b in mine:
             state["blocks"][b]["inside"] = False
         st.log(state, f"The {role} blocks fight outside the castle of {_name(frame['loc'])} (8.7.2).")
-        battle.after_castle(state, frame, "field")
-        return
+        return "field"
     if kind == "stay_inside":
         for b in mine:
             state["blocks"][b]["inside"] = True
@@ -124,11 +124,8 @@ def apply_castle(state: State, frame: dict[str, Any], role: str, action: Action)
     st.log(state, f"{role.capitalize()}: {len(inside)} block(s) inside the castle of "
                   f"{_name(frame['loc'])}, {len(outside)} outside (8.7.2).")
     if outside:
-        battle.after_castle(state, frame, "field")
-    elif role == frame["attacker"]:
-        battle.after_castle(state, frame, "none")
-    else:
-        battle.after_castle(state, frame, "siege")
+        return "field"
+    return "none" if role == frame["attacker"] else "siege"
 
 
 def castle_prompt(frame: dict[str, Any]) -> str:
@@ -172,7 +169,10 @@ def _port(state: State, frame: dict[str, Any]) -> tuple[bool, bool]:
 
 
 def threshold(state: State, frame: dict[str, Any]) -> int:
+    """8.7.5's table; an out-of-supply castle 5 or 7 instead (11.8)."""
     artillery = any(d["special"] == "artillery" for d in frame["deployed"][frame["attacker"]])
+    if supply.is_out(state, frame["loc"], frame["defender"]):
+        return supply.SIEGE_EVERY[artillery]
     port, blockade = _port(state, frame)
     return imp.siege_threshold(artillery, port, blockade)
 
@@ -196,11 +196,10 @@ def defender_units(state: State, frame: dict[str, Any]) -> int:
     return len(bd.force(state, frame, frame["defender"])) + len(st.disks_at(state, frame["loc"]))
 
 
-def _fire_offered(state: State, frame: dict[str, Any], final: bool) -> bool:
-    dfn = frame["defender"]
-    if frame["fire_done"] or not bd.force(state, frame, dfn):
-        return False
-    return final or not prefs.auto_pass(state, dfn)
+def _fire_offered(state: State, frame: dict[str, Any]) -> bool:
+    """The defender is asked whenever blocks of his could fire (whatever his hand), until
+    he gave up firing for this siege."""
+    return not frame["fire_done"] and bool(bd.force(state, frame, frame["defender"]))
 
 
 def _after_attacker(state: State, frame: dict[str, Any], outcome: str | None) -> None:
@@ -208,11 +207,11 @@ def _after_attacker(state: State, frame: dict[str, Any], outcome: str | None) ->
     if outcome == "finish":
         frame["finished"][att] = True
         st.log(state, f"{att.capitalize()} ends the assault with {frame['impacts'][att]} impacts (8.7.5).")
-        if _fire_offered(state, frame, final=True):
+        if _fire_offered(state, frame):
             frame["step"] = "fire_final"
         else:
             resolve(state, frame)
-    elif outcome == "deployed" and _fire_offered(state, frame, final=False):
+    elif outcome == "deployed" and _fire_offered(state, frame):
         frame["step"] = "fire"
 
 
@@ -317,11 +316,15 @@ def _actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
         if any(a["type"] in ("deploy", "cancel", "place", "place_at", "place_done", "no_deploy")
                for a in acts):
             return acts                       # a deployment under way is finished first
-        acts.append({"type": "hold_fire", "label": "No artillery now" if step == "fire" else
-                     "No more artillery: resolve the siege"})
+        if role == "muslim":
+            for c in cd.hand_of_kind(state, role, "sortie"):
+                acts.append({"type": "sortie", "card": c, "label": f"Play {st.card_name(c)}: "
+                             f"-{cd.sortie_value(comp.load().cards[c])} impacts to the assault (11.5)"})
         if step == "fire":
+            acts.append({"type": "hold_fire", "pass": True, "label": "No artillery now"})
             acts.append({"type": "cease_fire", "label": "No artillery for the rest of this siege"})
-            acts.append({"type": "pass_always", "label": "No artillery now, and auto-pass such questions"})
+        else:
+            acts.append({"type": "hold_fire", "label": "No more artillery: resolve the siege"})
         return acts
     if step == "siege_loss":
         return [{"type": "lose", "block": b, "label": f"Lose {st.block_name(b)} (8.7.5 D)"}
@@ -342,9 +345,13 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
         _after_attacker(state, frame, bd.apply(state, frame, role, action))
         return
     if step in ("fire", "fire_final"):
-        if kind in ("hold_fire", "cease_fire", "pass_always"):
-            if kind == "pass_always":
-                prefs.set_auto_pass(state, role, True)
+        if kind == "sortie":
+            value = cd.sortie_value(comp.load().cards[action["card"]])
+            cd.play_to_battle(state, role, action["card"], f"(Sortie: -{value} impacts to the assault, 11.5)")
+            frame["sortie"] = frame.get("sortie", 0) + value
+            bd.refresh(frame)
+            return
+        if kind in ("hold_fire", "cease_fire"):
             if kind == "cease_fire" or step == "fire_final":
                 frame["fire_done"] = True
             if step == "fire_final":
@@ -379,21 +386,18 @@ def prompt(state: State, role: str, frame: dict[str, Any]) -> str:
 
 
 def view(state: State, role: str | None, frame: dict[str, Any]) -> dict[str, Any]:
-    from engine.granada import battle
-
-    out = battle.view(state, role, frame)
+    out = bd.board_view(state, role, frame)
     out["kind"] = "siege"
     out["threshold"] = threshold(state, frame)
     out["disks"] = st.disks_at(state, frame["loc"])
+    out["sortie"] = frame.get("sortie", 0)          # impacts taken off by Sortie cards (11.5)
     return out
 
 
 def choose_weight(action: Action) -> float:
-    return {"hold": 0.3, "cease_fire": 0.2, "pass_always": 0.02, "hold_fire": 1.0}.get(
+    return {"hold": 0.3, "cease_fire": 0.2, "hold_fire": 1.0}.get(
         action["type"], bd.weight(action))
 
 
 def redeal(state: State, role: str, frame: dict[str, Any], gen: Any) -> None:
-    from engine.granada import battle
-
-    battle.redeal(state, role, frame, gen)
+    bd.redeal_pending(state, role, frame)

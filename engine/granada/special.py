@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any
 
 from engine.api import Action, RuleError, State
-from engine.granada import overrun
 from engine.granada import state as st
 
 RULE = "10.12"
@@ -46,13 +45,11 @@ def palace_box(state: State) -> list[str]:
 
 def palace_guard_enter(state: State, bid: str) -> None:
     """One card sacrificed during the Movement Phase: one guard block enters Granada; it may
-    not move this turn (10.10). Entering where Christians stand joins the fight there."""
+    not move this turn (10.10). Entering where Christians stand joins the fight there: the
+    caller (movement.py) then lets the arriving guard overrun them if it may (7.4)."""
     rec = state["blocks"][bid]
     rec.update(loc="granada", fresh=True, moved=True, inside=False, revealed=False)
     st.log(state, f"{st.block_name(bid)} enters Granada from the Nasrid Palace Guard box (10.10).")
-    if st.enemy_units_at(state, "granada", "muslim"):
-        overrun.resolve(state, "granada", "muslim")
-    st.settle_location(state, "granada")
 
 
 def palace_guard_join(state: State, loc: str, attacker: str) -> None:
@@ -102,6 +99,7 @@ def capture_boabdil(state: State) -> None:
         state["blocks"][b].update(loc="aside", revealed=True, inside=False, carried_by=None,
                                   moved=True, fresh=True)
     bo["allied_until"] = st.turn_index(state) + GREY_TURNS[bo["captures"]]
+    st.void_capture_card(state)
     bo["pending"] = "place"
     st.log(state, f"Boabdil is captured (capture {bo['captures']})! The Boabdil Mixed Army "
                   f"({len(grey)} grey blocks) joins the Christians until the end of "

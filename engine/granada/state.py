@@ -47,7 +47,6 @@ STATE SHAPE
       "entries": {loc: {side: [from loc | "sea:<zone>" | "muster"]}},  # where each side's
                                         # blocks came from this turn (retreats 8.6.2/8.6.3)
       "stack": [frame, ...],            # decision frames, top = last (see below)
-      "prefs": {side: {"auto_pass": bool}},  # reaction prompts auto-pass (DESIGN.md)
       "boabdil": {"captures": int, "allied_until": turn index | None,
                   "pending": None | "place" | "wait" | "return",
                   "grey": [grey block ids in play]},   # 10.12 (special.py)
@@ -152,7 +151,7 @@ DISKS = ("el_zegri", "sidi_yahya")
 
 __all__ = [
     "DISKS", "ROMAN", "SIDES", "TURNS", "YEARS", "RuleError",
-    "active_roles", "block", "blocks_at", "by_location", "castle_owner_natural", "cards_of",
+    "active_roles", "article", "pass_tiles", "void_capture_card", "block", "blocks_at", "by_location", "castle_owner_natural", "cards_of",
     "data", "discard_cards", "draw_cards", "draw_naval", "eliminate", "enemy_units_at",
     "finish_frame", "guard_defends", "guard_in_box", "handler", "log", "log_private", "natural",
     "other", "owner",
@@ -321,16 +320,26 @@ def conceal(state: State, block_ids: list[str] | None = None) -> None:
         rec["revealed"] = False
 
 
+def article(word: str) -> str:
+    """'a' or 'an' before ``word`` (log lines and labels are read by players)."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def block_name(block_id: str) -> str:
     """A human name of a block's face (only for lines its viewer may read)."""
     b = data().blocks[block_id]
+    extra = "".join(s for s, f in ((" cavalry", b.horse), (" crossbow", b.crossbow),
+                                   (" artillery", b.gun)) if f)
     if b.name:
-        return b.name
+        faces = {(o.shields, o.horse, o.crossbow, o.gun) for o in data().blocks.values() if o.name == b.name}
+        if len(faces) == 1:
+            return b.name
+        # pieces of one name with different faces (the Nasrid Palace Guard, 10.10): a menu
+        # tells them apart
+        return f"{b.name} ({b.shields}-shield{extra or ' infantry'})"
     if b.fleet:
         return f"fleet {block_id}"
     fac = (b.faction or "").replace("_", " ").title()
-    extra = "".join(s for s, f in ((" cavalry", b.horse), (" crossbow", b.crossbow),
-                                   (" artillery", b.gun)) if f)
     lead = " leader" if b.leader else ""
     return f"{fac} {b.shields}-shield{extra}{lead} ({block_id})"
 
@@ -340,7 +349,12 @@ def eliminate(state: State, block_id: str) -> None:
     Carried blocks of an eliminated fleet go with it (9.1). Boabdil (black) cannot be
     eliminated (3.2): callers use special.capture_boabdil instead."""
     rec = state["blocks"][block_id]
-    rec.update(loc="eliminated", inside=False, carried_by=None)
+    # 11.1: eliminated Mercenaries are removed from the game
+    gone = "removed" if data().blocks[block_id].special == "mercenaries" else "eliminated"
+    was = rec["loc"]
+    rec.update(loc=gone, inside=False, carried_by=None)
+    if state.get("pioneers"):
+        pass_tiles(state, block_id, was)
     reveal(state, block_id)
     if data().blocks[block_id].fleet:
         for bid, other_rec in state["blocks"].items():
@@ -473,7 +487,41 @@ def draw_cards(state: State, side: str, n: int) -> list[str]:
         names = ", ".join(card_name(c) for c in drawn)
         log_private(state, side, f"You draw {names}.")
         log(state, f"{side.capitalize()} draws {len(drawn)} card{'s' if len(drawn) != 1 else ''}.")
+        void_capture_card(state)
     return drawn
+
+
+def pass_tiles(state: State, block_id: str, loc: str) -> None:
+    """The block a Pioneers tile rides on is eliminated at ``loc``: the tile passes to another
+    white Christian block there, or is eliminated with the last of them (11.7, pioneers.py)."""
+    blocks = data().blocks
+    for tile, carrier in sorted(state["pioneers"].items()):
+        if carrier != block_id:
+            continue
+        riders = sorted(b for b, rec in state["blocks"].items()
+                        if rec["loc"] == loc and b != block_id and owner(b) == "christian"
+                        and blocks[b].colour == "white")
+        state["pioneers"][tile] = riders[0] if riders else "eliminated"
+        if not riders:
+            log(state, f"The Pioneers tile {tile} is eliminated with the last block of its stack (11.7).")
+
+
+def void_capture_card(state: State) -> None:
+    """11.4: once Boabdil has been captured, the Boabdil Is Captured in Combat card no longer
+    applies: held by the Christian, it is discarded (face up) and replaced from the deck."""
+    if not state["boabdil"]["captures"]:
+        return
+    cards = data().cards
+    void = [c for c in state["hands"]["christian"] if cards[c].kind == "boabdil_captured"]
+    if void:
+        # replaced first (so that the replacement is never the void card reshuffled), then
+        # discarded face up
+        hand = state["hands"]["christian"]
+        for c in void:
+            hand.remove(c)
+        draw_cards(state, "christian", len(void))
+        hand.extend(void)
+        discard_cards(state, "christian", void, "(Boabdil was captured before: the card no longer applies, 11.4)")
 
 
 def draw_naval(state: State) -> str | None:

@@ -8,9 +8,18 @@ VIEW KEYS (render and Discord front ends depend on them)
     role         the role viewed for (None for a spectator)
     prompt       sentence for that role (what to do now, or whom we wait for)
     actions      that role's legal actions as offered, at most 25 (longer lists come in pages:
-                 {"type": "menu", ...} entries, menus.py), ending with his auto-pass switch
-                 ("auto_pass_on" / "auto_pass_off", battle_prefs.py) when he must act;
-                 dicts with "type" and "label"; [] for spectators
+                 {"type": "menu", ...} entries, menus.py); dicts with "type" and "label";
+                 the "do nothing" answer of a reaction prompt also has "pass": true;
+                 [] for spectators
+    phase        short public string that changes exactly when a new public picture is worth
+                 posting: a new year's turn order, a player's Movement or Combat Phase, a
+                 battle (land, siege or naval), the Reinforcement Step, the end of the game
+                 (e.g. "1485 I: christian combat, battle at loja"); the same for every role
+    reaction     true when the prompt only asks this role whether to react (10.1/10.5
+                 pre-battle prompt, 8.4 Morale Challenge, 8.7.5 artillery of the castle), so
+                 that a front end's auto-pass preference may answer it with the action that
+                 has "pass": true; false otherwise (always false for spectators)
+    focus        the location id (land) or sea zone id of the battle under way, else None
     active       roles that must act now
     log          log entries that role may read ({"text": ..., "to"?: [...]})
     year         0..6; year_label "1482".."1491-1492"; turn 1 | 2; turn_label "1485 II"
@@ -32,7 +41,8 @@ VIEW KEYS (render and Discord front ends depend on them)
                  an opposing concealed block: {"key": "<side>:<place>:<n>", "side",
                  "colour", "inside", "moved"}  (the key is opaque and per view; it is not
                  the block id and is renumbered by position, so it tells nothing)
-    boxes        {"recruit": {side: [block] (own: full) | {"count": n, "fleets": [ids]}},
+    boxes        {"recruit": {side: [block] (own: full) | {"count": n}}, (5.2.3, 6.4: the
+                  opponent's recruits, fleets included, are placed face down)
                   "bag": {side: n}, "palace": [block], "boabdil_box": [block],
                   "aside": [block], "eliminated": [block], "captured": [block]}
     disks        {"el_zegri": loc | "eliminated", "sidi_yahya": ...}
@@ -46,6 +56,22 @@ VIEW KEYS (render and Discord front ends depend on them)
     vp           {side: {"castles", "watchtowers", "resources", "unlinked_resources",
                  "points"}} (victory.breakdown, what both can compute)
     boabdil      {"captures", "allied_until": turn label | None, "pending", "in_play": bool}
+    optional     the optional rules in play (section 11, options.py) and their public pieces:
+                 {"rules": [option names],
+                  "mercenaries": {side: [block]} Mercenaries face up in their box (11.1),
+                  "crusaders": [block] beside the board while the Papal Bull waits (11.2),
+                  "papal_bull": None | {"card": id | None (played), "playable_now": bool,
+                                "from_year": "1487-1488", "max_castles": 6,
+                                "christian_castles": n}  (11.2's condition),
+                  "removed_cards": [card] played as events and removed (11.2, 11.3),
+                  "out_of_supply": {side: [loc]} the stacks carrying an OOS marker (11.8;
+                                   {} when the option is off),
+                  "pioneers": {tile: loc | "sea:<zone>" | "eliminated"} Pioneers tiles (11.7;
+                              {} when the option is off)}
+                 (a siege's deployed Pioneers tile: ``battle["pioneer"]``)
+                 Sortie cards played are in ``battle["sortie"]`` (siege), Naval Bombardment
+                 impacts in ``battle["naval"]`` ({side: n}), both cards in the battle discard;
+                 General Mobilization, Sortie and the other cards sit in hands like any card
     contested    [{"loc", "siege": bool}] locations where both sides have units (and Granada
                  while Christians stand there with blocks in the Palace Guard box, 10.10)
     pending_battles  locations the phasing side must still fight this Combat Phase
@@ -54,7 +80,6 @@ VIEW KEYS (render and Discord front ends depend on them)
                  "stack": {"at", "steps", "size"} | None}
     battle       the public information of the battle under way (battle/siege/seabattle
                  module ``view(state, role, frame)``), or None
-    prefs        own reaction preferences ({"auto_pass": bool}); {} for spectators
     result       state["result"] (None while playing)
 
 FINAL REVEAL
@@ -85,11 +110,31 @@ from engine.api import State, View, visible_log
 from engine.granada import sequence, victory
 from engine.granada import state as st
 
-PUBLIC_PLACES = ("eliminated", "palace", "boabdil_box", "aside", "captured", "removed")
+PUBLIC_PLACES = ("eliminated", "palace", "boabdil_box", "aside", "captured", "removed",
+                 "mercenaries:christian", "mercenaries:muslim")
 BATTLE_MODULES = ("battle", "siege", "seabattle", "cards")
 
 
 _STATIC: dict[str, dict[str, Any]] = {}
+#: The line a reaction prompt ends with: auto-pass is the front end's preference (DESIGN.md).
+AUTO_PASS_HINT = 'Auto-pass such questions: "/prefs autopass on" on Discord, "autopass on" at the terminal.'
+
+
+def phase(state: State, focus: str | None) -> str:
+    """The public picture's name (see VIEW KEYS): it changes with the year's turn order, each
+    Movement and Combat Phase, each battle and the Reinforcement Step, and nothing else."""
+    if state.get("result") is not None:
+        return "game over"
+    root = state["stack"][0]
+    y, t = state["year"], state["turn"]
+    where = f", battle at {focus}" if focus else ""
+    if root["phase"] in ("bid", "order"):
+        return f"{st.YEARS[y]} turn order{where}"
+    if root["phase"] == "reinforce":
+        return f"{st.YEARS[y]} reinforcements{where}"
+    side = state["active_side"]
+    combat = any(f["module"] == "sequence" and f["kind"] == "combat" for f in state["stack"])
+    return f"{st.turn_label(y, t)}: {side} {'combat' if combat else 'movement'}{where}"
 
 
 def _static(bid: str) -> dict[str, Any]:
@@ -182,7 +227,7 @@ def view(state: State, role: str | None) -> View:
         if role == s or over:
             recruit[s] = [_full(state, b) for b in ids]
         else:
-            recruit[s] = {"count": len(ids), "fleets": [b for b in ids if d.blocks[b].fleet]}
+            recruit[s] = {"count": len(ids)}
     boxes = {
         "recruit": recruit,
         "bag": {s: len(idx.get(f"bag:{s}", [])) for s in st.SIDES},
@@ -206,10 +251,12 @@ def view(state: State, role: str | None) -> View:
     pending: list[str] = []
     move_info = None
     battle = None
+    focus = None
     for f in reversed(state["stack"]):
         if f["module"] in BATTLE_MODULES and battle is None:
             hook = getattr(st.handler(f), "view", None)
             battle = hook(state, role, f) if hook else {"module": f["module"], "kind": f["kind"]}
+            focus = f.get("loc") or f.get("zone")
         if f.get("kind") == "combat" and f["module"] == "sequence":
             pending = sequence.pending_battles(state, f["side"], f["done"])
         if f.get("kind") == "movement" and move_info is None:
@@ -220,12 +267,16 @@ def view(state: State, role: str | None) -> View:
                          "stack": None if ms is None else {"at": ms["at"], "steps": ms["steps"],
                                                            "size": len(ms["blocks"])}}
     prompt = ""
+    offered = legal_actions(state, role) if role in st.SIDES else []
+    reaction = any(a.get("pass") for a in offered)
     if state.get("result"):
         res = state["result"]
         prompt = f"The game is over: {res['reason']}."
     elif frame is not None and role is not None and role in active:
         hook = getattr(st.handler(frame), "prompt", None)
         prompt = hook(state, role, frame) if hook else "Your decision."
+        if reaction:
+            prompt += "\n" + AUTO_PASS_HINT
     elif active:
         prompt = "Waiting for " + " and ".join(a.capitalize() for a in active) + "."
     opp = st.other(role) if role in st.SIDES else None
@@ -235,7 +286,10 @@ def view(state: State, role: str | None) -> View:
         "game": "granada",
         "role": role,
         "prompt": prompt,
-        "actions": legal_actions(state, role) if role in st.SIDES else [],
+        "actions": offered,
+        "phase": phase(state, focus),
+        "reaction": reaction,
+        "focus": focus,
         "active": active,
         "log": visible_log(state["log"], role),
         "year": y, "year_label": st.YEARS[y], "turn": t, "turn_label": st.turn_label(y, t),
@@ -260,12 +314,53 @@ def view(state: State, role: str | None) -> View:
                     "allied_until": st.index_label(bo["allied_until"])
                     if bo["allied_until"] is not None else None,
                     "in_play": bool(bo["grey"])},
+        "optional": _optional(state, idx),
         "contested": contested,
         "pending_battles": pending,
         "movement": move_info,
         "battle": battle,
-        "prefs": dict(state["prefs"][role]) if role in st.SIDES else {},
         "result": state.get("result"),
+    }
+
+
+def concealed_ids(state: State, role: str | None) -> set[str]:
+    """The block ids whose identity ``role`` (None: a spectator, who knows what both players
+    know) may not learn now: what redeal re-draws, whose ids must appear nowhere in his view
+    (the property tests look for them in the serialized view)."""
+    if state.get("result") is not None:
+        return set()
+    out: set[str] = set()
+    for bid, rec in state["blocks"].items():
+        side = st.owner(bid)
+        if side == role or _static(bid)["colour"] == "grey" or rec["loc"] in PUBLIC_PLACES:
+            continue
+        if rec["loc"] in (f"bag:{side}", f"recruit:{side}") or not _visible(state, bid, role):
+            out.add(bid)
+    return out
+
+
+def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
+    """The public pieces of the optional rules in play (section 11, see VIEW KEYS)."""
+    from engine.granada import extras
+    from engine.granada import options as opt
+
+    rules = sorted(name for name in opt.OPTIONS if name != "all" and opt.on(state, name))
+    bull = state.get("papal_bull")
+    from engine.granada import pioneers, supply
+
+    return {
+        "rules": rules,
+        "out_of_supply": supply.out_of_supply(state) if "out_of_supply" in rules else {},
+        "pioneers": pioneers.where(state),
+        "mercenaries": {s: [_full(state, b) for b in idx.get(f"mercenaries:{s}", [])]
+                        for s in opt.mercenary_sides(state)},
+        "crusaders": [_full(state, b) for b in idx.get("aside", []) if b in extras.crusaders()]
+        if bull else [],
+        "papal_bull": None if "papal_bull" not in rules else {
+            "card": bull, "playable_now": extras.bull_playable(state),
+            "from_year": st.YEARS[extras.BULL_FIRST_YEAR], "max_castles": extras.BULL_MAX_CASTLES,
+            "christian_castles": extras.christian_castles(state)},
+        "removed_cards": [_card(c) for c in state.get("removed_cards", [])],
     }
 
 
@@ -290,23 +385,26 @@ def redeal(state: State, role: str, seed: int) -> State:
     opp = st.other(role)
     known = set(new["known"][role])
     over = new.get("result") is not None
-    # ---- the opponent's blocks role never identified (all are shown at the final reveal)
+    # ---- the opponent's blocks role never identified (all are shown at the final reveal);
+    # the bag and the recruitment box hold fleets as well, face down (5.2.3, 6.4)
+    unseen = (f"bag:{opp}", f"recruit:{opp}")
     pool = []
     for bid in ([] if over else sorted(new["blocks"])):
         b = d.blocks[bid]
         rec = new["blocks"][bid]
-        if b.side != opp or b.colour == "grey" or b.optional or bid in known or rec["revealed"]:
-            continue
         loc = rec["loc"]
-        if loc in PUBLIC_PLACES:
+        if b.side != opp or b.colour == "grey" or b.optional or loc in PUBLIC_PLACES:
             continue
-        if b.fleet and loc != f"bag:{opp}":
-            continue                       # fleets are face up outside the bag
+        if b.fleet:
+            if loc in unseen:              # face up on the map only (5.1)
+                pool.append(bid)
+            continue
+        if bid in known or rec["revealed"]:
+            continue
         pool.append(bid)
     records = {bid: new["blocks"][bid] for bid in pool}
-    bag_key = f"bag:{opp}"
-    slots_fixed = [bid for bid in pool if records[bid]["loc"] != bag_key]   # land-only slots
-    slots_bag = [bid for bid in pool if records[bid]["loc"] == bag_key]
+    slots_fixed = [bid for bid in pool if records[bid]["loc"] not in unseen]   # land-only slots
+    slots_bag = [bid for bid in pool if records[bid]["loc"] in unseen]
     land = [bid for bid in pool if not d.blocks[bid].fleet]
     gen.shuffle(land)
     chosen = land[:len(slots_fixed)]
@@ -321,6 +419,8 @@ def redeal(state: State, role: str, seed: int) -> State:
         new["blocks"][bid] = dict(records[slot])
     if mapping:
         new["stack"] = _remap(new["stack"], mapping)
+        # a Pioneers tile rides with the record of its block (pioneers.py)
+        new["pioneers"] = {t: mapping.get(c, c) for t, c in (new.get("pioneers") or {}).items()}
         for ent in (new.get("entries") or {}).values():
             for s in list(ent):
                 ent[s] = _remap(ent[s], mapping)

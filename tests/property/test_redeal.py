@@ -174,5 +174,43 @@ def test_illegal_made_up_actions_raise_rule_error(game_id: str, data: st.DataObj
             assert dumps(state) == before
 
 
+def strings_in(value: Any) -> set[str]:
+    """Every key and string value of a JSON value (a text naming a piece once seen, like a
+    log line of a past battle, is history, not where the piece is now)."""
+    out: set[str] = set()
+    if isinstance(value, str):
+        out.add(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            out |= strings_in(k) | strings_in(v)
+    elif isinstance(value, list):
+        for v in value:
+            out |= strings_in(v)
+    return out
+
+
+def games_naming_concealed_pieces() -> list[Any]:
+    ids = [g for g in GAME_IDS if callable(getattr(engine.GAMES[g], "concealed_ids", None))]
+    return ids or [pytest.param(None, marks=pytest.mark.skip(reason="no game lists its concealed pieces"))]
+
+
+@pytest.mark.parametrize("game_id", games_naming_concealed_pieces())
+@PROPERTY
+@given(data=st.data(), seed=seeds, steps=step_counts)
+def test_no_concealed_piece_is_named_anywhere_in_a_view(game_id: str, data: st.DataObject, seed: int,
+                                                        steps: int) -> None:
+    """A redeal only proves a view unchanged by what it re-draws; a piece a game forgot to
+    re-draw (a fleet face down in a recruitment box) slips through it. So: the ids of the
+    pieces a role may not identify now (``module.concealed_ids(state, role)``, None for a
+    spectator) appear nowhere in that role's view, as a key or a value."""
+    module = engine.GAMES[game_id]
+    state, roles = reach(module, seed, steps, data.draw(option_values(module), label="options"))
+    for role in [*roles, None]:
+        hidden = set(module.concealed_ids(state, role))
+        named = hidden & strings_in(module.view(state, role))
+        assert not named, (f"{game_id} seed={seed} steps={steps}: the view of {role or 'a spectator'} "
+                           f"names concealed pieces {sorted(named)}")
+
+
 def legal_of_others(module: GameModule, state: State, role: str) -> list[dict[str, Any]]:
     return [a for r in module.active(state) if r != role for a in module.actions(state, r)]

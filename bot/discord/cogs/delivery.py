@@ -289,10 +289,11 @@ class Delivery(Worker):
 
     async def autopass(self, info: GameInfo, role: str, user_id: int) -> bool:
         """Pass for a player who asked for it, on a prompt whose only answers are a reaction
-        or a pass (the engine offers the pass; the bot adds no rule)."""
+        or a pass (the engine offers the pass, flagged ``"pass": true`` or of type "pass";
+        the bot adds no rule)."""
         gv = await self.service.view(info.id, role, user_id)
         actions = list(gv.view.get("actions") or [])
-        passes = [a for a in actions if a.get("type") == "pass"]
+        passes = [a for a in actions if a.get("pass") is True] or [a for a in actions if a.get("type") == "pass"]
         if not passes or not is_reaction(gv.view):
             return False
         await self.service.apply(info.id, role, passes[0], gv.version, user_id)

@@ -36,7 +36,7 @@ pytestmark = pytest.mark.slow
 CLICKS_SEED = 1212
 """The seed of the players' generator."""
 MAX_CLICKS = 400
-NOT_MOVES = frozenset({"menu", "auto_pass_on", "auto_pass_off"})
+NOT_MOVES = frozenset({"menu"})
 
 
 def moves_first(actions: list[dict[str, Any]], rng: random.Random) -> int:

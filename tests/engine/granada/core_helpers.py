@@ -7,7 +7,7 @@ from typing import Any
 
 import engine.granada as g
 from engine.api import find_action
-from engine.granada import battle_prefs, components, movement
+from engine.granada import components, movement
 from engine.granada import state as st
 
 D = components.load()
@@ -82,14 +82,13 @@ def has(state: dict[str, Any], role: str, **action: Any) -> bool:
 
 
 def choices(state: dict[str, Any], role: str) -> list[dict[str, Any]]:
-    """The rules' own choices offered to ``role``: ``g.actions`` without the auto-pass switch
-    the dispatcher appends to every list (its own tests are in test_menus.py)."""
-    return [a for a in g.actions(state, role) if not battle_prefs.is_switch(a)]
+    """The choices offered to ``role`` (``g.actions``)."""
+    return g.actions(state, role)
 
 
 def legal_choices(state: dict[str, Any], role: str) -> list[dict[str, Any]]:
-    """``g.legal_actions`` without the auto-pass switch."""
-    return [a for a in g.legal_actions(state, role) if not battle_prefs.is_switch(a)]
+    """Every legal action of ``role`` (``g.legal_actions``)."""
+    return g.legal_actions(state, role)
 
 
 def types(state: dict[str, Any], role: str) -> set[str]:

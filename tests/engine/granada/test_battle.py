@@ -278,18 +278,17 @@ def test_challenging_a_double_shield_card_removes_both_blocks() -> None:
 
 
 @pytest.mark.rule("8.4.1")
-def test_the_challenge_prompt_appears_without_a_morale_card_and_auto_pass_skips_it() -> None:
+def test_the_challenge_prompt_appears_without_a_morale_card_and_is_asked_every_time() -> None:
     s = challenge_setup(muslim_cards=("M22",))               # no Morale Challenge card in hand
     deploy(s, "christian", "C25", "W26")
     assert top(s)["step"] == "morale"
-    assert {a["type"] for a in legal(s, "muslim")} == {"pass", "pass_always"}
-    act(s, "muslim", "pass_always")
-    assert s["prefs"]["muslim"]["auto_pass"] is True
+    assert legal(s, "muslim") == [{"type": "pass", "pass": True, "label": "Let the deployment stand"}]
+    act(s, "muslim", "pass")
     deploy(s, "muslim", "M22", "K20")
     act(s, "christian", "pass")
     deploy(s, "christian", "C32", "W27")
     act(s, "christian", "no_second")
-    assert top(s)["step"] == "deploy"                        # no question asked any more
+    assert top(s)["step"] == "morale"                        # asked again: auto-pass is the front end's
 
 
 @pytest.mark.rule("8.4.1")
@@ -354,7 +353,7 @@ def test_views_of_a_battle_hide_undeployed_blocks_and_the_pending_card() -> None
     import engine.granada as g
 
     s = example_battle()
-    s = g.apply(s, "muslim", {"type": "fight"})
+    s = g.apply(s, "muslim", {"type": "fight", "pass": True})
     s = g.apply(s, "christian", {"type": "deploy_leader", "block": "W36"})
     s = g.apply(s, "muslim", {"type": "play", "card": "M40"})          # private, not yet deployed
     view_c = g.view(s, "christian")
@@ -368,8 +367,7 @@ def test_views_of_a_battle_hide_undeployed_blocks_and_the_pending_card() -> None
     # after the deployment the block and the card are public
     s = g.apply(s, "muslim", {"type": "deploy", "block": "K49"})
     assert "K49" in json.dumps(g.view(s, "christian")["battle"])
-    assert g.active(s) == ["christian"] and {a["type"] for a in g.actions(s, "christian")} == {
-        "pass", "pass_always", "auto_pass_on"}
+    assert g.active(s) == ["christian"] and {a["type"] for a in g.actions(s, "christian")} == {"pass"}
 
 
 @pytest.mark.rule("8.2.2", "8.4.1")
@@ -512,7 +510,9 @@ def test_the_pre_battle_prompt_and_the_watchtower_tell_nothing_about_the_hand() 
 
     _twins(build, "muslim", "avoid", ("M57", "M22"))        # Watchtower / Zegries card
     _twins(build, "muslim", "avoid", ("M55", "M22"))        # Commander / Zegries card
-    assert {"watchtower", "fight"} <= {a["type"] for a in legal(build("M57"), "muslim")}
+    # the Watchtower card waits for the defender's initiative, after the attacker's first
+    # deployment (8.2, RULINGS_BATTLE 4)
+    assert "watchtower" not in {a["type"] for a in legal(build("M57"), "muslim")}
 
 
 @pytest.mark.rule("10.5", "10.1", "8.7.5")
@@ -542,27 +542,16 @@ def test_the_besieged_side_is_asked_whatever_its_hand() -> None:
 
 
 @pytest.mark.rule("8.4.1")
-def test_auto_pass_can_be_turned_off_and_stays_private() -> None:
+def test_a_morale_prompt_is_a_reaction_only_for_the_player_asked() -> None:
     import engine.granada as g
 
     s = challenge_setup(muslim_cards=("M22",))
     deploy(s, "christian", "C25", "W26")
-    on = g.apply(s, "muslim", {"type": "pass_always"})
-    off = g.apply(s, "muslim", {"type": "pass"})
-    # the Christian cannot tell the two apart; the Muslim sees his own preference
-    assert g.view(on, "christian") == g.view(off, "christian")
-    assert g.view(on, "muslim")["prefs"] == {"auto_pass": True}
-    assert "auto_pass_off" not in {a["type"] for a in g.actions(off, "muslim")}
-    assert "auto_pass_off" in {a["type"] for a in g.actions(on, "muslim")}
-    s = g.apply(on, "muslim", {"type": "auto_pass_off"})
-    assert s["prefs"]["muslim"]["auto_pass"] is False and top(s)["step"] == "deploy"
-    s = g.apply(s, "muslim", {"type": "play", "card": "M22"})
-    s = g.apply(s, "muslim", {"type": "deploy", "block": "K20"})
-    s = g.apply(s, "christian", {"type": "pass"})
-    s = g.apply(s, "christian", {"type": "play", "card": "C32"})
-    s = g.apply(s, "christian", {"type": "deploy", "block": "W27"})
-    s = g.apply(s, "christian", {"type": "no_second"})
-    assert top(s)["step"] == "morale" and g.active(s) == ["muslim"]      # asked again
+    v = g.view(s, "muslim")
+    assert v["reaction"] is True and [a["type"] for a in v["actions"] if a.get("pass")] == ["pass"]
+    assert g.view(s, "christian")["reaction"] is False and g.view(s, None)["reaction"] is False
+    s = g.apply(s, "muslim", next(a for a in v["actions"] if a.get("pass")))
+    assert top(s)["step"] == "deploy" and g.view(s, "muslim")["reaction"] is False
 
 
 # ---------------------------------------------------------------- small choice lists
@@ -601,7 +590,7 @@ def test_a_huge_stack_is_deployed_through_lists_of_25_at_most() -> None:
     came(s, "huescar", "christian", "ubeda")
     give(s, "christian", "C60")
     battle.start_battle(s, "huescar", "christian")
-    s = g.apply(s, "muslim", {"type": "fight"})
+    s = g.apply(s, "muslim", {"type": "fight", "pass": True})
     s = _reach(s, "christian", {"type": "play", "card": "C60"})
     last = whites[-1]
     s = _reach(s, "christian", {"type": "deploy", "block": last})
@@ -624,7 +613,7 @@ def test_bombardment_placements_anywhere_through_lists_of_25_at_most() -> None:
         s["blocks"][gun]["loc"] = "eliminated"
     give(s, "christian", "C62")
     battle.start_battle(s, "huescar", "christian")
-    s = g.apply(s, "muslim", {"type": "fight"})
+    s = g.apply(s, "muslim", {"type": "fight", "pass": True})
     s = _reach(s, "christian", {"type": "bombard", "card": "C62"})
     s = _reach(s, "christian", {"type": "place", "block": "W06"})
     assert len(battle.actions(s, "christian", top(s))) == 31      # the battle's own + 30 others

@@ -79,6 +79,9 @@ def act(s: dict[str, Any], role: str, kind: str, **fields: Any) -> None:
              if a["type"] == kind and all(a.get(k) == v for k, v in fields.items())]
     assert found, f"{kind} {fields} not legal for {role}: {[strip_label(a) for a in mod.actions(s, role, f)]}"
     mod.apply(s, role, found[0], f)
+    # as the dispatcher's run() does: a follow-on battle asked for by a retreat opens (8.6.6)
+    while (after := st.top(s)) is not None and after.get("step") == "open":
+        st.handler(after).advance(s, after)
 
 
 def deploy(s: dict[str, Any], role: str, card: str, block: str) -> None:

@@ -263,3 +263,95 @@ def test_boabdil_with_nowhere_to_retreat_is_captured_not_left_behind() -> None:
     assert s["blocks"]["K21"]["loc"] == "eliminated"
     assert s["blocks"]["K01"]["loc"] == "captured" and s["boabdil"]["captures"] == 1
     assert not st.blocks_at(s, "oran", "muslim")
+
+
+def christian_defeat_at_illora(granada: tuple[str, ...] = (), christian: tuple[str, ...] = (
+        "W04", "W16", "W17", "W21")) -> dict[str, Any]:
+    """The Muslims attack the Christians at Íllora from Montefrío; a Muslim block holds
+    Moclín, so the only way out for the beaten Christians is Granada (8.6.3)."""
+    s = blank()
+    place(s, "illora", *christian)
+    place(s, "illora", "K20", "K21", "K22")
+    place(s, "moclin", "K28")
+    place(s, "granada", *granada)
+    came(s, "illora", "muslim", "montefrio")
+    give(s, "muslim", "M22")
+    battle.start_battle(s, "illora", "muslim")
+    act(s, "christian", "fight")
+    deploy(s, "muslim", "M22", "K20")
+    act(s, "christian", "pass")
+    act(s, "christian", "finish")
+    act(s, "muslim", "finish")
+    while top(s)["module"] == "battle" and top(s)["loc"] == "illora" and top(s)["step"] == "loss":
+        act(s, "christian", "lose", block=legal(s, "christian")[0]["block"])
+    if top(s)["loc"] == "illora" and top(s)["step"] == "retreat":
+        act(s, "christian", "retreat", to="granada")      # cornered: anywhere adjacent
+    return s
+
+
+@pytest.mark.rule("10.10", "8.6.6")
+def test_a_christian_retreat_into_granada_meets_the_palace_guard() -> None:
+    guard = ("K54", "K55")
+    s = christian_defeat_at_illora(granada=("K29", "K32", "K33", "K34", "K40"))
+    f = top(s)
+    assert f["module"] == "battle" and f["loc"] == "granada" and f["attacker"] == "christian"
+    # 10.10: the guard appears at the declaration of any battle Christians bring to Granada
+    assert [s["blocks"][b]["loc"] for b in guard] == ["granada", "granada"]
+    act(s, "muslim", "split_done")                      # every block fights outside (8.7.3)
+    act(s, "muslim", "fight")
+    assert "against muslim 7 (8.2)" in s["log"][-1]["text"]
+
+
+@pytest.mark.rule("10.10", "8.6.6", "8.6.3")
+def test_a_christian_retreat_into_an_empty_granada_meets_the_palace_guard() -> None:
+    s = christian_defeat_at_illora()
+    # Granada with the guard in its box counts as held (RULINGS.md 30): the cornered
+    # Christians chose it among the adjacent places, and attack it
+    f = top(s)
+    assert f["module"] == "battle" and f["loc"] == "granada" and f["attacker"] == "christian"
+    assert {s["blocks"][b]["loc"] for b in ("K54", "K55")} == {"granada"}
+    assert s["control"]["granada"] == "muslim"
+
+
+@pytest.mark.rule("8.6.6", "7.4")
+def test_a_retreating_force_among_four_times_as_many_enemies_is_overrun_after_its_retreat() -> None:
+    # RULINGS.md 20: "an overrun can occur after the retreat" (8.6.6 note) works both ways
+    s = muslim_defeat_at("huescar", ("K20", "K21", "K04"),
+                         around={"baza": "W16", "ubeda": "W17", "velez_blanco": "W21"})
+    place(s, "velez_blanco", "W22", "W23", "W24", "W25", "W26", "W27", "W28")
+    left = [b for b in ("K20", "K21", "K04") if s["blocks"][b]["loc"] == "huescar"]
+    assert len(left) == 2
+    hand = len(s["hands"]["muslim"])
+    act(s, "muslim", "retreat", to="velez_blanco")     # 2 blocks against 8
+    assert [s["blocks"][b]["loc"] for b in left] == ["eliminated", "eliminated"]
+    assert s["stack"][-1]["module"] == "sequence"       # no battle is fought
+    assert s["control"]["velez_blanco"] == "christian"
+    assert len(s["hands"]["muslim"]) >= hand + 1        # a card for 2 blocks lost (8.8)
+
+
+@pytest.mark.rule("8.6.6", "7.4")
+def test_a_retreating_force_among_fewer_than_four_times_as_many_enemies_attacks() -> None:
+    s = muslim_defeat_at("huescar", ("K20", "K21", "K04"),
+                         around={"baza": "W16", "ubeda": "W17", "velez_blanco": "W21"})
+    place(s, "velez_blanco", "W22", "W23", "W24", "W25", "W26", "W27")   # 7 against 2
+    act(s, "muslim", "retreat", to="velez_blanco")
+    f = top(s)
+    assert f["module"] == "battle" and f["loc"] == "velez_blanco" and f["attacker"] == "muslim"
+
+
+@pytest.mark.rule("8.6.7", "8.6.3", "10.10")
+def test_no_retreat_takes_refuge_in_granada_while_the_guard_waits_in_its_box() -> None:
+    from engine.granada import retreat as rt
+
+    s = blank()
+    place(s, "illora", "W04")
+    place(s, "moclin", "K28")
+    came(s, "illora", "muslim", "montefrio")
+    assert "granada" not in rt.avoid_destinations(s, "illora", "christian", ["W04"])
+    # after a defeat Granada is no refuge either: only cornered may they go there (8.6.3)
+    assert rt.retreat_destinations(s, "illora", "christian", ["W04"], False) == [
+        "granada", "moclin", "montefrio"]
+    for b in ("K54", "K55"):
+        s["blocks"][b]["loc"] = "eliminated"         # the box is empty: Granada is open
+    assert "granada" in rt.avoid_destinations(s, "illora", "christian", ["W04"])
+    assert rt.retreat_destinations(s, "illora", "christian", ["W04"], False) == ["granada"]

@@ -43,14 +43,10 @@ def test_commander_deploys_any_block_with_its_special_attack() -> None:
 def test_the_pre_battle_prompt_does_not_depend_on_the_hand() -> None:
     s = field(("W04",), ("K20", "K21"), m_cards=("M22",))
     assert top(s)["step"] == "avoid"
-    assert {a["type"] for a in legal(s, "muslim")} == {"fight", "fight_always"}
+    assert {a["type"] for a in legal(s, "muslim")} == {"fight"}
     s = field(("W04",), ("K20", "K21"), m_cards=("M55",))
-    assert {a["type"] for a in legal(s, "muslim")} == {"fight", "fight_always", "commander_retreat"}
-    act(s, "muslim", "fight_always")
-    s2 = field(("W04",), ("K20", "K21"))
-    s2["prefs"] = s["prefs"]
-    battle.start_battle(s2, "huescar", "christian")
-    assert top(s2)["step"] == "deploy"            # auto-pass: no question any more
+    assert {a["type"] for a in legal(s, "muslim")} == {"fight", "commander_retreat"}
+    assert [a["type"] for a in legal(s, "muslim") if a.get("pass")] == ["fight"]
 
 
 @pytest.mark.rule("10.3", "8.4.1", "8.3.3.1")
@@ -84,26 +80,44 @@ def test_only_the_defender_controlling_the_watchtower_may_play_the_card() -> Non
     s["control"]["velez_malaga"] = "christian"
     battle.start_battle(s, "velez_malaga", "christian")
     assert not has(s, "muslim", "watchtower")
-    s = field(("W04",), ("K20",), ("C64",), ("M57",), loc="velez_malaga")
-    assert has(s, "muslim", "watchtower", card="M57")          # also offered before the first deployment
+
+
+
+@pytest.mark.rule("10.3", "8.2.2", "8.2.4", "8.3.3.1")
+def test_the_attacker_deploys_first_so_a_castile_trumpet_charges_before_any_watchtower() -> None:
+    # RULINGS_BATTLE 4 (revised): 8.2 "the attacker starts the battle by making the first
+    # deployment"; the Watchtower card comes when the defender holds the initiative (8.2.4),
+    # so 10.3's "before" window always exists for the attacker's charges and challenges
+    s = field(("W05",), ("K20",), ("C01",), ("M57",), loc="velez_malaga")
+    assert top(s)["step"] == "avoid"
+    assert not has(s, "muslim", "watchtower")              # not in the pre-battle prompt
+    act(s, "muslim", "fight")
+    assert top(s)["initiative"] == "christian" and not has(s, "christian", "watchtower")
+    deploy(s, "christian", "C01", "W05")                   # Castile cavalry + trumpet: 3 + 2
+    assert deps(s, "christian") == [[5]]
+    act(s, "muslim", "pass")
     act(s, "muslim", "watchtower", card="M57")
-    assert top(s)["initiative"] == "christian" and top(s)["impacts"]["muslim"] == 4
+    assert top(s)["impacts"] == {"christian": 5, "muslim": 4}
 
 
 @pytest.mark.rule("10.3", "8.3.3.2")
 def test_artillery_special_attacks_at_a_watchtower() -> None:
-    s = field(("W06", "W13"), ("K17", "K20"), ("C01", "C03"), ("M57", "M01", "M02"), loc="velez_malaga")
-    act(s, "muslim", "watchtower", card="M57")
-    deploy(s, "christian", "C01", "W06")          # after a Watchtower card guns fire: 3 + 2
+    s = field(("W04", "W06", "W13"), ("K17", "K20"), ("C07", "C01", "C03"), ("M57", "M01"),
+              loc="velez_malaga")
+    act(s, "muslim", "fight")
+    deploy(s, "christian", "C07", "W04")          # the attacker opens (8.2): Castile 3
     act(s, "muslim", "pass")
-    assert deps(s, "christian") == [[5]]
+    act(s, "muslim", "watchtower", card="M57")    # 4 against 3
+    deploy(s, "christian", "C01", "W06")          # after a Watchtower card guns fire: 3 + 1 + 2
+    act(s, "muslim", "pass")
+    assert deps(s, "christian") == [[3], [6]]
     # the defender may now fire once: Andalusies 1 gun + 2
-    deploy(s, "muslim", "M01", "K17")             # 4 + 3 = 7: the defender leads
+    deploy(s, "muslim", "M01", "K17")             # 4 + 3 = 7 against 9
     assert deps(s, "muslim") == [[3]]
-    assert top(s)["step"] == "deploy" and top(s)["initiative"] == "christian"
-    deploy(s, "christian", "C03", "W13")          # 2 + 1 + 2 (not cumulative)
+    act(s, "muslim", "finish")
+    deploy(s, "christian", "C03", "W13")          # 2 + 2 + 2 (artillery is not cumulative)
     act(s, "muslim", "pass")
-    assert deps(s, "christian")[-1] == [5]
+    assert deps(s, "christian")[-1] == [6]
 
 
 @pytest.mark.rule("8.3.3.2")
@@ -267,12 +281,14 @@ def test_bombardment_in_a_field_combat_only_brings_artillery_back() -> None:
 
 @pytest.mark.rule("10.3", "8.3.3.2")
 def test_the_watchtower_defender_fires_one_artillery_special_attack_at_most() -> None:
-    s = field(("W06",), ("K17", "K48"), ("C01",), ("M57", "M01", "M55"), loc="velez_malaga")
-    act(s, "muslim", "watchtower", card="M57")
-    deploy(s, "christian", "C01", "W06")          # 3 + 2: 5 against 4
+    s = field(("W04", "W06"), ("K17", "K48"), ("C07", "C01"), ("M57", "M01", "M55"), loc="velez_malaga")
+    act(s, "muslim", "fight")
+    deploy(s, "christian", "C07", "W04")          # 3
+    act(s, "muslim", "pass")
+    act(s, "muslim", "watchtower", card="M57")    # 4 against 3
+    deploy(s, "christian", "C01", "W06")          # 3 + 1 + 2: 9 against 4
     act(s, "muslim", "pass")
     deploy(s, "muslim", "M01", "K17")             # the one artillery special attack: 1 + 2
-    act(s, "christian", "finish")
     deploy(s, "muslim", "M55", "K48")             # a Commander would launch it: no more, 2 only
     assert deps(s, "muslim") == [[3], [2]]
     assert [d["special"] for d in top(s)["deployed"]["muslim"]] == ["artillery", ""]
@@ -281,6 +297,9 @@ def test_the_watchtower_defender_fires_one_artillery_special_attack_at_most() ->
 @pytest.mark.rule("10.3", "8.3.3.2")
 def test_before_the_attacker_fires_the_watchtower_defender_may_not() -> None:
     s = field(("W04",), ("K17",), ("C07",), ("M57", "M01"), loc="velez_malaga")
+    act(s, "muslim", "fight")
+    deploy(s, "christian", "C07", "W04")
+    act(s, "muslim", "pass")
     act(s, "muslim", "watchtower", card="M57")
     act(s, "christian", "finish")
     deploy(s, "muslim", "M01", "K17")             # the attacker made no artillery attack: 1

@@ -9,7 +9,7 @@ import pytest
 
 import engine.granada as g
 from engine.api import RuleError, find_action, undo_barrier
-from engine.granada import battle_prefs, menus, special
+from engine.granada import menus, special, views
 from engine.granada import state as st
 from tests.engine.granada.core_helpers import (
     D,
@@ -33,8 +33,8 @@ def offered(s, role):
     return acts
 
 
-# the entries of a page: a select menu less "Back" and the auto-pass switch, always in sight
-PER_PAGE = menus.LIMIT - 2
+# the entries of a page: a select menu less "Back"
+PER_PAGE = menus.LIMIT - 1
 
 
 def reach(s, role, wanted):
@@ -49,7 +49,7 @@ def reach(s, role, wanted):
     raise AssertionError(f"{wanted} never offered")
 
 
-SEEDS = [1, 13, 15, 24]        # games that meet lists longer than a select menu
+SEEDS = [1, 13, 15, 24]        # games that meet lists longer than a select menu, some of them
 
 
 def total_movement_everywhere():
@@ -72,8 +72,8 @@ def test_activations_under_total_movement_are_split_into_pages():
     assert len(pages) == 2 and "end_movement" in {a["type"] for a in acts}
     s = g.apply(s, "christian", pages[1])
     inside = offered(s, "christian")
-    assert inside[-2] == menus.BACK and inside[-1]["type"] == battle_prefs.AUTO_ON
-    assert {a["loc"] for a in inside[:-2]} == set(sorted(locs)[PER_PAGE:])
+    assert inside[-1] == menus.BACK
+    assert {a["loc"] for a in inside[:-1]} == set(sorted(locs)[PER_PAGE:])
     back = g.apply(s, "christian", menus.BACK)
     assert g.actions(back, "christian") == acts
     s = act(s, "christian", type="activate", loc=locs[-1])
@@ -125,7 +125,7 @@ def test_pages_are_remembered_per_role_in_simultaneous_choices():
         s["decks"][side] = [c for c in s["decks"][side] if c not in pool]
     page = next(a for a in offered(s, "christian") if a["type"] == menus.MENU)
     s = g.apply(s, "christian", page)
-    assert offered(s, "christian")[-2] == menus.BACK
+    assert offered(s, "christian")[-1] == menus.BACK
     assert menus.BACK not in offered(s, "muslim")        # the Muslim's menu is untouched
 
 
@@ -138,7 +138,7 @@ def test_built_in_player_and_menus_keep_the_game_going():
 
 
 def random_game(seed):
-    """States of a game where moves are picked among the lists offered (menus and switches
+    """States of a game where moves are picked among the lists offered (menus
     included, as a player clicking at random would) or by the built-in player."""
     rnd = random.Random(seed)
     s = new_game(seed)
@@ -153,23 +153,31 @@ def random_game(seed):
     raise AssertionError("the game did not end")
 
 
+LONGEST: dict[int, int] = {}
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_games_never_offer_more_than_25_actions(seed):
-    """Random games never show either role more than 25 actions, in any state; the list
-    offered to an active role always ends with his auto-pass switch, and only he has one."""
+    """Random games never show either role more than 25 actions, in any state; a role that
+    need not act is offered nothing; no list holds a preference switch (auto-pass is the
+    front end's, DESIGN.md)."""
     longest = 0
     for s in random_game(seed):
         for role in st.SIDES:
             acts = g.actions(s, role)
             longest = max(longest, len(g.legal_actions(s, role)))
             assert len(acts) <= menus.LIMIT, (seed, role, st.top(s)["kind"])
-            switches = [a for a in acts if battle_prefs.is_switch(a)]
-            if role in g.active(s):
-                want = battle_prefs.AUTO_OFF if s["prefs"][role]["auto_pass"] else battle_prefs.AUTO_ON
-                assert acts[-1]["type"] == want and len(switches) == 1
-            else:
+            assert not {"auto_pass_on", "auto_pass_off"} & {a["type"] for a in acts}
+            if role not in g.active(s):
                 assert acts == []
-    assert longest > menus.LIMIT          # these games did meet lists that needed pages
+    LONGEST[seed] = longest
+
+
+def test_the_random_games_met_lists_that_needed_pages():
+    for seed in SEEDS:
+        if seed not in LONGEST:
+            test_random_games_never_offer_more_than_25_actions(seed)
+    assert max(LONGEST.values()) > menus.LIMIT
 
 
 def test_grey_army_pending_places_are_short_lists():
@@ -177,10 +185,10 @@ def test_grey_army_pending_places_are_short_lists():
     put(s, "loja", special_block("boabdil"))
     special.capture_boabdil(s)
     g.run(s)
-    assert len(choices(s, "christian")) == 4 and len(offered(s, "christian")) == 5
+    assert len(choices(s, "christian")) == 4 and len(offered(s, "christian")) == 4
 
 
-# ---------------------------------------------------------------- navigation and the switch
+# ---------------------------------------------------------------- navigation and reactions
 
 def test_a_menu_step_is_navigation_only_no_log_line_and_no_undo_barrier():
     s, _ = total_movement_everywhere()
@@ -195,62 +203,60 @@ def test_a_menu_step_is_navigation_only_no_log_line_and_no_undo_barrier():
     assert not undo_barrier(s, back) and back["log"] == s["log"]
 
 
-def test_the_auto_pass_switch_is_offered_whenever_a_player_is_asked_anything():
-    s = new_game()                                  # the Turn Order Step: both bid
+def defended_at_zahara():
+    """A Christian block attacks a lone Muslim block at Zahara: the pre-battle prompt."""
+    s = clear_board(new_game())
+    c, m = land_blocks("christian", 1)[0], land_blocks("muslim", 1)[0]
+    put(s, "jerez", c)
+    put(s, "zahara", m)
+    s = at_movement(s, "christian")
+    s = buy(s, "christian", "minimal")
+    s = act(s, "christian", type="activate", loc="jerez")
+    s = act(s, "christian", type="take", block=c)
+    s = act(s, "christian", type="step", to="zahara")
+    return act(s, "christian", type="end_movement")
+
+
+def test_no_menu_holds_an_auto_pass_switch_and_the_engine_refuses_one():
+    s = new_game()
     for role in st.SIDES:
-        assert offered(s, role)[-1]["type"] == battle_prefs.AUTO_ON
-        assert g.legal_actions(s, role)[-1]["type"] == battle_prefs.AUTO_ON
-    t = g.apply(s, "muslim", {"type": battle_prefs.AUTO_ON})
-    assert t["prefs"]["muslim"]["auto_pass"] is True and t["prefs"]["christian"]["auto_pass"] is False
-    assert not undo_barrier(s, t) and t["log"] == s["log"]
-    assert g.active(t) == g.active(s) and choices(t, "muslim") == choices(s, "muslim")
-    assert offered(t, "muslim")[-1]["type"] == battle_prefs.AUTO_OFF
-    assert offered(t, "christian")[-1]["type"] == battle_prefs.AUTO_ON
-    # only the Muslim's own view shows his preference
-    assert g.view(t, "muslim")["prefs"] == {"auto_pass": True}
-    for other in ("christian", None):
-        assert g.view(t, other) == g.view(s, other)
-    # the switch offered is the only one accepted; it cannot be worked by the opponent
-    with pytest.raises(RuleError):
-        g.apply(t, "muslim", {"type": battle_prefs.AUTO_ON})
-    u = g.apply(t, "muslim", {"type": battle_prefs.AUTO_OFF})
-    assert u["prefs"]["muslim"]["auto_pass"] is False and g.view(u, "muslim") == g.view(s, "muslim")
-    s, _ = total_movement_everywhere()
-    with pytest.raises(RuleError):
-        g.apply(s, "muslim", {"type": battle_prefs.AUTO_ON})        # not his decision now
-
-
-def test_the_switch_stays_in_sight_on_every_page_and_keeps_the_page():
-    s, locs = total_movement_everywhere()
-    assert offered(s, "christian")[-1]["type"] == battle_prefs.AUTO_ON
-    for page in [a for a in offered(s, "christian") if a["type"] == menus.MENU]:
-        t = g.apply(s, "christian", page)
-        shown = offered(t, "christian")
-        assert shown[-1]["type"] == battle_prefs.AUTO_ON and menus.BACK in shown
-        on = g.apply(t, "christian", shown[-1])
-        again = offered(on, "christian")
-        assert again[:-1] == shown[:-1] and again[-1]["type"] == battle_prefs.AUTO_OFF
+        assert {a["type"] for a in offered(s, role)} == {"bid"}
+        with pytest.raises(RuleError):
+            g.apply(s, role, {"type": "auto_pass_on"})
+    assert "prefs" not in s and "prefs" not in g.view(s, "muslim")
 
 
 @pytest.mark.rule("10.1", "10.5")
-def test_auto_pass_switched_on_outside_a_battle_skips_the_pre_battle_prompt():
-    def defended(auto: bool):
-        s = new_game()
-        if auto:                                   # asked to bid, the Muslim switches it on
-            s = g.apply(s, "muslim", {"type": battle_prefs.AUTO_ON})
-        s = clear_board(s)
-        c, m = land_blocks("christian", 1)[0], land_blocks("muslim", 1)[0]
-        put(s, "jerez", c)
-        put(s, "zahara", m)
-        s = at_movement(s, "christian")
-        s = buy(s, "christian", "minimal")
-        s = act(s, "christian", type="activate", loc="jerez")
-        s = act(s, "christian", type="take", block=c)
-        s = act(s, "christian", type="step", to="zahara")
-        return act(s, "christian", type="end_movement")
+def test_a_reaction_prompt_is_marked_and_its_pass_is_identifiable():
+    s = defended_at_zahara()
+    assert g.active(s) == ["muslim"] and top(s)["step"] == "avoid"
+    v = g.view(s, "muslim")
+    assert v["reaction"] is True
+    passes = [a for a in v["actions"] if a.get("pass")]
+    assert [a["type"] for a in passes] == ["fight"]
+    assert v["prompt"].endswith(views.AUTO_PASS_HINT)
+    assert "/prefs autopass on" in v["prompt"] and "autopass on" in v["prompt"]
+    # the pass a front end takes is a legal order like any other
+    t = g.apply(s, "muslim", passes[0])
+    assert top(t)["step"] == "deploy"
+    for other in ("christian", None):
+        assert g.view(s, other)["reaction"] is False
+        assert views.AUTO_PASS_HINT not in g.view(s, other)["prompt"]
+    # an ordinary question (deploying) is no reaction: nothing is marked as a pass
+    v = g.view(t, "christian")
+    assert v["reaction"] is False and not any(a.get("pass") for a in v["actions"])
+    assert views.AUTO_PASS_HINT not in v["prompt"]
 
-    asked = defended(False)
-    assert g.active(asked) == ["muslim"] and top(asked)["step"] == "avoid"
-    assert {"fight", "fight_always"} <= {a["type"] for a in choices(asked, "muslim")}
-    skipped = defended(True)
-    assert top(skipped)["module"] == "battle" and top(skipped)["step"] != "avoid"
+
+@pytest.mark.rule("8.4.1", "10.10")
+def test_each_choice_is_listed_once_and_labels_tell_choices_apart():
+    """The two Nasrid Palace Guard blocks are two choices (RULINGS.md 26): their labels
+    differ (the horse), so a menu never shows the same line twice."""
+    s = buy(at_movement(clear_board(new_game()), "muslim"), "muslim", "minimal")
+    guard = [a for a in g.actions(s, "muslim") if a["type"] == "palace_guard"]
+    assert len(guard) == 2
+    labels = [a["label"] for a in g.actions(s, "muslim")]
+    assert len(labels) == len(set(labels))
+    assert any("cavalry" in a["label"] for a in guard)
+
+

@@ -37,9 +37,10 @@ def test_turn_marker_decks_hands_and_castle_surrender_cards():
     for side in st.SIDES:
         assert len(s["hands"][side]) == 6
         assert len(s["surrender"][side]) == 2
-        deck = [c for c, card in D.cards.items() if card.deck == side]
+        deck = [c for c, card in D.cards.items() if card.deck == side and c not in D.optional_cards]
         assert sorted(s["hands"][side] + s["decks"][side]) == sorted(deck)
     assert sorted(s["decks"]["naval"]) == sorted(c for c, card in D.cards.items() if card.deck == "naval")
+    assert not {b for b, r in s["blocks"].items() if D.blocks[b].optional and r["loc"] != "aside"}
     # shuffled: two seeds give two orders
     assert new_game(2)["decks"]["christian"] != s["decks"]["christian"]
 

@@ -36,7 +36,7 @@ def test_book_example_nine_minus_three_kills_nothing() -> None:
     deploy(s, "christian", "C21", "W25")          # Aragón artillery + trumpet: 3 + 2
     assert top(s)["step"] == "fire"
     # the defender may only fire artillery: no free leader, no other card
-    assert {a["type"] for a in legal(s, "muslim")} == {"play", "hold_fire", "cease_fire", "pass_always"}
+    assert {a["type"] for a in legal(s, "muslim")} == {"play", "hold_fire", "cease_fire"}
     deploy(s, "muslim", "M01", "K17")             # Andalusies artillery + trumpet: 1 + 2
     act(s, "muslim", "hold_fire")
     deploy(s, "christian", "C25", "W24")          # Aragón 3 + 1

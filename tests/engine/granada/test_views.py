@@ -61,7 +61,7 @@ def test_opponent_blocks_are_colour_and_place_only_under_opaque_keys():
 def test_hands_deck_orders_bags_are_hidden_and_the_spectator_sees_the_common_part():
     s = new_game()
     spect = g.view(s, None)
-    assert spect["hand"] == [] and spect["actions"] == [] and spect["prefs"] == {}
+    assert spect["hand"] == [] and spect["actions"] == [] and "prefs" not in spect
     text = dump(spect)
     for side in st.SIDES:
         for c in s["hands"][side]:
@@ -311,3 +311,83 @@ def test_the_final_reveal_shows_every_block_to_everyone_only_once_the_game_is_ov
         if role is not None:
             for k in range(3):
                 assert dump(g.view(g.redeal(end, role, k), role)) == dump(v)
+
+
+@pytest.mark.parametrize("seed", [2, 5])
+def test_log_lines_and_labels_of_random_games_read_as_english(seed):
+    """No "a artillery", no space before a full stop, no "1 blocks" (issue 12)."""
+    bad = re.compile(r"\ba artillery\b|\ba [aeiou]\w* special attack| \.$|\b1 blocks\b")
+    for s in played(seed, 1500):
+        for role in g.active(s):
+            for a in g.legal_actions(s, role):
+                assert not bad.search(a["label"]), a["label"]
+    for e in s["log"]:
+        assert not bad.search(e["text"]), e["text"]
+
+
+@pytest.mark.rule("6.4", "5.2.3")
+def test_the_opponent_sees_only_how_many_recruits_fleets_included_wait_face_down():
+    s = new_game()
+    fleet = next(b for b in sorted(D.blocks) if D.blocks[b].fleet and D.blocks[b].side == "muslim"
+                 and s["blocks"][b]["loc"] == "bag:muslim")
+    land = next(b for b in sorted(D.blocks) if not D.blocks[b].fleet and D.blocks[b].side == "muslim"
+                and s["blocks"][b]["loc"] == "bag:muslim")
+    boxed = sum(1 for r in s["blocks"].values() if r["loc"] == "recruit:muslim")
+    for b in (fleet, land):
+        s["blocks"][b]["loc"] = "recruit:muslim"
+    for role in ("christian", None):
+        v = g.view(s, role)
+        assert v["boxes"]["recruit"]["muslim"] == {"count": boxed + 2}
+        assert fleet not in dump(v) and fleet in g.concealed_ids(s, role)
+    own = g.view(s, "muslim")["boxes"]["recruit"]["muslim"]
+    assert {fleet, land} <= {x["id"] for x in own}
+    # a redeal for the Christian may put any unseen Muslim block, fleet or not, in the box
+    boxed = {frozenset(b for b, r in g.redeal(s, "christian", k)["blocks"].items()
+                       if r["loc"] == "recruit:muslim") for k in range(40)}
+    assert any(all(not D.blocks[b].fleet for b in box) for box in boxed)
+    assert all(g.view(g.redeal(s, "christian", k), "christian") == g.view(s, "christian")
+               for k in range(5))
+
+
+def test_every_view_says_its_phase_reaction_and_focus():
+    """DESIGN.md "What a view carries": phase changes with each Movement or Combat Phase,
+    battle and year step; focus is the battle's location; every role's view carries them."""
+    seen: list[str] = []
+    battles = 0
+    for s in played(7, 900):
+        views = [g.view(s, r) for r in ("christian", "muslim", None)]
+        for v in views:
+            assert {"phase", "reaction", "focus"} <= set(v)
+            assert isinstance(v["phase"], str) and v["phase"] and isinstance(v["reaction"], bool)
+        assert len({v["phase"] for v in views}) == 1 and len({v["focus"] for v in views}) == 1
+        v = views[2]
+        b = v["battle"]
+        assert v["focus"] == (None if b is None else b.get("loc") or b.get("zone"))
+        if b is not None:
+            assert v["phase"].endswith(f"battle at {v['focus']}")
+        if not seen or seen[-1] != v["phase"]:
+            seen.append(v["phase"])
+            battles += b is not None
+    assert seen[0] == "1482 turn order"
+    assert any(p.endswith("movement") for p in seen) and any("combat" in p for p in seen)
+    assert battles >= 2 and any(p.endswith("reinforcements") for p in seen)
+    assert len(seen) == len(set(seen)) or all(a != b for a, b in zip(seen, seen[1:]))
+
+
+def test_phase_stays_while_a_player_moves_and_changes_with_the_combat_phase():
+    s = clear_board(new_game())
+    c = land_blocks("christian", 1)[0]
+    put(s, "jerez", c)
+    put(s, "zahara", land_blocks("muslim", 1)[0])
+    s = at_movement(s, "christian")
+    before = g.view(s, None)["phase"]
+    assert before == "1485 I: christian movement"
+    s = buy(s, "christian", "minimal")
+    s = act(s, "christian", type="activate", loc="jerez")
+    s = act(s, "christian", type="take", block=c)
+    assert g.view(s, None)["phase"] == before and g.view(s, None)["focus"] is None
+    s = act(s, "christian", type="step", to="zahara")
+    s = act(s, "christian", type="end_movement")
+    v = g.view(s, "muslim")
+    assert v["phase"] == "1485 I: christian combat, battle at zahara" and v["focus"] == "zahara"
+    assert v["reaction"] is True and g.view(s, "christian")["reaction"] is False
