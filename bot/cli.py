@@ -54,7 +54,8 @@ def _require_existing_db(url: str) -> None:
 
     path = sqlite_path(url)
     if path is not None and not path.exists():
-        raise CommandError(f"there is no database at {path}")
+        raise CommandError(f"there is no database at {path}: set DATA_DIR (or DATABASE_URL, or --db) to "
+                           "where the database is")
 
 
 def _migrate(url: str) -> None:
@@ -103,6 +104,11 @@ async def _await(awaitable: Any) -> Any:
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     url = settings.db_url
+    if settings.discord_token is None and not _interactive():
+        raise CommandError(
+            "DISCORD_TOKEN is not set and there is no terminal to open the terminal table on: set "
+            "DISCORD_TOKEN to the bot's token (docker run -e DISCORD_TOKEN=...), or run with a terminal "
+            "(docker run -it ...), or play a scripted game with the local command")
     _migrate(url)
     log.info("database ready at %s", _safe_url(url))
     if settings.discord_token is not None:
@@ -113,11 +119,6 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         return _call(runner, settings)
     import engine
 
-    if not _interactive():
-        raise CommandError(
-            "DISCORD_TOKEN is not set and there is no terminal to open the terminal table on: set "
-            "DISCORD_TOKEN to the bot's token (docker run -e DISCORD_TOKEN=...), or run with a terminal "
-            "(docker run -it ...), or play a scripted game with the local command")
     games = sorted(engine.GAMES)
     print("DISCORD_TOKEN is not set: opening the terminal table instead of the Discord bot.")
     default = settings.default_game if settings.default_game in engine.GAMES else games[0]
@@ -237,7 +238,7 @@ def cmd_check(args: argparse.Namespace, settings: Settings) -> int:
             options = GameService._options(module, given)
         except ServiceError as exc:
             raise CommandError(str(exc)) from None
-        shown = f" {json.dumps(options, sort_keys=True)}" if options else ""
+        shown = f" {json.dumps(given, sort_keys=True)}" if given else ""
         started = time.perf_counter()
         steps: list[int] = []
         for report in check(module, games=args.games, seed=args.seed, options=options, deep_every=args.deep_every):
