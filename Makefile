@@ -8,6 +8,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 PIP := $(BIN)/python -m pip --quiet --disable-pip-version-check
+EDITABLE := -e
 # The engine contract check: random games per registered game (and of the 1212 advanced variant).
 CHECK_GAMES ?= 100
 
@@ -19,11 +20,11 @@ $(BIN)/python:
 	$(PIP) install --upgrade 'pip>=24'
 
 $(RUN_STAMP): pyproject.toml requirements/runtime.txt | $(BIN)/python
-	$(PIP) install -c requirements/runtime.txt -e .
+	$(PIP) install -c requirements/runtime.txt $(EDITABLE) .
 	touch $@
 
 $(TEST_STAMP): pyproject.toml requirements/test.txt | $(BIN)/python
-	$(PIP) install -c requirements/test.txt -e '.[test,postgres]'
+	$(PIP) install -c requirements/test.txt $(EDITABLE) '.[test,postgres]'
 	touch $@
 
 install: $(RUN_STAMP)
