@@ -498,3 +498,37 @@ def test_check_names_the_failing_game_and_seed(capsys: pytest.CaptureFixture[str
     assert out.splitlines()[-1] == "FAIL: 2 failure(s)"
     status, _, err = in_process(["check", "chess"], capsys)
     assert status == 2 and "unknown game 'chess'" in err
+
+
+# ------------------------------------------------------------------ the Makefile: a lone clone, pinned versions
+
+
+def make_dry_run(target: str, tmp_path: Path) -> str:
+    """The commands ``make TARGET`` would run in a clone without any environment yet."""
+    done = subprocess.run(["make", "-n", "-B", target, f"VENV={tmp_path / 'venv'}"], cwd=ROOT, text=True,
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_make_test_needs_nothing_beside_the_clone(tmp_path: Path) -> None:
+    commands = make_dry_run("test", tmp_path)
+    assert "../shared" not in commands
+    assert "alcazaba check --games" in commands, "the project's own contract check"
+    assert "-c requirements/test.txt" in commands
+
+
+def test_make_run_installs_the_pinned_runtime_alone(tmp_path: Path) -> None:
+    commands = make_dry_run("run", tmp_path)
+    installs = [line for line in commands.splitlines() if " install " in line and "pip>=" not in line]
+    assert len(installs) == 1 and "-c requirements/runtime.txt" in installs[0] and "[test" not in installs[0]
+    pinned = (ROOT / "requirements" / "runtime.txt").read_text().splitlines()
+    names = {line.split("==")[0] for line in pinned if line and not line.startswith("#")}
+    assert all("==" in line for line in pinned if line and not line.startswith("#"))
+    assert {"sqlmodel", "sqlalchemy", "pillow", "discord-py"} <= names
+    assert not {"ruff", "mypy", "hypothesis", "psycopg2-binary", "pytest"} & names
+
+
+def test_the_shared_contract_check_is_a_separate_second_opinion(tmp_path: Path) -> None:
+    assert "../shared/tools/contract_check.py" in make_dry_run("contract-shared", tmp_path)
+    assert "make contract-shared" in (ROOT / ".ci" / "run").read_text()
