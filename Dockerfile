@@ -1,4 +1,6 @@
 # Alcazaba server: `docker run -e DISCORD_TOKEN=... -v alcazaba-data:/data alcazaba`
+# Without DISCORD_TOKEN, `alcazaba run` needs a terminal for the terminal table
+# (`docker run -it -v alcazaba-data:/data alcazaba`); without either it says so and exits 2.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -9,11 +11,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 COPY pyproject.toml README.md ./
+COPY requirements ./requirements
 COPY engine ./engine
 COPY render ./render
 COPY bot ./bot
 COPY migrations ./migrations
-RUN pip install '.[postgres]' \
+# requirements/test.txt pins every package, the postgres extra's included (constraints
+# install only what '.[postgres]' asks for: no test tools).
+RUN pip install -c requirements/test.txt '.[postgres]' \
     && useradd --create-home --uid 10001 --shell /usr/sbin/nologin alcazaba \
     && mkdir -p /data \
     && chown alcazaba:alcazaba /data

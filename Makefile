@@ -1,44 +1,66 @@
-# One virtual environment per clone, made from the project's own files.
+# One virtual environment per clone, made from the project's own files: pyproject.toml for
+# what is needed, requirements/*.txt for the exact versions (pip constraints, `make lock`).
+# `make run` installs the runtime alone; `make test` adds the test tools. Each set has its own
+# stamp, so the two targets share the one .venv and neither reinstalls the other's set.
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
+PIP := $(BIN)/python -m pip --quiet --disable-pip-version-check
+EDITABLE := -e
+# The engine contract check: random games per registered game (and of the 1212 advanced variant).
+CHECK_GAMES ?= 100
 
-.PHONY: run test install lint typecheck pytest contract smoke clean bench bench-quick golden
+.PHONY: run test install lint typecheck pytest contract contract-shared smoke clean bench bench-quick golden lock
 
-$(STAMP): pyproject.toml
-	$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PY=python3.11)")'
+$(BIN)/python:
+	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PY=python3.11)")'
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,postgres]'
-	touch $(STAMP)
+	$(PIP) install --upgrade 'pip>=24'
 
-install: $(STAMP)
+$(RUN_STAMP): pyproject.toml requirements/runtime.txt | $(BIN)/python
+	$(PIP) install -c requirements/runtime.txt $(EDITABLE) .
+	touch $@
+
+$(TEST_STAMP): pyproject.toml requirements/test.txt | $(BIN)/python
+	$(PIP) install -c requirements/test.txt $(EDITABLE) '.[test,postgres]'
+	touch $@
+
+install: $(RUN_STAMP)
 
 ## run: set everything up and start the bot (terminal table when DISCORD_TOKEN is unset)
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/alcazaba run
 
 ## test: set everything up and run the whole test suite (lint, types, tests, contract, smoke)
-test: $(STAMP) lint typecheck pytest contract smoke
+test: $(TEST_STAMP) lint typecheck pytest contract smoke
 
-lint: $(STAMP)
-	$(BIN)/ruff check engine bot render migrations tests
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check engine bot render migrations tests requirements
 
-typecheck: $(STAMP)
+typecheck: $(TEST_STAMP)
 	$(BIN)/mypy engine
 	$(BIN)/mypy bot render migrations
 
-pytest: $(STAMP)
+pytest: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q
 
-contract: $(STAMP)
-	@log=$$(mktemp); \
-	$(BIN)/python ../shared/tools/contract_check.py --games 100 --seed 1 > $$log 2>&1; rc=$$?; \
+## contract: the project's own engine contract check (alcazaba check) on every registered game
+contract: $(TEST_STAMP)
+	$(BIN)/alcazaba check --games $(CHECK_GAMES) --seed 1
+	$(BIN)/alcazaba check navas --option advanced=true --games $(CHECK_GAMES) --seed 1
+
+## contract-shared: a second opinion, ../shared/tools/contract_check.py, where it is beside the clone
+contract-shared: $(TEST_STAMP)
+	@if [ ! -f ../shared/tools/contract_check.py ]; then \
+		echo "contract-shared: ../shared/tools/contract_check.py is not beside this clone; nothing to do"; exit 0; fi; \
+	log=$$(mktemp); \
+	$(BIN)/python ../shared/tools/contract_check.py --games $(CHECK_GAMES) --seed 1 > $$log 2>&1; rc=$$?; \
 	if [ $$rc -ne 0 ]; then grep -E '^(FAIL|summary)' $$log | head -n 40; tail -n 20 $$log; else grep -E '^(summary|PASS)' $$log; fi; rm -f $$log; exit $$rc
 
 ## smoke: one whole game of Las Navas played by the built-in player through the real command line
-smoke: $(STAMP)
+smoke: $(TEST_STAMP)
 	@dir=$$(mktemp -d); \
 	DATA_DIR=$$dir $(BIN)/alcazaba local navas --autoplay --seed 1 --db $$dir/smoke.db > $$dir/smoke.log 2>&1; rc=$$?; \
 	tail -n 1 $$dir/smoke.log; \
@@ -47,14 +69,18 @@ smoke: $(STAMP)
 	if [ $$rc -ne 0 ]; then tail -n 30 $$dir/smoke.log; fi; \
 	rm -rf $$dir; exit $$rc
 
-bench: $(STAMP)
+bench: $(RUN_STAMP)
 	$(BIN)/alcazaba bench
 
-bench-quick: $(STAMP)
+bench-quick: $(RUN_STAMP)
 	$(BIN)/alcazaba bench --quick
 
-golden: $(STAMP)
+golden: $(TEST_STAMP)
 	$(BIN)/python -m tests.render.regenerate
+
+## lock: pin the versions installed in .venv (after changing a dependency), then run make test
+lock: $(TEST_STAMP)
+	$(BIN)/python requirements/lock.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import inspect
 import json
 import logging
+import os
 import sqlite3
+import statistics
 import sys
+import time
+import traceback
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,7 +54,8 @@ def _require_existing_db(url: str) -> None:
 
     path = sqlite_path(url)
     if path is not None and not path.exists():
-        raise CommandError(f"there is no database at {path}")
+        raise CommandError(f"there is no database at {path}: set DATA_DIR (or DATABASE_URL, or --db) to "
+                           "where the database is")
 
 
 def _migrate(url: str) -> None:
@@ -98,6 +104,11 @@ async def _await(awaitable: Any) -> Any:
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     url = settings.db_url
+    if settings.discord_token is None and not _interactive():
+        raise CommandError(
+            "DISCORD_TOKEN is not set and there is no terminal to open the terminal table on: set "
+            "DISCORD_TOKEN to the bot's token (docker run -e DISCORD_TOKEN=...), or run with a terminal "
+            "(docker run -it ...), or play a scripted game with the local command")
     _migrate(url)
     log.info("database ready at %s", _safe_url(url))
     if settings.discord_token is not None:
@@ -125,7 +136,17 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         seats, autoplay = [], True
     else:
         seats, autoplay = [s.strip() for s in answer.split(",") if s.strip()], False
-    return _local(settings, url, game_id, seats, autoplay, None, None)
+    return _local(settings, url, game_id, seats, autoplay, None, None, {})
+
+
+def _interactive() -> bool:
+    """Whether a person can answer the table's questions: stdin is a terminal. A container
+    started without ``-it`` (or with stdin closed) has none, and the table would read end of
+    file at once and quit in silence."""
+    try:
+        return os.isatty(sys.stdin.fileno())
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def _ask(question: str, default: str, problem: Callable[[str], str | None]) -> str:
@@ -156,14 +177,14 @@ def _default_options(game_id: str) -> dict[str, Any]:
 
 
 def _local(settings: Settings, url: str, game_id: str, seats: list[str], autoplay: bool, seed: int | None,
-           resume: int | None) -> int:
-    from bot.local import LocalError, play
+           resume: int | None, options: dict[str, Any]) -> int:
+    from bot.local import LocalError, play, program_name
     from bot.service import ServiceError
 
     async def work(service: Any) -> int:
         try:
             return await play(service, game_id, seats=seats, autoplay=autoplay, seed=seed, resume=resume,
-                              images_dir=settings.images_dir)
+                              images_dir=settings.images_dir, options=options, program=program_name())
         except (LocalError, ServiceError) as exc:
             raise CommandError(str(exc)) from None
 
@@ -171,9 +192,70 @@ def _local(settings: Settings, url: str, game_id: str, seats: list[str], autopla
 
 
 def cmd_local(args: argparse.Namespace, settings: Settings) -> int:
+    options = parse_options(args.option or [])
+    if options and args.resume is not None:
+        raise CommandError("--option sets up a new game; a resumed game keeps the options it was created with")
     url = url_for_db_option(args.db, settings)
     _migrate(url)
-    return _local(settings, url, args.game, args.seat or [], args.autoplay, args.seed, args.resume)
+    return _local(settings, url, args.game, args.seat or [], args.autoplay, args.seed, args.resume, options)
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """``--option key=value`` pairs: a value is JSON where it parses (``true``, ``3``,
+    ``"x"``), else the text itself. Whether the game knows the option and accepts the value
+    is the service's decision (GameService._options), not repeated here."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise CommandError(f"--option {pair!r}: write KEY=VALUE, e.g. --option advanced=true")
+        try:
+            value: Any = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        options[key.strip()] = value
+    return options
+
+
+def cmd_check(args: argparse.Namespace, settings: Settings) -> int:
+    """The engine contract check (engine/check.py) over random legal games, one line per
+    failure (and per game with --verbose), one summary line per game."""
+    import engine
+    from bot.service import GameService, ServiceError
+    from engine.check import check
+
+    wanted = args.game or sorted(engine.GAMES)
+    unknown = [g for g in wanted if g not in engine.GAMES]
+    if unknown:
+        raise CommandError(f"unknown game {unknown[0]!r}; known games: {', '.join(sorted(engine.GAMES))}")
+    if args.games < 1:
+        raise CommandError("--games must be at least 1")
+    given = parse_options(args.option or [])
+    failures = 0
+    for game_id in wanted:
+        module = engine.get(game_id)
+        try:
+            options = GameService._options(module, given)
+        except ServiceError as exc:
+            raise CommandError(str(exc)) from None
+        shown = f" {json.dumps(given, sort_keys=True)}" if given else ""
+        started = time.perf_counter()
+        steps: list[int] = []
+        for report in check(module, games=args.games, seed=args.seed, options=options, deep_every=args.deep_every):
+            if report.ok:
+                steps.append(report.steps)
+                if args.verbose:
+                    print(f"ok   {game_id} seed={report.seed}: {report.steps} steps, "
+                          f"result={json.dumps(report.result, sort_keys=True)[:100]}", flush=True)
+            else:
+                failures += 1
+                print(f"FAIL {game_id}{shown} seed={report.seed}: {report.problem}", flush=True)
+        seconds = time.perf_counter() - started
+        median = f"; steps median {statistics.median(steps):.0f}" if steps else ""
+        print(f"summary {game_id}{shown}: {len(steps)}/{args.games} games ok (seeds {args.seed}-"
+              f"{args.seed + args.games - 1}){median}; {seconds:.1f}s", flush=True)
+    print(f"{'FAIL' if failures else 'PASS'}: {failures} failure(s)")
+    return 1 if failures else 0
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
@@ -285,21 +367,30 @@ def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
         target = target / f"alcazaba-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}.db"
     if target.exists() and not args.force:
         raise CommandError(f"{target} exists; use --force to overwrite it")
-    target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
-    partial.unlink(missing_ok=True)
-    # The online backup API copies a consistent snapshot while the bot keeps writing.
-    src = sqlite3.connect(source, timeout=30)
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial.unlink(missing_ok=True)
         dst = sqlite3.connect(partial)
+    except (OSError, sqlite3.Error) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise CommandError(f"cannot write the backup to {target} ({reason}): give a PATH in a folder "
+                           "this user may write to") from exc
+    # The online backup API copies a consistent snapshot while the bot keeps writing.
+    try:
+        src = sqlite3.connect(source, timeout=30)
         try:
             src.backup(dst)
             check = dst.execute("PRAGMA integrity_check").fetchone()[0]
             games = dst.execute("SELECT count(*) FROM game").fetchone()[0]
         finally:
-            dst.close()
+            src.close()
+    except sqlite3.Error as exc:
+        partial.unlink(missing_ok=True)
+        raise CommandError(f"cannot back up {source} ({exc}): is it an Alcazaba database? "
+                           "Check --db or DATABASE_URL") from exc
     finally:
-        src.close()
+        dst.close()
     if check != "ok":
         partial.unlink(missing_ok=True)
         raise CommandError(f"the backup failed its integrity check: {check}", 1)
@@ -343,6 +434,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p.add_argument("--autoplay", action="store_true", help="the built-in player takes every seat")
     p.add_argument("--seed", type=int, help="random seed of a new game")
     p.add_argument("--resume", type=int, metavar="ID", help="continue the stored game ID")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="a game option of a new game (repeat), e.g. advanced=true; the value is JSON where it parses")
     p.add_argument("--db", metavar="PATH", help="SQLite file or database URL (default: DATABASE_URL)")
 
     p = add("export", cmd_export, "print a game as JSON (seed, options, moves)")
@@ -366,6 +459,15 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p.add_argument("--force", action="store_true", help="overwrite PATH")
 
     add("sync", cmd_sync, "register the slash commands with Discord")
+
+    p = add("check", cmd_check, "the engine contract check: random legal games of each game, exit 1 on a failure")
+    p.add_argument("game", metavar="GAME", nargs="*", help="game id(s); default: every registered game")
+    p.add_argument("--games", type=int, default=10, help="games per game id (default 10)")
+    p.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE", help="a game option (repeat)")
+    p.add_argument("--deep-every", type=int, default=25, metavar="N",
+                   help="the costly checks (views, JSON, refusals, redeal) every N steps (default 25)")
+    p.add_argument("--verbose", action="store_true", help="one line per game, not only per failure")
     return parser, parsers
 
 
@@ -393,14 +495,114 @@ def main(argv: Sequence[str] | None = None) -> int:
                         stream=sys.stderr)
     if settings.log_level != "DEBUG":
         logging.getLogger("alembic").setLevel(logging.WARNING)
+        logging.getLogger("discord.client").addFilter(_no_voice_warning)
     try:
         status: int = args.handler(args, settings)
         return status
     except CommandError as exc:
         print(f"alcazaba {args.command}: {exc}", file=sys.stderr)
+        _debug_traceback(exc, settings)
         return exc.status
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        problem = setup_problem(exc, args, settings)
+        if problem is None:
+            raise  # a bug, not a set-up problem: the traceback is what a report needs
+        print(f"alcazaba {args.command}: {problem}", file=sys.stderr)
+        _debug_traceback(exc, settings)
+        return 2
+
+
+def _no_voice_warning(record: logging.LogRecord) -> bool:
+    """discord.py warns at every start that voice support (PyNaCl, davey) is missing; the bot
+    never joins a voice channel, so the warning only worries operators."""
+    return "voice will NOT be supported" not in record.getMessage()
+
+
+def _debug_traceback(exc: BaseException, settings: Settings) -> None:
+    """The traceback behind a set-up problem, for LOG_LEVEL=DEBUG only."""
+    cause = exc.__cause__ if isinstance(exc, CommandError) else exc
+    if settings.log_level == "DEBUG" and cause is not None:
+        traceback.print_exception(cause, file=sys.stderr)
+
+
+def _is_sqlite(url: str) -> bool:
+    from bot.db import is_sqlite
+
+    return is_sqlite(url)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    found: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in found:
+        found.append(current)
+        current = current.__cause__ or current.__context__
+    return found
+
+
+def setup_problem(exc: BaseException, args: argparse.Namespace, settings: Settings) -> str | None:
+    """One sentence naming the setting to change, for the failures that come from the
+    machine's set-up rather than from a bug: a data folder or database that cannot be
+    opened, a Discord that cannot be reached or refuses the token. None for anything else."""
+    import sqlalchemy.exc
+
+    chain = _chain(exc)
+    db_option = getattr(args, "db", None)
+    db_setting = "--db" if db_option else ("DATABASE_URL" if settings.database_url else "DATA_DIR (or DATABASE_URL)")
+    url = url_for_db_option(db_option, settings)
+    where = _safe_url(url)
+    discord_problem = _discord_problem(chain, args, settings)
+    if discord_problem is not None:
+        return discord_problem
+    for link in chain:
+        if isinstance(link, sqlalchemy.exc.DBAPIError | sqlite3.Error):
+            reason = str(getattr(link, "orig", None) or link).splitlines()[0]
+            return (f"cannot open the database {where} ({reason}): set {db_setting} to a database this user "
+                    "can read and write")
+    for link in chain:
+        if isinstance(link, OSError) and link.filename is not None:
+            reason = link.strerror or errno.errorcode.get(link.errno or 0, str(link))
+            inside_data = _is_within(Path(str(link.filename)), settings.data_dir) or not db_option
+            setting = "DATA_DIR" if inside_data and not settings.database_url and not db_option else db_setting
+            return (f"cannot use {link.filename} ({reason}): set {setting} to a folder this user can create "
+                    "and write to")
+    if not _is_sqlite(url):
+        for link in chain:
+            if isinstance(link, OSError | asyncio.TimeoutError):
+                return f"cannot reach the database {where} ({link}): check {db_setting} and that the server runs"
+    return None
+
+
+def _is_within(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def _discord_problem(chain: list[BaseException], args: argparse.Namespace, settings: Settings) -> str | None:
+    if args.command not in ("run", "sync") or settings.discord_token is None:
+        return None
+    try:
+        import aiohttp
+        import discord
+    except ImportError:
+        return None
+    where = settings.discord_api_base or "discord.com"
+    for link in chain:
+        if isinstance(link, discord.LoginFailure):
+            return ("Discord refused the token: DISCORD_TOKEN is wrong or was reset; copy the bot's token from "
+                    "the Bot tab of https://discord.com/developers/applications")
+        if isinstance(link, discord.PrivilegedIntentsRequired):
+            return ("Discord refused a privileged intent: leave the three Privileged Gateway Intents off on the "
+                    "Bot tab of the developer portal (the bot needs none)")
+        if isinstance(link, aiohttp.ClientConnectionError | discord.GatewayNotFound | asyncio.TimeoutError):
+            return (f"cannot reach Discord at {where} ({link}): check this machine's network connection "
+                    "(and DISCORD_API_BASE / DISCORD_GATEWAY_URL if you set them)")
+    return None
 
 
 if __name__ == "__main__":

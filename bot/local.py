@@ -15,6 +15,9 @@ picture's digest), so a move that leaves a hand as it was does not redraw it.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,15 +25,56 @@ from typing import Any
 
 import engine
 import render
-from bot.service import GameInfo, GameService, NotAllowed, ServiceError, StaleVersion
+from bot.service import GameInfo, GameService, NotAllowed, ServiceError, StaleVersion, _bot_seed
 from engine.api import RuleError, View, describe
+from engine.players import choose
 
 Output = Callable[[str], None]
 Input = Callable[[str], str]
 
 #: Pictures of the whole table, written once from the spectator's view rather than per seat.
 PUBLIC_KINDS = frozenset({"reveal"})
-HELP = "Type the number of an order, 'u' to take back your last step, 'q' to stop (the game is kept)."
+HELP = ("Type the number of an order, 'u' to take back your last step, 'log' to see the whole log, "
+        "'autopass on' or 'autopass off' to let the table pass reaction prompts for this seat, "
+        "'q' to stop (the game is kept).")
+#: How many public lines a resumed game shows again, to remind the player where it stands.
+RESUME_LINES = 8
+
+
+def program_name(argv0: str | None = None) -> str:
+    """How to call ``alcazaba`` again from here, for the "continue with" hint: the bare name
+    only when it is on the PATH; else the script as invoked (``.venv/bin/alcazaba`` after
+    ``make run``), relative to the current folder when it lies below it."""
+    raw = sys.argv[0] if argv0 is None else argv0
+    script = Path(raw)
+    if script.name != "alcazaba":
+        script = Path(sys.executable).with_name("alcazaba")  # python -m bot.cli, tests
+    on_path = shutil.which("alcazaba")
+    if on_path is not None and script.exists() and Path(on_path).resolve() == script.resolve():
+        return "alcazaba"
+    absolute = Path(os.path.abspath(script))
+    try:
+        return str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        return str(absolute)
+
+
+def is_reaction(view: View) -> bool:
+    """A prompt that only asks whether to react (a window for a special card, a challenge):
+    the engine says so with ``reaction`` or a pending decision of kind ``window``. The same
+    test as the Discord front end's auto-pass (bot/discord/cogs/delivery.py)."""
+    if view.get("reaction"):
+        return True
+    pending = view.get("pending")
+    return isinstance(pending, dict) and pending.get("kind") in ("window", "reaction")
+
+
+def pass_action(view: View) -> dict[str, Any] | None:
+    """The pass the engine offers on a reaction prompt, or None (the table adds no rule)."""
+    if not is_reaction(view):
+        return None
+    passes = [a for a in view.get("actions") or [] if a.get("type") == "pass"]
+    return passes[0] if passes else None
 
 
 class LocalError(Exception):
@@ -47,7 +91,15 @@ class Table:
     images_dir: Path | None
     out: Output = print
     ask: Input = input
-    seen: dict[str | None, int] = field(default_factory=dict)
+    program: str = "alcazaba"
+    #: The built-in player also moves for the seats of this table (``--autoplay``).
+    autoplay: bool = False
+    #: Public log lines (those every view shows) already printed, counted from the start:
+    #: one count for the whole table, so that hot-seat players, the spectator's lines and a
+    #: resumed game never print a line twice.
+    public_seen: int = 0
+    #: Private lines (with ``"to"``) already printed, per role.
+    private_seen: dict[str, int] = field(default_factory=dict)
     images_disabled: bool = False
     #: (role or None for the table, kind) -> (digest of what the file was drawn from, path)
     drawn: dict[tuple[str | None, str], tuple[str, Path]] = field(default_factory=dict)
@@ -55,17 +107,66 @@ class Table:
 
     # ----------------------------------------------------------------- output
 
-    async def show_new_lines(self, role: str | None, keep: int | None = None) -> None:
-        """Print the log lines ``role`` may read that were not shown to it yet."""
+    async def show_new_lines(self, role: str | None) -> None:
+        """Print the log lines ``role`` may read that were not printed yet."""
         view = await self.service.view(self.game_pk, role)
-        log = view.view.get("log") or []
-        start = self.seen.get(role)
-        if start is None:
-            start = 0 if keep is None else max(0, len(log) - keep)
-        for entry in log[start:]:
+        self.print_new(role, view.view.get("log") or [])
+
+    def print_new(self, role: str | None, log: list[dict[str, Any]]) -> None:
+        public = private = 0
+        known_private = self.private_seen.get(role, 0) if role is not None else 0
+        for entry in log:
+            if "to" in entry:
+                if private >= known_private:
+                    self.out(f"  (private) {entry.get('text', '')}")
+                private += 1
+            else:
+                if public >= self.public_seen:
+                    self.out(f"  {entry.get('text', '')}")
+                public += 1
+        self.public_seen = max(self.public_seen, public)
+        if role is not None:
+            self.private_seen[role] = max(known_private, private)
+
+    async def catch_up(self, roles: list[str], keep: int = RESUME_LINES) -> None:
+        """Count the log as printed, but for the last ``keep`` public lines (a resumed game
+        reminds where it stands; old private lines stay unprinted)."""
+        spectator = (await self.service.view(self.game_pk, None)).view.get("log") or []
+        self.public_seen = max(0, sum(1 for e in spectator if "to" not in e) - keep)
+        for role in roles:
+            log = (await self.service.view(self.game_pk, role)).view.get("log") or []
+            self.private_seen[role] = sum(1 for e in log if "to" in e)
+
+    async def forget_taken_back(self, roles: list[str]) -> None:
+        """After an undo the log is shorter: the counts follow it down, so that the lines of a
+        step made again are printed again, and nothing else is."""
+        spectator = (await self.service.view(self.game_pk, None)).view.get("log") or []
+        self.public_seen = min(self.public_seen, sum(1 for e in spectator if "to" not in e))
+        for role in roles:
+            log = (await self.service.view(self.game_pk, role)).view.get("log") or []
+            self.private_seen[role] = min(self.private_seen.get(role, 0), sum(1 for e in log if "to" in e))
+
+    async def show_whole_log(self, role: str) -> None:
+        log = (await self.service.view(self.game_pk, role)).view.get("log") or []
+        self.out(f"--- the whole log, as {role} reads it ({len(log)} lines) ---")
+        for entry in log:
             prefix = "  (private) " if "to" in entry else "  "
             self.out(f"{prefix}{entry.get('text', '')}")
-        self.seen[role] = len(log)
+        self.out("--- end of the log ---")
+
+    async def show_final_hands(self, info: GameInfo) -> None:
+        """The final reveal in words: what each side held at the end (the game is over, so
+        nothing is hidden any more), from each side's own end-of-game view."""
+        lines = []
+        for role in info.roles:
+            view = (await self.service.view(self.game_pk, role)).view
+            held = _held(view)
+            if held is not None:
+                lines.append(f"  {role}: {held}")
+        if lines:
+            self.out("Final reveal (what each side held at the end):")
+            for line in lines:
+                self.out(line)
 
     async def write_images(self, info: GameInfo) -> None:
         """The pictures of every seat played here, as that seat sees it (only those whose
@@ -170,6 +271,8 @@ class Table:
                     await self.write_images(info)
                     if info.status == "finished":
                         await self.write_final_pictures()
+                if info.status == "finished":
+                    await self.show_final_hands(info)
                 return self.finish(info)
             if steps and (autoplay_output or not any(s.is_terminal for s in info.seats)):
                 await self.show_new_lines(None)
@@ -180,15 +283,72 @@ class Table:
                     continue
                 self.out(f"Waiting for {', '.join(info.active)}, who do not play at this table.")
                 return 0
+            if self.autoplay:
+                await self.play_for(info, terminal[0])
+                await self.show_new_lines(None)
+                changed = True
+                continue
+            if await self.auto_pass(info, terminal):
+                changed = True
+                continue
             if changed:
                 await self.write_images(info)
                 changed = False
             outcome = await self.turn(info, terminal[0])
             if outcome == "quit":
-                self.out(f"game {self.game_pk} saved; continue with: alcazaba local {self.game_id} "
+                self.out(f"game {self.game_pk} saved; continue with: {self.program} local {self.game_id} "
                          f"--resume {self.game_pk}")
                 return 0
             changed = outcome == "changed"
+
+    async def play_for(self, info: GameInfo, role: str) -> None:
+        """One move of the built-in player for a seat of this table (``--resume --autoplay``):
+        the same player, seeded the same way, as for the seats it holds."""
+        version, state = await self.service.state(self.game_pk)
+        action = choose(engine.get(self.game_id), state, role, _bot_seed(info.seed, version, role))
+        await self.service.apply(self.game_pk, role, action, version)
+
+    async def auto_pass(self, info: GameInfo, roles: list[str]) -> bool:
+        """Pass for a seat that asked for it (``autopass on``, the seat preference Discord's
+        ``/prefs autopass`` sets) when its prompt is a reaction with a pass on offer."""
+        for role in roles:
+            seat = info.seat(role)
+            if seat is None or not seat.prefs.get("autopass"):
+                continue
+            view = await self.service.view(self.game_pk, role)
+            chosen = pass_action(view.view)
+            if chosen is None:
+                continue
+            await self.show_new_lines(role)
+            step = await self.service.apply(self.game_pk, role, chosen, view.version)
+            self.out(f"  (auto-pass) {role}: {describe(chosen)}")
+            self.print_step(role, step.log)
+            return True
+        return False
+
+    def print_step(self, role: str, log: list[dict[str, Any]]) -> None:
+        for entry in log:
+            private = "to" in entry
+            self.out(f"{'  (private) ' if private else '  '}{entry.get('text', '')}")
+            if private:
+                self.private_seen[role] = self.private_seen.get(role, 0) + 1
+            else:
+                self.public_seen += 1
+
+    async def set_autopass(self, role: str, answer: str) -> None:
+        words = answer.split()
+        if len(words) != 2 or words[1] not in ("on", "off"):
+            self.out("Type 'autopass on' or 'autopass off'.")
+            return
+        info = await self.service.game(self.game_pk)
+        seat = info.seat(role)
+        prefs = dict(seat.prefs) if seat is not None else {}
+        prefs["autopass"] = words[1] == "on"
+        await self.service.set_prefs(self.game_pk, role, prefs)
+        if prefs["autopass"]:
+            self.out(f"Auto-pass is on for {role}: reaction prompts that offer a pass are passed for you.")
+        else:
+            self.out(f"Auto-pass is off for {role}: every reaction prompt is asked.")
 
     async def turn(self, info: GameInfo, role: str) -> str:
         """Ask ``role`` for one order: 'changed', 'same' (nothing happened) or 'quit'."""
@@ -196,7 +356,7 @@ class Table:
         actions: list[dict[str, Any]] = view.view.get("actions") or []
         self.out("")
         self.out(f"--- {info.title} #{self.game_pk} - {role} - move {view.version} ---")
-        await self.show_new_lines(role, keep=8)
+        await self.show_new_lines(role)
         self.out(str(view.view.get("prompt", "")))
         for number, action in enumerate(actions, start=1):
             self.out(f"  {number:>3}. {describe(action)}")
@@ -210,6 +370,14 @@ class Table:
                 return "quit"
             if answer in ("?", "h", "help"):
                 self.out(HELP)
+                continue
+            if answer == "log":
+                await self.show_whole_log(role)
+                continue
+            if answer.split()[:1] == ["autopass"]:
+                await self.set_autopass(role, answer)
+                if pass_action(view.view) is not None and answer.split()[1:] == ["on"]:
+                    return "same"  # the loop passes this very prompt
                 continue
             if answer in ("u", "undo"):
                 outcome = await self.undo(info, role)
@@ -237,10 +405,7 @@ class Table:
             except ServiceError as exc:
                 self.out(f"Refused: {exc}")
                 return "same"
-            for entry in step.log:
-                prefix = "  (private) " if "to" in entry else "  "
-                self.out(f"{prefix}{entry.get('text', '')}")
-            self.seen[role] = self.seen.get(role, 0) + len(step.log)
+            self.print_step(role, step.log)
             return "changed"
 
     async def undo(self, info: GameInfo, role: str) -> str:
@@ -257,7 +422,7 @@ class Table:
                     self.out(str(exc))
                     return "same"
                 self.out(f"{who} takes back a step.")
-                self.seen.clear()
+                await self.forget_taken_back([s.role for s in info.seats if s.is_terminal])
                 return "changed"
             refusal = refusal or reason
         self.out(refusal)
@@ -280,6 +445,8 @@ async def play(
     seed: int | None = None,
     resume: int | None = None,
     images_dir: Path | None = None,
+    options: dict[str, Any] | None = None,
+    program: str | None = None,
     out: Output = print,
     ask: Input = input,
 ) -> int:
@@ -290,13 +457,16 @@ async def play(
             raise LocalError(f"game {resume} is a game of {info.game_id}, not {game_id}.")
         if any(s.user_id is not None for s in info.seats):
             raise LocalError(f"game {resume} is played on Discord; it cannot be continued here.")
+        if seats:
+            raise LocalError("--seat chooses the seats of a new game; a resumed game keeps its seats.")
         if info.status == "open":
             info = await service.start(resume, fill_with_bots=True)
-        out(f"game {info.id}: {info.title}, resumed at move {info.version}")
+        out(f"game {info.id}: {info.title}, resumed at move {info.version}"
+            + (" (the built-in player finishes it)" if autoplay else ""))
     else:
         if game_id not in engine.GAMES:
             raise LocalError(f"unknown game {game_id!r}; known games: {', '.join(sorted(engine.GAMES))}")
-        info = await service.create_game(game_id, {}, seed)
+        info = await service.create_game(game_id, options or {}, seed)
         wanted = _seat_plan(info.roles, seats or [], autoplay)
         for role in info.roles:
             if role in wanted:
@@ -306,12 +476,37 @@ async def play(
         info = await service.start(info.id)
         players = ", ".join(f"{s.role}: {'built-in player' if s.is_bot else 'you'}" for s in info.seats)
         out(f"game {info.id}: {info.title}, seed {info.seed} ({players})")
-    table = Table(service, info.id, info.game_id, images_dir, out=out, ask=ask)
+    table = Table(service, info.id, info.game_id, images_dir, out=out, ask=ask,
+                  program=program if program is not None else program_name(),
+                  autoplay=autoplay and resume is not None)
     if resume is not None:
-        roles: list[str | None] = [None, *[s.role for s in info.seats if s.is_terminal]]
-        for who in roles:
-            table.seen[who] = max(0, len((await service.view(info.id, who)).view.get("log") or []) - 8)
+        await table.catch_up([s.role for s in info.seats if s.is_terminal])
     return await table.run(autoplay_output=autoplay)
+
+
+def _held(view: View) -> str | None:
+    """What a side's own view says it holds: its ``hand`` (cards described from the view's
+    ``cards`` table where there is one) and the special cards of ``specials.hand``."""
+    parts: list[str] = []
+    hand = view.get("hand")
+    if isinstance(hand, list):
+        cards = view.get("cards")
+        table: dict[str, Any] = cards if isinstance(cards, dict) else {}
+        parts.append("hand: " + (", ".join(_card(c, table) for c in hand) or "empty"))
+    specials = view.get("specials")
+    if isinstance(specials, dict) and isinstance(specials.get("hand"), list):
+        found = specials.get("catalog")
+        catalog: dict[str, Any] = found if isinstance(found, dict) else {}
+        names = [str((catalog.get(c) or {}).get("name", c)) if isinstance(c, str) else str(c) for c in specials["hand"]]
+        parts.append("special cards: " + (", ".join(names) or "none"))
+    return "; ".join(parts) if parts else None
+
+
+def _card(card: Any, table: dict[str, Any]) -> str:
+    entry = table.get(card) if isinstance(card, str) else None
+    if isinstance(entry, dict):
+        return f"{card} (" + ", ".join(f"{k} {v}" for k, v in entry.items()) + ")"
+    return json.dumps(card) if not isinstance(card, str) else card
 
 
 def _spectator_views(exported: dict[str, Any]) -> Iterator[View]:

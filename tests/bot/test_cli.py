@@ -7,14 +7,21 @@ toy game registered).
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
+import pty
 import select
+import shlex
+import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -236,7 +243,7 @@ def test_killed_table_resumes_with_no_move_lost(tmp_path: Path) -> None:
     assert resumed.stdout.startswith("game 1: Toy race, resumed at move 4")
     assert "--- Toy race #1 - blue - move 4 ---" in resumed.stdout
     assert "Your turn: 2 points pending." in resumed.stdout, "blue's step made before the kill is there"
-    assert resumed.stdout.strip().endswith("game 1 saved; continue with: alcazaba local toy --resume 1")
+    assert resumed.stdout.strip().endswith(" local toy --resume 1")
     checked = run("toy", tmp_path, "replay-check", "1", "--db", str(db))
     assert checked.returncode == 0 and checked.stdout.startswith("ok: 6 moves")
 
@@ -265,8 +272,24 @@ def test_killed_table_resumes_real_game(real_game: str, tmp_path: Path) -> None:
     assert checked.returncode == 0 and checked.stdout.startswith("ok: 6 moves"), checked.stdout + checked.stderr
 
 
+def run_in_terminal(game: str, tmp_path: Path, *args: str, answers: str, timeout: float = 120,
+                    extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The command with a pseudo-terminal as its stdin (a person at a keyboard): the answers
+    are typed, then Ctrl-D. Its stdout and stderr are pipes, read as usual."""
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([*command(game), *args], cwd=ROOT, env={**env(tmp_path), **(extra_env or {})},
+                                stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        os.close(slave)
+        os.write(master, answers.encode() + b"\x04")
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        os.close(master)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
 def test_run_without_token_opens_the_terminal_table(tmp_path: Path) -> None:
-    done = run("toy", tmp_path, "run", stdin="toy\nnone\n")
+    done = run_in_terminal("toy", tmp_path, "run", answers="toy\nnone\n")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("DISCORD_TOKEN is not set: opening the terminal table")
     assert done.stdout.strip().splitlines()[-1].startswith("game 1 finished: ")
@@ -276,10 +299,236 @@ def test_run_without_token_opens_the_terminal_table(tmp_path: Path) -> None:
 
 
 def test_run_without_token_asks_again_after_a_typo(tmp_path: Path) -> None:
-    done = run("toy", tmp_path, "run", stdin="chess\ntoy\nemperor\nnone\n")
+    done = run_in_terminal("toy", tmp_path, "run", answers="chess\ntoy\nemperor\nnone\n")
     assert done.returncode == 0, done.stderr
     assert "There is no game 'chess': choose one of" in done.stdout
     assert "There is no seat 'emperor': the seats are red, blue" in done.stdout
     assert done.stdout.strip().splitlines()[-1].startswith("game 1 finished: ")
-    gave_up = run("toy", tmp_path, "run", stdin="chess\n")
+    gave_up = run_in_terminal("toy", tmp_path, "run", answers="chess\n")
     assert gave_up.returncode == 0 and "There is no game 'chess'" in gave_up.stdout
+
+
+def test_run_without_token_and_without_a_terminal_says_what_is_missing(tmp_path: Path) -> None:
+    """The Docker image's `alcazaba run` with no -e DISCORD_TOKEN and no -it: stdin is not a
+    terminal, so there is nobody to play the terminal table; it must not exit 0 in silence."""
+    closed = subprocess.run([str(ALCAZABA), "run"], cwd=ROOT, env=env(tmp_path), stdin=subprocess.DEVNULL,
+                            text=True, capture_output=True, timeout=120)
+    piped = subprocess.run([str(ALCAZABA), "run"], cwd=ROOT, env=env(tmp_path), input="", text=True,
+                           capture_output=True, timeout=120)
+    for done in (closed, piped):
+        assert done.returncode == 2
+        assert "DISCORD_TOKEN is not set and there is no terminal" in done.stderr
+        assert "Traceback" not in done.stderr
+    assert not (tmp_path / "data" / "alcazaba.db").exists(), "nothing is created before saying so"
+
+
+# ------------------------------------------------------------------ set-up problems: one sentence, exit 2
+
+
+def a_regular_file(tmp_path: Path) -> Path:
+    """A path nobody can create a folder under, root included: its parent is a regular file
+    (chmod does not stop root; ENOTDIR does)."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where a folder should be\n")
+    return blocker
+
+
+def assert_one_sentence(done: subprocess.CompletedProcess[str], *, names: str) -> str:
+    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    problems = [line for line in done.stderr.splitlines() if line.startswith("alcazaba ")]
+    assert len(problems) == 1, done.stderr
+    assert names in problems[0], problems[0]
+    return problems[0]
+
+
+@pytest.mark.parametrize("args", [["local", "navas", "--autoplay", "--seed", "1"], ["run"]])
+def test_a_data_folder_that_cannot_be_created_is_one_sentence(args: list[str], tmp_path: Path) -> None:
+    data = a_regular_file(tmp_path) / "data"
+    done = subprocess.run([str(ALCAZABA), *args], cwd=ROOT, text=True, capture_output=True, timeout=120,
+                          env={**env(tmp_path), "DATA_DIR": str(data), "DISCORD_TOKEN": "bogus"})
+    line = assert_one_sentence(done, names="set DATA_DIR")
+    assert str(data) in line
+
+
+def test_a_database_that_cannot_be_opened_is_one_sentence_even_for_export(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(bytes(range(256)) * 20)
+    done = run("navas", tmp_path, "export", "1", "--db", str(garbage))
+    line = assert_one_sentence(done, names="set --db")
+    assert "file is not a database" in line
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "alcazaba.db").write_bytes(bytes(range(256)) * 20)
+    done = run("navas", tmp_path, "export", "1")
+    assert_one_sentence(done, names="set DATA_DIR")
+    done = run("navas", tmp_path, "export", "1", "--db", str(tmp_path / "nothing.db"))
+    assert_one_sentence(done, names="there is no database at")
+
+
+def test_the_traceback_is_there_with_log_level_debug(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(bytes(range(256)) * 20)
+    done = subprocess.run([str(ALCAZABA), "export", "1", "--db", str(garbage)], cwd=ROOT, text=True,
+                          capture_output=True, timeout=120, env={**env(tmp_path), "LOG_LEVEL": "DEBUG"})
+    assert done.returncode == 2
+    assert "Traceback" in done.stderr and "file is not a database" in done.stderr
+
+
+def a_closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_an_unreachable_discord_is_one_sentence(tmp_path: Path) -> None:
+    port = a_closed_port()
+    done = subprocess.run([str(ALCAZABA), "run"], cwd=ROOT, text=True, capture_output=True, timeout=120,
+                          stdin=subprocess.DEVNULL,
+                          env={**env(tmp_path), "DISCORD_TOKEN": "bogus",
+                               "DISCORD_API_BASE": f"http://127.0.0.1:{port}/api/v10",
+                               "DISCORD_GATEWAY_URL": f"ws://127.0.0.1:{port}"})
+    line = assert_one_sentence(done, names="cannot reach Discord")
+    assert "network" in line and "DISCORD_API_BASE" in line
+    assert "bogus" not in done.stderr, "the token is never shown"
+    assert "PyNaCl" not in done.stderr, "the harmless voice warning is silenced"
+
+
+class Refuses401(http.server.BaseHTTPRequestHandler):
+    """Discord's answer to a wrong token: 401 on every request."""
+
+    def do_GET(self) -> None:  # noqa: N802 (the http.server name)
+        body = b'{"message": "401: Unauthorized", "code": 0}'
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_wrong_token_is_one_sentence(tmp_path: Path) -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refuses401)
+    worker = threading.Thread(target=server.serve_forever, daemon=True)
+    worker.start()
+    try:
+        port = server.server_address[1]
+        done = subprocess.run([str(ALCAZABA), "run"], cwd=ROOT, text=True, capture_output=True, timeout=120,
+                              stdin=subprocess.DEVNULL,
+                              env={**env(tmp_path), "DISCORD_TOKEN": "bogus",
+                                   "DISCORD_API_BASE": f"http://127.0.0.1:{port}/api/v10"})
+    finally:
+        server.shutdown()
+        server.server_close()
+    # The Discord front end says it itself (bot/discord/client.py), with status 1.
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "Discord refused the bot token (DISCORD_TOKEN)" in done.stderr and "bogus" not in done.stderr
+
+
+def test_backup_to_a_folder_that_cannot_be_written_is_one_sentence(tmp_path: Path) -> None:
+    db = tmp_path / "b.db"
+    assert run("toy", tmp_path, "local", "toy", "--autoplay", "--seed", "3", "--db", str(db)).returncode == 0
+    target = a_regular_file(tmp_path) / "backups"
+    done = run("toy", tmp_path, "backup", str(target), "--db", str(db))
+    line = assert_one_sentence(done, names="cannot write the backup")
+    assert "PATH" in line
+
+
+# ------------------------------------------------------------------ hints that work on a fresh clone
+
+
+def test_the_continue_hint_is_a_command_that_works_without_alcazaba_on_the_path(tmp_path: Path) -> None:
+    db = tmp_path / "h.db"
+    plain = {**env(tmp_path), "PATH": "/usr/bin:/bin"}
+    assert shutil.which("alcazaba", path=plain["PATH"]) is None
+    first = subprocess.run([str(ALCAZABA.relative_to(ROOT)), "local", "navas", "--seed", "1", "--db", str(db)],
+                           cwd=ROOT, env=plain, input="q\n", text=True, capture_output=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    hint = first.stdout.strip().splitlines()[-1].partition("game 1 saved; continue with: ")[2]
+    assert hint.endswith(" local navas --resume 1")
+    again = shlex.split(hint) + ["--db", str(db)]
+    assert again[0] != "alcazaba", "bare alcazaba is not on the PATH of a fresh clone"
+    resumed = subprocess.run(again, cwd=ROOT, env=plain, input="q\n", text=True, capture_output=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.startswith("game 1: ") and "resumed at move" in resumed.stdout
+
+
+# ------------------------------------------------------------------ options and the contract check
+
+
+def test_options_of_a_new_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "o.db"
+    done = run("navas", tmp_path, "local", "navas", "--option", "advanced=true", "--autoplay", "--seed", "2",
+               "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    exported = json.loads(run("navas", tmp_path, "export", "1", "--db", str(db)).stdout)
+    assert exported["options"] == {"advanced": True}
+    status, _, err = in_process(["local", "navas", "--option", "colour=red", "--db", str(db)], capsys)
+    assert status == 2 and "has no option colour; its options are: advanced" in err
+    status, _, err = in_process(["local", "navas", "--option", "advanced=sometimes", "--db", str(db)], capsys)
+    assert status == 2 and "Option advanced must be a bool, not 'sometimes'" in err
+    status, _, err = in_process(["local", "navas", "--option", "advanced", "--db", str(db)], capsys)
+    assert status == 2 and "write KEY=VALUE" in err
+
+
+def test_check_passes_the_games_it_is_given(tmp_path: Path) -> None:
+    done = run("toy", tmp_path, "check", "toy", "navas", "--games", "2", "--seed", "5")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    for game in ("toy", "navas"):
+        assert any(line.startswith(f"summary {game}: 2/2 games ok (seeds 5-6)") for line in lines), lines
+    assert lines[-1] == "PASS: 0 failure(s)"
+
+
+def test_check_names_the_failing_game_and_seed(capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.bot import toygame
+
+    leaky = types.ModuleType("leaky")
+    leaky.__dict__.update({k: getattr(toygame, k) for k in (
+        "title", "OPTIONS", "roles", "setup", "active", "actions", "apply", "result", "redeal")})
+    leaky.id = "leaky"  # type: ignore[attr-defined]
+    leaky.view = lambda state, role: {**toygame.view(state, role), "hands": state["hands"]}  # type: ignore[attr-defined]
+    monkeypatch.setitem(engine.GAMES, "leaky", leaky)
+    status, out, _ = in_process(["check", "leaky", "--games", "2"], capsys)
+    assert status == 1
+    assert "FAIL leaky seed=1: step 0: the view of 'red' changes when what it cannot see is re-dealt" in out
+    assert out.splitlines()[-1] == "FAIL: 2 failure(s)"
+    status, _, err = in_process(["check", "chess"], capsys)
+    assert status == 2 and "unknown game 'chess'" in err
+
+
+# ------------------------------------------------------------------ the Makefile: a lone clone, pinned versions
+
+
+def make_dry_run(target: str, tmp_path: Path) -> str:
+    """The commands ``make TARGET`` would run in a clone without any environment yet."""
+    done = subprocess.run(["make", "-n", "-B", target, f"VENV={tmp_path / 'venv'}"], cwd=ROOT, text=True,
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_make_test_needs_nothing_beside_the_clone(tmp_path: Path) -> None:
+    commands = make_dry_run("test", tmp_path)
+    assert "../shared" not in commands
+    assert "alcazaba check --games" in commands, "the project's own contract check"
+    assert "-c requirements/test.txt" in commands
+
+
+def test_make_run_installs_the_pinned_runtime_alone(tmp_path: Path) -> None:
+    commands = make_dry_run("run", tmp_path)
+    installs = [line for line in commands.splitlines() if " install " in line and "pip>=" not in line]
+    assert len(installs) == 1 and "-c requirements/runtime.txt" in installs[0] and "[test" not in installs[0]
+    pinned = (ROOT / "requirements" / "runtime.txt").read_text().splitlines()
+    names = {line.split("==")[0] for line in pinned if line and not line.startswith("#")}
+    assert all("==" in line for line in pinned if line and not line.startswith("#"))
+    assert {"sqlmodel", "sqlalchemy", "pillow", "discord-py"} <= names
+    assert not {"ruff", "mypy", "hypothesis", "psycopg2-binary", "pytest"} & names
+
+
+def test_the_shared_contract_check_is_a_separate_second_opinion(tmp_path: Path) -> None:
+    assert "../shared/tools/contract_check.py" in make_dry_run("contract-shared", tmp_path)
+    assert "make contract-shared" in (ROOT / ".ci" / "run").read_text()

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from bot.local import LocalError, Table, play
-from bot.service import GameService
+from bot.local import LocalError, Table, play, program_name
+from bot.service import GameService, ServiceError
 from engine.players import choose
 
 
@@ -65,7 +65,7 @@ async def test_bad_input_is_explained_and_asked_again(service: GameService) -> N
     assert "'abc' is not a number." in text
     assert "There is no order 99: choose from 1 to 5." in text
     assert "There is no order 0: choose from 1 to 5." in text
-    assert screen.lines[-1] == "game 1 saved; continue with: alcazaba local toy --resume 1"
+    assert screen.lines[-1] == f"game 1 saved; continue with: {program_name()} local toy --resume 1"
     _, state = await service.state(1)
     assert state["pending"] == 1, "the one valid order (1 = add 1) was applied, nothing else"
 
@@ -278,3 +278,173 @@ async def test_finished_granada_game_gets_its_final_reveal_and_replay(service: G
     assert reveal.read_bytes() == granada.reveal(*final) == granada.reveal(final[0])
     sc = scene(final[0])
     assert all(p.face is not None for ps in sc.stacks.values() for p in ps)
+
+
+# ------------------------------------------------------------------ issue 12: each line once, options,
+# the whole log, the final reveal, auto-pass, --resume --autoplay
+
+
+async def test_an_undo_does_not_print_the_log_again(service: GameService) -> None:
+    # red banks (blue's turn), then takes it back in hot-seat: the opening lines stay printed once.
+    screen = Screen()
+    await play(service, "toy", seats=["red", "blue"], seed=3, out=screen, ask=Keyboard("5", "u", "q"))
+    assert "red takes back a step." in screen.lines
+    assert screen.lines.count("  The race begins.") == 1
+    assert screen.lines.count("  red banks 0 and has 0.") == 1, "the undone step's line was printed once"
+
+
+async def test_a_step_made_again_after_an_undo_is_printed_again(service: GameService) -> None:
+    screen = Screen()
+    await play(service, "toy", seats=["red", "blue"], seed=3, out=screen, ask=Keyboard("5", "u", "5", "q"))
+    assert screen.lines.count("  red banks 0 and has 0.") == 2, "made twice, printed twice"
+
+
+async def test_hot_seat_players_do_not_see_the_public_lines_twice(service: GameService) -> None:
+    screen = Screen()
+    await play(service, "toy", seats=["red", "blue"], seed=3, out=screen, ask=Keyboard("5", "5", "q"))
+    assert screen.lines.count("  The race begins.") == 1
+    assert screen.lines.count("  red banks 0 and has 0.") == 1
+    private = [line for line in screen.lines if line.startswith("  (private) You draw a ")]
+    assert len(private) == 2, "each seat's own card line, once each"
+
+
+async def test_a_resumed_game_prints_each_line_once(service: GameService) -> None:
+    # A race to 5: red adds 2, 2 and banks 4, blue banks 0, quit; resumed: red adds 1, banks it, wins.
+    await play(service, "toy", seats=["red", "blue"], seed=3, options={"target": 5}, out=Screen(),
+               ask=Keyboard("2", "2", "5", "5", "q"))
+    _, state = await service.state(1)
+    assert state["score"] == {"red": 4, "blue": 0}, state["log"]
+    screen = Screen()
+    await play(service, "toy", resume=1, out=screen, ask=Keyboard("1", "5"))
+    assert screen.lines[-1].startswith("game 1 finished: ")
+    assert screen.lines.count("  red wins.") == 1
+    assert screen.lines.count("  red banks 1 and has 5.") == 1
+    assert screen.lines.count("  blue banks 0 and has 0.") == 1, "the reminder of where the game stands, once"
+
+
+async def test_options_reach_the_game_and_unknown_ones_are_refused(service: GameService) -> None:
+    await play(service, "toy", seats=["red"], seed=3, options={"target": 20}, out=Screen(), ask=Keyboard("q"))
+    assert (await service.game(1)).options == {"target": 20}
+    with pytest.raises(ServiceError, match="has no option colour; its options are: target"):
+        await play(service, "toy", options={"colour": "red"}, out=Screen(), ask=Keyboard())
+
+
+async def test_log_shows_the_whole_log_of_the_seat(service: GameService) -> None:
+    screen = Screen()
+    await play(service, "toy", seats=["red", "blue"], seed=3, out=screen, ask=Keyboard("5", "log", "q"))
+    start = screen.lines.index("--- the whole log, as blue reads it (3 lines) ---")
+    shown = screen.lines[start + 1:screen.lines.index("--- end of the log ---")]
+    view = await service.view(1, "blue")
+    assert len(shown) == 3 and [line.strip().removeprefix("(private) ") for line in shown] == [
+        e["text"] for e in view.view["log"]]
+    assert not any("red" in line and "draw a" in line for line in shown), "red's private line stays hidden"
+
+
+async def test_finished_1212_game_reveals_what_each_side_held(service: GameService) -> None:
+    screen = Screen()
+    await play(service, "navas", autoplay=True, seed=1, options={"advanced": True}, out=screen, ask=Keyboard())
+    start = screen.lines.index("Final reveal (what each side held at the end):")
+    assert screen.lines[-1].startswith("game 1 finished: ")
+    for role, line in zip(("christian", "muslim"), screen.lines[start + 1:start + 3], strict=True):
+        own = (await service.view(1, role)).view
+        assert line.startswith(f"  {role}: hand: ")
+        for card in own["hand"]:
+            assert card in line
+        for card in own["specials"]["hand"]:
+            assert own["specials"]["catalog"][card]["name"] in line
+
+
+async def test_resume_with_autoplay_lets_the_built_in_player_finish(service: GameService) -> None:
+    await play(service, "toy", seats=["red", "blue"], seed=3, out=Screen(), ask=Keyboard("1", "q"))
+    screen = Screen()
+    status = await play(service, "toy", resume=1, autoplay=True, out=screen, ask=Keyboard())
+    assert status == 0 and screen.lines[-1].startswith("game 1 finished: ")
+    assert "(the built-in player finishes it)" in screen.lines[0]
+    assert (await service.game(1)).status == "finished"
+    assert (await service.replay_check(1)).ok
+
+
+# A toy game with a reaction window: after each bank the next player may first react or pass.
+def _reactive_toy() -> types.ModuleType:
+    from engine.api import RuleError, clone, require_legal
+    from tests.bot import toygame
+
+    module = types.ModuleType("toyreact")
+    window_actions = [{"type": "pass", "label": "pass"}, {"type": "react", "label": "react"}]
+
+    def setup(seed: int, options: dict[str, Any]) -> dict[str, Any]:
+        return {**toygame.setup(seed, options), "window": None}
+
+    def active(state: dict[str, Any]) -> list[str]:
+        return [state["window"]] if state["window"] else toygame.active(state)
+
+    def actions(state: dict[str, Any], role: str) -> list[dict[str, Any]]:
+        if state["window"]:
+            return list(window_actions) if role == state["window"] else []
+        return toygame.actions(state, role)
+
+    def apply(state: dict[str, Any], role: str, action: dict[str, Any]) -> dict[str, Any]:
+        if state["window"]:
+            if role != state["window"]:
+                raise RuleError(f"{state['window']} may react first", "r")
+            chosen = require_legal(window_actions, action, "r", role)
+            new = clone(state)
+            new["window"] = None
+            new["log"].append({"text": f"{role} {'passes' if chosen['type'] == 'pass' else 'reacts'}."})
+            return new
+        new = toygame.apply(state, role, action)
+        if action.get("type") == "bank" and new["result"] is None:
+            new["window"] = new["turn"]
+        return new
+
+    def view(state: dict[str, Any], role: str | None) -> dict[str, Any]:
+        shown = toygame.view(state, role)
+        if state["window"]:
+            shown["actions"] = actions(state, role) if role else []
+            shown["reaction"] = role == state["window"]
+            shown["prompt"] = f"{state['window']} may react."
+        return shown
+
+    for name in ("roles", "result", "redeal", "OPTIONS"):
+        setattr(module, name, getattr(toygame, name))
+    module.__dict__.update(id="toyreact", title="Toy race with reactions", setup=setup, active=active,
+                           actions=actions, apply=apply, view=view)
+    return module
+
+
+async def test_autopass_passes_reaction_prompts_of_that_seat_only(service: GameService,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine
+
+    monkeypatch.setitem(engine.GAMES, "toyreact", _reactive_toy())
+    # red banks: blue's window is asked; blue turns auto-pass on, which passes it; blue banks:
+    # red's window is asked (red did not ask for auto-pass) and red passes by hand.
+    keyboard = Keyboard("5", "autopass on", "5", "1", "q")
+    screen = Screen()
+    await play(service, "toyreact", seats=["red", "blue"], seed=3, out=screen, ask=keyboard)
+    assert "Auto-pass is on for blue: reaction prompts that offer a pass are passed for you." in screen.lines
+    assert screen.lines.count("  (auto-pass) blue: pass") == 1
+    assert screen.lines.count("blue may react.") == 1, "asked once, before auto-pass was on"
+    assert screen.lines.count("red may react.") == 1, "red's window is still asked"
+    info = await service.game(1)
+    assert info.seat("blue").prefs == {"autopass": True}  # type: ignore[union-attr]
+    assert info.seat("red").prefs == {}  # type: ignore[union-attr]
+    moves = [(m["role"], m["action"]["type"]) for m in await service.moves(1)]
+    assert moves == [("red", "bank"), ("blue", "pass"), ("blue", "bank"), ("red", "pass")]
+
+
+async def test_autopass_is_the_seat_preference_discord_sets(service: GameService,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A preference stored by /prefs autopass (GameService.set_prefs) is honoured here too."""
+    import engine
+
+    monkeypatch.setitem(engine.GAMES, "toyreact", _reactive_toy())
+    info = await service.create_game("toyreact", {}, seed=3)
+    await service.join(info.id, None, "terminal (red)", "red")
+    await service.join(info.id, None, "terminal (blue)", "blue")
+    await service.start(info.id)
+    await service.set_prefs(info.id, "blue", {"autopass": True})
+    screen = Screen()
+    await play(service, "toyreact", resume=info.id, out=screen, ask=Keyboard("5", "q"))
+    assert "  (auto-pass) blue: pass" in screen.lines
+    assert "blue may react." not in screen.lines

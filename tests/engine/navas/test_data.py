@@ -17,6 +17,8 @@ RAW = json.loads(DATA_FILE.read_text(encoding="utf-8"))
 
 
 def book_text() -> str:
+    if not BOOK.is_file():  # the rulebook is not part of the repository (a lone clone)
+        pytest.skip(f"the rulebook's text is not beside this clone ({BOOK})")
     return BOOK.read_text(encoding="utf-8")
 
 
