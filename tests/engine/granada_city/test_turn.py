@@ -10,7 +10,19 @@ from engine import RuleError
 from engine.granada_city import active, apply, rules
 from engine.granada_city.data import CATALOG, tile_text
 
-from .helpers import build, card, game, labels, put_in_yard, remove_tile, set_hand, step, tile, turn_of, with_moats
+from .helpers import (
+    build,
+    card,
+    game,
+    labels,
+    put_in_yard,
+    remove_tile,
+    set_hand,
+    step,
+    tile,
+    turn_of,
+    with_moats,
+)
 
 R = pytest.mark.rule
 
