@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine import RuleError
@@ -15,7 +17,7 @@ R = pytest.mark.rule
 START = {"0,0": ["start-red", "start"]}
 
 
-def _placing(cells: dict[tuple[int, int], list[str]], new: str) -> dict:  # type: ignore[type-arg]
+def _placing(cells: dict[tuple[int, int], list[str]], new: str) -> dict[str, Any]:
     """A 3-player game where Red, at the end of his turn, places ``new`` (bought as even)."""
     s = game()
     build(s, "red", cells)

@@ -3,6 +3,8 @@ space order to the player holding the most of each currency, scoring C, shared w
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine import RuleError
@@ -13,7 +15,7 @@ from .helpers import card, game, set_hand, step, turn_of
 R = pytest.mark.rule
 
 
-def _last_turn() -> dict:  # type: ignore[type-arg]
+def _last_turn() -> dict[str, Any]:
     """Red buys the tile at space 1 with the bag empty: the yard cannot be refilled."""
     s = game(3)
     s["bag"] = []

@@ -3,6 +3,8 @@ within a city", on drawn cities) and the moment a scoring card is scored."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine.granada_city import active, rules
@@ -14,11 +16,11 @@ from .helpers import build, game, tile, turn_of, with_moats
 R = pytest.mark.rule
 
 
-def _schools(s: dict, role: str, prices: list[int], row: int) -> None:  # type: ignore[type-arg]
+def _schools(s: dict[str, Any], role: str, prices: list[int], row: int) -> None:
     build(s, role, {(x + 1, row): tile("school", p) for x, p in enumerate(prices)})
 
 
-def _school_report(s: dict, card_name: str) -> dict:  # type: ignore[type-arg]
+def _school_report(s: dict[str, Any], card_name: str) -> dict[str, Any]:
     return score(card_name, rules.competitors(s), s["cities"], s["options"]["simplified"])["types"]["school"]
 
 

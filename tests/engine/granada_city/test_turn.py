@@ -4,6 +4,8 @@ end of the turn (refills, the black marker, the book's yard example)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine import RuleError
@@ -27,7 +29,7 @@ from .helpers import (
 R = pytest.mark.rule
 
 
-def _display(state: dict, *cards: str) -> None:  # type: ignore[type-arg]
+def _display(state: dict[str, Any], *cards: str) -> None:
     for c in state["display"]:
         state["deck"].insert(0, c)
         state["piles"][0] += 1
