@@ -137,11 +137,21 @@ def removal_problem(city: City, cell: Cell) -> str | None:
 
 
 def exchange_problem(city: City, cell: Cell, tid: str, side: str) -> str | None:
+    """Which rule putting ``tid`` in place of the tile at ``cell`` would break.
+
+    The built cells stay the same, so no hole can appear; and since every edge facing a
+    neighbour must match that neighbour whatever lies at ``cell``, the new tile's edges
+    towards its neighbours are the old tile's, and the walk from the starting tile is
+    unchanged. Only the matching of those edges remains to check.
+    """
     if cell == START:
         return R_START
-    changed = dict(city)
-    changed[key(cell)] = [tid, side]
-    return problem(changed)
+    mine = moats_of(tid)
+    for e in STEP:
+        theirs = _moats(city, neighbour(cell, e))
+        if theirs is not None and (e in mine) != (OPPOSITE[e] in theirs):
+            return R_EDGES
+    return None
 
 
 def position_label(index: int) -> str:

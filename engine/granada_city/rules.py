@@ -123,13 +123,20 @@ def _exchangeable(state: State, role: str, cell: C.Cell) -> list[int]:
             if C.exchange_problem(cityd, cell, tid, side) is None]
 
 
-def _removable(state: State, role: str) -> list[C.Cell]:
+def _removable(state: State, role: str, first: bool = False) -> list[C.Cell]:
+    """Cells whose tile may go back to the supply (``first``: stop at the first one)."""
     cityd = state["cities"][role]
-    return [C.cell_of(k) for k in sorted(cityd, key=lambda k: C.cell_of(k)[::-1])
-            if C.removal_problem(cityd, C.cell_of(k)) is None]
+    out = []
+    for k in sorted(cityd, key=lambda k: C.cell_of(k)[::-1]):
+        if C.removal_problem(cityd, C.cell_of(k)) is None:
+            out.append(C.cell_of(k))
+            if first:
+                break
+    return out
 
 
-def _extendable(state: State, role: str) -> list[int]:
+def _extendable(state: State, role: str, first: bool = False) -> list[int]:
+    """Supply tiles that fit somewhere in the city (``first``: stop at the first one)."""
     cityd = state["cities"][role]
     seen: dict[frozenset[str], bool] = {}
     out = []
@@ -139,6 +146,8 @@ def _extendable(state: State, role: str) -> list[int]:
             seen[m] = bool(C.positions(cityd, tid))
         if seen[m]:
             out.append(i)
+            if first:
+                break
     return out
 
 
@@ -201,9 +210,9 @@ def _choices(state: State, role: str) -> tuple[list[Action], list[Action]]:
             out.append({"type": "buy", "space": i + 1,
                         "label": f"Buy the {tile_text(entry[0], entry[1])} at space {i + 1} "
                                  f"(pay {cur}; you hold {have[cur]})"})
-    if _extendable(state, role):
+    if _extendable(state, role, first=True):
         out.append({"type": "rebuild", "how": "extend", "label": "Rebuild: extend your city from your supply"})
-    if _removable(state, role):
+    if _removable(state, role, first=True):
         out.append({"type": "rebuild", "how": "remove", "label": "Rebuild: move a tile of your city to your supply"})
     if state["supplies"][role] and any(_exchangeable(state, role, c) for c in _cells(state, role)):
         out.append({"type": "rebuild", "how": "exchange",
@@ -298,7 +307,7 @@ def apply(state: State, role: str, action: Action) -> State:
     if role not in waiting:
         raise RuleError(f"It is not {name(role)}'s turn; waiting for {name(waiting[0])}", S_SEQUENCE)
     choices, fixed = _choices(state, role)
-    shown = actions(state, role)
+    shown = _page(choices, fixed, state["page"])
     legal = choices + fixed + [a for a in shown if a["type"] == "page"]
     found = find_action(legal, action) if isinstance(action, dict) else None
     if found is None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from engine import RuleError
-from engine.granada_city import apply, rules
+from engine.granada_city import active, apply, rules
 from engine.granada_city import city as C
 from engine.granada_city.data import CATALOG, moats_of
 
@@ -136,3 +136,27 @@ def test_rebuilding_is_checked_against_every_building_rule() -> None:
     assert C.exchange_problem(city, (1, 0), east_moat, "even") == C.R_EDGES
     assert C.exchange_problem(city, (0, 0), plain, "even") == C.R_START
     assert C.removal_problem(city, (2, 0)) is None
+
+
+@R("granada_city:rebuilding-your-individual-city-of-granada", "granada_city:building-rules-for-granada")
+def test_the_quick_exchange_check_agrees_with_the_whole_city_check() -> None:
+    import random
+
+    from engine.granada_city import setup
+
+    rng = random.Random(4)
+    compared = 0
+    s = setup(4, {"players": 3})
+    while s["stage"] != "over" and compared < 5000:
+        role = active(s)[0]
+        s = apply(s, role, rng.choice(rules.actions(s, role)))
+        for r in s["roles"]:
+            cityd = s["cities"][r]
+            for k in cityd:
+                cell = C.cell_of(k)
+                for tid in CATALOG.tile_order[::5]:
+                    quick = C.exchange_problem(cityd, cell, tid, "even") is None
+                    whole = cell != C.START and C.problem(dict(cityd) | {k: [tid, "even"]}) is None
+                    assert quick == whole
+                    compared += 1
+    assert compared >= 5000
