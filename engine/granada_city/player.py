@@ -14,7 +14,16 @@ from itertools import combinations
 
 from engine.granada_city import city as C
 from engine.granada_city import rules
-from engine.granada_city.core import FLIP_PRICE, TAKE_LIMIT, Action, State, currency_of, totals, value_of
+from engine.granada_city.core import (
+    FLIP_PRICE,
+    MENU,
+    TAKE_LIMIT,
+    Action,
+    State,
+    currency_of,
+    totals,
+    value_of,
+)
 from engine.granada_city.data import CATALOG, face, other
 from engine.granada_city.scoring import REGULAR, SIMPLIFIED, built, held
 from engine.rng import Generator
@@ -252,14 +261,9 @@ def choose(state: State, role: str, seed: int) -> Action:
     chosen = best[1]
     if chosen in shown:
         return chosen
-    # the best choice is on another page of the menu: turn to it
-    index = choices.index(chosen)
-    per = len([a for a in shown if a["type"] not in ("page",)]) - len(fixed)
-    target_page = index // max(per, 1)
-    forward = [a for a in shown if a["type"] == "page" and a["page"] > state["page"]]
-    backward = [a for a in shown if a["type"] == "page" and a["page"] < state["page"]]
-    if target_page > state["page"] and forward:
-        return forward[0]
-    if backward:
-        return backward[0]
-    return shown[0]
+    # the best choice is on another page of the menu: turn towards it
+    per = MENU - len(fixed) - 2
+    target_page = choices.index(chosen) // per
+    turn = [a for a in shown if a["type"] == "page"
+            and (a["page"] > state["page"]) == (target_page > state["page"])]
+    return turn[0] if turn else shown[0]

@@ -4,8 +4,9 @@ moats end to end, and beats random players."""
 from __future__ import annotations
 
 from engine.granada_city import choose, rules
+from engine.granada_city.data import CATALOG, moats_of
 
-from .helpers import build, card, game, put_in_yard, set_hand, step, tile, turn_of, with_moats
+from .helpers import build, card, game, put_in_yard, remove_tile, set_hand, step, tile, turn_of, with_moats
 from .winrate import measure
 
 
@@ -60,3 +61,20 @@ def test_it_lays_a_moat_to_extend_its_longest_moat() -> None:
 def test_it_wins_most_three_player_games_against_random_players() -> None:
     figures = measure(6, 3)
     assert figures["wins"] >= 5, figures
+
+
+def test_it_turns_the_page_of_a_long_menu_towards_its_choice() -> None:
+    s = game(3)
+    plain = [t for t in CATALOG.tile_order if not moats_of(t)]
+    build(s, "red", {(x, 0): [plain[i], "even"] for i, x in enumerate([1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6])})
+    remove_tile(s, plain[12])
+    turn_of(s, "red")
+    s["turn"].update(free=False, actions=1, bought=[[plain[12], "even", 1]])
+    s["stage"] = "place"
+    s["pending"] = {"kind": "place", "index": 0, "stage": "position", "side": "even"}
+    s = step(s, "red", type="page", page=1)
+    action = choose(s, "red", 3)
+    assert action["type"] == "page" and action["page"] == 0  # its choice lies next to the Alhambra, on page 1
+    s = rules.apply(s, "red", action)
+    action = choose(s, "red", 3)
+    assert action["type"] == "position" and abs(action["x"]) + abs(action["y"]) == 1
