@@ -287,9 +287,10 @@ def _public_panels(img: Image.Image, view: View, x0: float, y: float, x1: float)
     deck = view.get("deck", {})
     left = deck.get("scoring_cards_left", [])
     info = [f"deck {deck.get('size', 0)} cards", f"bag {view.get('bag', {}).get('size', 0)} tiles",
-            "scoring cards to come: " + (", ".join(left) if left else "none (C at the end)")]
+            "scorings to come: " + (", ".join(left) + ", C" if left else "C at the end")]
     for i, line in enumerate(info):
-        draw.text((x0 + (x1 - x0) * 0.64, top + 6 + i * 24), line, font=C.font(15), fill=C.INK)
+        draw.text((x0 + (x1 - x0) * 0.64, top + 6 + i * 24), line,
+                  font=C.fit_font(line, 15, (x1 - x0) * 0.36 - 10), fill=C.INK)
     y += 162
     n = len(view.get("scores", {}))
     h = 52 + 36 * n
