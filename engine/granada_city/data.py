@@ -21,6 +21,9 @@ EDGES = ("n", "e", "s", "w")
 SIDES = ("even", "odd")
 
 
+_CARDS: dict[str, tuple[str, int]] = {}
+
+
 class CityDataError(ValueError):
     """The component file breaks one of the rulebook's stated facts or its own schema."""
 
@@ -59,8 +62,11 @@ class Catalog:
 
     def card(self, cid: str) -> tuple[str, int]:
         """(currency, value) of a money card id ``"orange-7-2"``."""
-        cur, value, _copy = cid.split("-")
-        return cur, int(value)
+        known = _CARDS.get(cid)
+        if known is None:
+            cur, value, _copy = cid.split("-")
+            known = _CARDS[cid] = (cur, int(value))
+        return known
 
 
 def _fail(fact: str) -> CityDataError:
@@ -147,8 +153,12 @@ def is_start(tid: str) -> bool:
     return tid.startswith("start-")
 
 
+_NO_MOATS: frozenset[str] = frozenset()
+
+
 def moats_of(tid: str) -> frozenset[str]:
-    return frozenset() if is_start(tid) else CATALOG.tiles[tid].moats
+    t = CATALOG.tiles.get(tid)
+    return _NO_MOATS if t is None else t.moats
 
 
 def face(tid: str, side: str) -> Face | None:
