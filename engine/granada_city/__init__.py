@@ -18,6 +18,21 @@ at a time; ``rebuild`` (``how``: extend, remove, exchange) then ``supply_tile``/
 ``tile`` (which bought tile), then ``build`` (``flip``), ``supply`` (``side``) or ``dirk``
 (``flip``), ``pay`` for a flip, ``position`` (x, y; labelled A, B, ... as the picture letters
 them). ``back`` undoes a step being composed; ``page`` turns a menu of more than 25 choices.
+
+View keys (``view(state, role)``; ``role`` None is a spectator): ``game``, ``title``, ``role``,
+``roles``, ``options``, ``phase`` ("turn N", "end of the game", "over"), ``reaction`` (always
+false: nothing in Granada is a reaction), ``focus`` (None), ``stage`` ("play", "place",
+"award", "over"), ``active``, ``turn`` ({role, number, actions, free, bought: tiles with their
+space}), ``yard`` ([{space, currency, tile}]), ``marker`` (the side the next refill shows),
+``display`` and ``discard`` (money cards {id, currency, value}), ``deck`` ({size,
+scoring_cards_left}), ``bag`` ({size}), ``cities`` ({role: [tile + x, y]}), ``supplies``,
+``dirk`` (tiles, or None), ``moats`` (each city's longest moat now), ``scores``, ``hand`` and
+``money`` (the viewer's own cards and totals per currency), ``hand_counts``, ``pending`` (the
+viewer's own step being composed; an end-of-game award for all), ``positions`` (the lettered
+cells the viewer may build on now), ``scorings`` and ``last_scoring`` (reports: per type the
+ranking with counts, best price and points; moats; points), ``result``, ``prompt``,
+``actions``, ``log``. A tile is {id, side, start, type, name, price, moats, reverse_type,
+reverse_price} (a starting tile: {id, side "start", start, colour, moats []}).
 """
 
 from __future__ import annotations
