@@ -124,9 +124,22 @@ def problem(city: City) -> str | None:
     return None
 
 
+_POSITIONS: dict[tuple[tuple[tuple[str, str], ...], frozenset[str]], list[Cell]] = {}
+
+
 def positions(city: City, tid: str) -> list[Cell]:
-    """Every position where ``tid`` may be added, in reading order (the order of the labels)."""
-    return [c for c in frontier(city) if add_problem(city, tid, c) is None]
+    """Every position where ``tid`` may be added, in reading order (the order of the labels).
+
+    Only the tiles' moats matter, so the answer is remembered per (city, moats): menus, views
+    and the built-in player ask the same question many times between two changes of a city.
+    """
+    memo = (tuple(sorted((k, v[0]) for k, v in city.items())), moats_of(tid))
+    found = _POSITIONS.get(memo)
+    if found is None:
+        if len(_POSITIONS) > 4096:
+            _POSITIONS.clear()
+        found = _POSITIONS[memo] = [c for c in frontier(city) if add_problem(city, tid, c) is None]
+    return list(found)
 
 
 def removal_problem(city: City, cell: Cell) -> str | None:

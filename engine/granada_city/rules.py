@@ -168,8 +168,12 @@ def _supply_action(state: State, role: str, i: int) -> Action:
 # ---------------------------------------------------------------- legal steps
 
 
-def _choices(state: State, role: str) -> tuple[list[Action], list[Action]]:
-    """(choices, fixed steps such as back): every legal step, unpaged."""
+def _choices(state: State, role: str, want: str | None = None) -> tuple[list[Action], list[Action]]:
+    """(choices, fixed steps such as back): every legal step, unpaged.
+
+    ``want`` (an action type) lets ``apply`` skip the costly rebuilding checks of the action
+    menu when the step to check is another kind; the listing itself always has them all.
+    """
     pending = state["pending"]
     turn = state["turn"]
     back = [{"type": "back", "label": "Back"}]
@@ -210,6 +214,11 @@ def _choices(state: State, role: str) -> tuple[list[Action], list[Action]]:
             out.append({"type": "buy", "space": i + 1,
                         "label": f"Buy the {tile_text(entry[0], entry[1])} at space {i + 1} "
                                  f"(pay {cur}; you hold {have[cur]})"})
+    fixed: list[Action] = []
+    if turn["actions"]:
+        fixed.append({"type": "end", "label": "End your turn without another action"})
+    if want not in (None, "rebuild", "pass"):
+        return out, fixed
     if _extendable(state, role, first=True):
         out.append({"type": "rebuild", "how": "extend", "label": "Rebuild: extend your city from your supply"})
     if _removable(state, role, first=True):
@@ -217,10 +226,7 @@ def _choices(state: State, role: str) -> tuple[list[Action], list[Action]]:
     if state["supplies"][role] and any(_exchangeable(state, role, c) for c in _cells(state, role)):
         out.append({"type": "rebuild", "how": "exchange",
                     "label": "Rebuild: exchange a tile of your city for one of your supply"})
-    fixed: list[Action] = []
-    if turn["actions"]:
-        fixed.append({"type": "end", "label": "End your turn without another action"})
-    elif not out:
+    if not turn["actions"] and not out:
         fixed.append({"type": "pass", "label": "Pass: no action is possible"})
     return out, fixed
 
@@ -306,12 +312,13 @@ def apply(state: State, role: str, action: Action) -> State:
     waiting = active(state)
     if role not in waiting:
         raise RuleError(f"It is not {name(role)}'s turn; waiting for {name(waiting[0])}", S_SEQUENCE)
-    choices, fixed = _choices(state, role)
+    want = str(action.get("type")) if isinstance(action, dict) else None
+    choices, fixed = _choices(state, role, want)
     shown = _page(choices, fixed, state["page"])
     legal = choices + fixed + [a for a in shown if a["type"] == "page"]
     found = find_action(legal, action) if isinstance(action, dict) else None
     if found is None:
-        raise _refuse(state, role, action, shown)
+        raise _refuse(state, role, action, actions(state, role))
     new = clone(state)
     _dispatch(new, role, strip_label(found))
     return new
