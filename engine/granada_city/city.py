@@ -242,5 +242,16 @@ def longest_trail(segments: Iterable[Segment]) -> int:
     return best
 
 
+_LONGEST: dict[tuple[Segment, ...], int] = {}
+
+
 def longest_moat(city: City) -> int:
-    return longest_trail(outer_moats(city))
+    """The city's longest continuous outer moat, remembered per outline (views ask for every
+    city at every step, and a city's outline changes only when it is built on)."""
+    outline = tuple(sorted(outer_moats(city)))
+    found = _LONGEST.get(outline)
+    if found is None:
+        if len(_LONGEST) > 4096:
+            _LONGEST.clear()
+        found = _LONGEST[outline] = longest_trail(outline)
+    return found
