@@ -6,7 +6,8 @@ are functions of those modules:
 
 * ``render.granada``: ``hand(view)``, ``battle(view)``, ``reveal(view, *other_views)``,
   ``replay(views) -> GIF bytes``, ``closeup(view, location_id)``;
-* ``render.navas``: ``hand(view)``, ``closeup(view, zone)``.
+* ``render.navas``: ``hand(view)``, ``closeup(view, zone)``;
+* ``render.granada_city``: ``scoring(view)`` (the latest scoring's majorities and moats).
 
 Front ends (the terminal table, Discord) need no per-game code: :func:`pictures` lists the
 pictures that apply to a view (board always; hand, battle board, final reveal where the

@@ -1,0 +1,269 @@
+"""The built-in player: a greedy planner that values tiles by majorities and moats.
+
+Every step is rated, the best taken (the seed only breaks near-ties). A tile is worth the
+points its building would add at the scorings still to come (its type's place among all
+competitors, with the price tie-break, times the scorings' multipliers) plus what it adds to
+the city's longest moat; money is worth a little less than its face value; an exact payment
+is worth an extra action. Payments are planned so that they overshoot as little as possible,
+exactly when possible. It reads only what its view shows: the public board and its own hand.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from engine.granada_city import city as C
+from engine.granada_city import rules
+from engine.granada_city.core import (
+    FLIP_PRICE,
+    MENU,
+    TAKE_LIMIT,
+    Action,
+    State,
+    currency_of,
+    totals,
+    value_of,
+)
+from engine.granada_city.data import CATALOG, face, other
+from engine.granada_city.scoring import REGULAR, SIMPLIFIED, built, held
+from engine.rng import Generator
+
+MONEY = 0.55  # points per unit of money in hand
+EXACT = 3.0  # an extra action
+SUPPLY = 0.3  # a tile in the supply, relative to the same tile built
+
+
+def _remaining_cards(state: State) -> list[str]:
+    done = {s["card"] for s in state["scorings"]} | set(state["due"])
+    return [c for c in ("A", "B", "C") if c not in done]
+
+
+def _buildings(state: State) -> dict[str, list[tuple[str, int]]]:
+    out = {r: built(state["cities"][r]) for r in state["roles"]}
+    if state["dirk"] is not None:
+        out["dirk"] = held(state["dirk"])
+    return out
+
+
+def _standing(state: State, role: str, kind: str, buildings: dict[str, list[tuple[str, int]]]) -> float:
+    """The points ``role`` would take for ``kind`` over the scorings still to come."""
+    counts = {w: [p for (k, p) in b if k == kind] for w, b in buildings.items()}
+    if not counts[role]:
+        return 0.0
+    total = sum(len(v) for v in counts.values())
+    ranked = sorted((w for w in counts if counts[w]), key=lambda w: (-len(counts[w]), -max(counts[w])))
+    place = ranked.index(role)
+    simplified = state["options"]["simplified"]
+    points = 0.0
+    for card in _remaining_cards(state):
+        table = (SIMPLIFIED if simplified else REGULAR)[card]
+        if place < len(table):
+            # later scorings see more buildings: weigh them by a growth guess
+            grow = {"A": 1.0, "B": 1.5, "C": 2.0}[card]
+            points += table[place] if simplified else table[place] * total * grow
+    return points
+
+
+def tile_gain(state: State, role: str, tid: str, side: str) -> float:
+    f = face(tid, side)
+    assert f is not None
+    buildings = _buildings(state)
+    before = _standing(state, role, f.type, buildings)
+    buildings[role] = buildings[role] + [(f.type, f.price)]
+    return _standing(state, role, f.type, buildings) - before
+
+
+def _moat_factor(state: State) -> int:
+    return len(_remaining_cards(state))
+
+
+def position_score(state: State, role: str, tid: str, cell: C.Cell) -> float:
+    cityd = state["cities"][role]
+    grown = dict(cityd)
+    grown[C.key(cell)] = [tid, "even"]
+    moat = (C.longest_moat(grown) - C.longest_moat(cityd)) * _moat_factor(state)
+    touching = sum(1 for e in C.STEP if C.key(C.neighbour(cell, e)) in cityd)
+    spread = abs(cell[0]) + abs(cell[1])
+    return moat + 0.2 * touching - 0.02 * spread
+
+
+def best_position(state: State, role: str, tid: str) -> tuple[float, C.Cell | None]:
+    best: tuple[float, C.Cell | None] = (-1e9, None)
+    for cell in C.positions(state["cities"][role], tid):
+        s = position_score(state, role, tid, cell)
+        if s > best[0]:
+            best = (s, cell)
+    return best
+
+
+def build_value(state: State, role: str, tid: str, side: str) -> float:
+    """What building this tile now is worth, -inf when it cannot be built."""
+    pos, cell = best_position(state, role, tid)
+    if cell is None:
+        return float("-inf")
+    return tile_gain(state, role, tid, side) + pos
+
+
+def plan_payment(cards: list[str], target: int) -> list[str] | None:
+    """The cards to pay at least ``target`` with the least overpayment (then the fewest cards)."""
+    cards = sorted(cards, key=value_of, reverse=True)
+    if sum(value_of(c) for c in cards) < target:
+        return None
+    best: tuple[int, int] | None = None
+    plan: list[str] = []
+    for n in range(1, min(len(cards), 6) + 1):
+        for combo in combinations(cards, n):
+            total = sum(value_of(c) for c in combo)
+            if total >= target:
+                key = (total - target, n)
+                if best is None or key < best:
+                    best, plan = key, list(combo)
+        if best is not None and best[0] == 0:
+            break
+    if best is None:
+        return sorted(cards, key=value_of, reverse=True)
+    return plan
+
+
+def _buy_value(state: State, role: str, space: int) -> float:
+    entry = state["yard"][space - 1]
+    tid, side = entry
+    target = rules.price(entry)
+    cur = CATALOG.yard_currency[space - 1]
+    plan = plan_payment([c for c in state["hands"][role] if currency_of(c) == cur], target)
+    assert plan is not None
+    paid = sum(value_of(c) for c in plan)
+    worth = max(build_value(state, role, tid, side),
+                build_value(state, role, tid, other(side)) - FLIP_PRICE * MONEY - 1.0,
+                SUPPLY * max(tile_gain(state, role, tid, s) for s in ("even", "odd")))
+    return worth - paid * MONEY + (EXACT if paid == target else 0.0)
+
+
+def _exact_chances(state: State, hand: list[str]) -> int:
+    """How many yard tiles this hand could pay exactly."""
+    n = 0
+    for i, entry in enumerate(state["yard"]):
+        if entry is None:
+            continue
+        cur = CATALOG.yard_currency[i]
+        plan = plan_payment([c for c in hand if currency_of(c) == cur], rules.price(entry))
+        if plan is not None and sum(value_of(c) for c in plan) == rules.price(entry):
+            n += 1
+    return n
+
+
+def _take_value(state: State, role: str, taken: list[str], card: str) -> float:
+    hand = state["hands"][role] + [card]
+    room = sum(value_of(c) for c in taken) + value_of(card)
+    best_more = 0.0
+    if room <= TAKE_LIMIT:
+        rest = [c for c in state["display"] if c != card]
+        for n in range(1, len(rest) + 1):
+            for combo in combinations(rest, n):
+                if room + sum(value_of(c) for c in combo) <= TAKE_LIMIT:
+                    best_more = max(best_more, sum(value_of(c) for c in combo) * MONEY)
+    exact = _exact_chances(state, hand) - _exact_chances(state, state["hands"][role])
+    return value_of(card) * MONEY + best_more + 1.2 * exact
+
+
+def _rate(state: State, role: str, action: Action) -> float:
+    kind = action["type"]
+    pending = state["pending"]
+    if kind == "take":
+        taken = pending["taken"] if pending else []
+        return _take_value(state, role, taken, action["card"])
+    if kind == "done":
+        return 0.0
+    if kind == "buy":
+        return _buy_value(state, role, action["space"])
+    if kind == "end":
+        return 0.0
+    if kind == "pass":
+        return 0.0
+    if kind == "rebuild":
+        if action["how"] == "extend":
+            return max(SUPPLY + build_value(state, role, t, s) for t, s in state["supplies"][role]) - 0.5
+        return -5.0
+    if kind == "back":
+        return -10.0
+    if kind == "page":
+        return -20.0
+    if kind == "tile":
+        t = state["turn"]["bought"][action["index"]]
+        return -len(C.positions(state["cities"][role], t[0]))  # the most constrained tile first
+    if kind == "supply_tile":
+        t = state["supplies"][role][action["index"]]
+        return build_value(state, role, t[0], t[1])
+    if kind == "build":
+        idx = pending["index"]
+        tid, side, _space = state["turn"]["bought"][idx]
+        if action["flip"]:
+            return build_value(state, role, tid, other(side)) - FLIP_PRICE * MONEY - 1.0
+        return build_value(state, role, tid, side)
+    if kind == "supply":
+        if state["stage"] == "award":
+            return SUPPLY * tile_gain(state, role, *state["pending"]["tile"])
+        tid = state["turn"]["bought"][pending["index"]][0]
+        return SUPPLY * tile_gain(state, role, tid, action["side"]) - 0.5
+    if kind == "dirk":
+        return -8.0
+    if kind == "pay":
+        return _pay_rating(state, role, action["card"])
+    if kind in ("position",):
+        tid = rules._tile_to_place(state, role)
+        assert tid is not None
+        return position_score(state, role, tid, (action["x"], action["y"]))
+    if kind == "cell":
+        return 0.0
+    return 0.0
+
+
+def _pay_rating(state: State, role: str, card: str) -> float:
+    pending = state["pending"]
+    hand = state["hands"][role]
+    if pending["kind"] == "buy":
+        cur = CATALOG.yard_currency[pending["space"] - 1]
+        target = rules.price(state["yard"][pending["space"] - 1]) - sum(value_of(c) for c in pending["paid"])
+        pool = [c for c in hand if currency_of(c) == cur and c not in pending["paid"]]
+    else:
+        paid = pending["paid"]
+        target = FLIP_PRICE - sum(value_of(c) for c in paid)
+        if paid:
+            pool = [c for c in hand if c not in paid and currency_of(c) == currency_of(paid[0])]
+        else:
+            # the currency whose cheapest sufficient payment overshoots least, then the most plentiful
+            best = None
+            for cur, amount in totals(hand).items():
+                if amount < FLIP_PRICE:
+                    continue
+                plan = plan_payment([c for c in hand if currency_of(c) == cur], FLIP_PRICE)
+                assert plan is not None
+                key = (sum(value_of(c) for c in plan) - FLIP_PRICE, -amount)
+                if best is None or key < best[0]:
+                    best = (key, plan)
+            return 1.0 + value_of(card) * 0.01 if best is not None and card in best[1] else 0.0
+    plan = plan_payment(pool, target) or []
+    return 1.0 + value_of(card) * 0.01 if card in plan else 0.0
+
+
+def choose(state: State, role: str, seed: int) -> Action:
+    shown = rules.actions(state, role)
+    if not shown:
+        raise ValueError(f"{role} has no legal action")
+    choices, fixed = rules._choices(state, role)
+    gen = Generator(seed)
+    best: tuple[float, Action] | None = None
+    for action in choices + fixed:
+        rating = _rate(state, role, action) + gen.randbelow(1000) * 1e-6
+        if best is None or rating > best[0]:
+            best = (rating, action)
+    assert best is not None
+    chosen = best[1]
+    if chosen in shown:
+        return chosen
+    # the best choice is on another page of the menu: turn towards it
+    per = MENU - len(fixed) - 2
+    target_page = choices.index(chosen) // per
+    turn = [a for a in shown if a["type"] == "page"
+            and (a["page"] > state["page"]) == (target_page > state["page"])]
+    return turn[0] if turn else shown[0]
