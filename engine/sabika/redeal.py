@@ -1,0 +1,43 @@
+"""Re-dealing what a player cannot see (engine contract ``redeal``).
+
+Hidden in Sabika: the order of the Minor Construction and Minor Poem decks and of the two
+Storehouse piles, the future draws from the bag (the generator), and the other players'
+Starting tiles while hidden (both offered tiles during setup, the discarded one after).
+"""
+
+from __future__ import annotations
+
+from engine import rng
+from engine.api import State, clone
+
+
+def redeal(state: State, role: str, seed: int) -> State:
+    s = clone(state)
+    holder = {"rng": rng.seed_state(seed)}
+    rng.shuffle(holder, s["minor_deck"])
+    rng.shuffle(holder, s["poem_deck"])
+    piles = s["store_piles"]["left"] + s["store_piles"]["right"]
+    rng.shuffle(holder, piles)
+    n_left = len(s["store_piles"]["left"])
+    s["store_piles"] = {"left": piles[:n_left], "right": piles[n_left:]}
+    revealed = s["phase"] != "setup"
+    pool = list(s["unused_starting"])
+    slots: list[tuple[str, int]] = []
+    for r, p in s["players"].items():
+        if r == role:
+            continue
+        for i, t in enumerate(p["offer"]):
+            if revealed and t == p["start_tile"]:
+                continue  # the kept tile is public once revealed
+            pool.append(t)
+            slots.append((r, i))
+    rng.shuffle(holder, pool)
+    for r, i in slots:
+        p = s["players"][r]
+        old = p["offer"][i]
+        p["offer"][i] = pool.pop()
+        if not revealed and p["start_tile"] == old:
+            p["start_tile"] = p["offer"][i]  # the hidden choice follows its slot
+    s["unused_starting"] = sorted(pool)
+    s["rng"] = holder["rng"]
+    return s
