@@ -815,8 +815,8 @@ _OPTIONS: dict[str, Any] = {
 
 RULE_OF: dict[str, str] = {
     "start_tile": R_PLAYER_SETUP, "turn": R_ACTIONS, "work": R_ACTIONS, "square": R_ACTIONS, "effect": R_ACTIONS,
-    "pay": "seals", "store": R_STOREHOUSES, "make_room": R_STOREHOUSES, "pickmat": R_RESOURCES, "raw": R_RESOURCES,
-    "process": R_RESOURCES, "or": R_ACTIONS, "dp": "architectural-balance", "favour": R_MAJOR,
+    "pay": "ships", "store": R_STOREHOUSES, "make_room": R_STOREHOUSES, "pickmat": R_RESOURCES, "raw": R_RESOURCES,
+    "process": R_RESOURCES, "or": R_ACTIONS, "dp": "minor-construction-action", "favour": R_MAJOR,
     "storehouse": R_STOREHOUSE_ACTION, "expand_where": R_STOREHOUSE_ACTION, "market": R_MARKET, "market_buy": R_MARKET,
     "market_sell": R_MARKET, "market_trade": R_MARKET, "construct": R_CONSTRUCTION, "scaffold": R_CONSTRUCTION,
     "major_tile": R_MAJOR, "place_minor": R_MINOR, "export": R_EXPORT, "export_goods": R_EXPORT,
@@ -1666,6 +1666,3 @@ _STEPS: dict[str, Any] = {
     "era": _step_era, "new_round": _step_new_round, "final": _step_final,
 }
 
-
-def copy_state(s: State) -> State:
-    return clone(s)
