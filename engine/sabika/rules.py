@@ -1247,20 +1247,26 @@ def balance_colour(row: list[str], card: str, side: str) -> str | None:
 
 
 def _r_export(s: State, dec: dict[str, Any], a: Action) -> None:
+    """Pay the routes (2), then place the Ship and take the Seal (3), export (4), the City Bonus (5)."""
     role, city = dec["role"], a["city"]
-    p = s["players"][role]
     cost = route_cost(s, role, city)
+    log(s, f"{role} exports to {CITIES[city]['name']}, paying {cost} for the routes.")
+    push_bonus(s, role, CITY_TILES[s["cities"][city]["tile"]]["bonus"], f"City Bonus of {CITIES[city]['name']}")
+    push(s, {"kind": "export_goods", "role": role, "city": city, "count": 0})
+    push(s, {"kind": "effect", "role": role, "effect": {"k": "arrive"}, "city": city})
+    push_pay(s, role, cost, "routes")
+
+
+def _arrive(s: State, dec: dict[str, Any]) -> None:
+    role, city = dec["role"], dec["city"]
+    p = s["players"][role]
     info = s["cities"][city]
     p["ships"] -= 1
     info["left"].append(role)
-    log(s, f"{role} exports to {CITIES[city]['name']}, paying {cost} for the routes.")
     if info["seal"]:
         info["seal"] = False
         p["seals"] += 1
         log(s, f"{role} is first in {CITIES[city]['name']} and takes its Seal.")
-    push_bonus(s, role, CITY_TILES[info["tile"]]["bonus"], f"City Bonus of {CITIES[city]['name']}")
-    push(s, {"kind": "export_goods", "role": role, "city": city, "count": 0})
-    push_pay(s, role, cost, "routes")
 
 
 def _r_export_goods(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -1446,6 +1452,8 @@ def _advance(s: State) -> None:
                 s["stack"].pop()
                 if dec["effect"]["k"] == "poem_done":
                     _poem_done(s, dec)
+                elif dec["effect"]["k"] == "arrive":
+                    _arrive(s, dec)
                 else:
                     _r_effect(s, dec, {"type": "ok"})
                 continue
