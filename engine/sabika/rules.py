@@ -799,7 +799,7 @@ def _o_tribute(s: State, dec: dict[str, Any]) -> list[Action]:
 
 
 def _o_start_player(s: State, dec: dict[str, Any]) -> list[Action]:
-    return [_opt("start", f"{r} starts the next round", role=r) for r in s["roles"]]
+    return [_opt("start", f"{r} starts the next round", player=r) for r in s["roles"]]
 
 
 _OPTIONS: dict[str, Any] = {
@@ -1373,8 +1373,8 @@ def _r_tribute(s: State, dec: dict[str, Any], a: Action) -> None:
 
 
 def _r_start_player(s: State, dec: dict[str, Any], a: Action) -> None:
-    s["start"] = a["role"]
-    log(s, f"{dec['role']}, leading on the Paria track, makes {a['role']} the Starting Player.")
+    s["start"] = a["player"]
+    log(s, f"{dec['role']}, leading on the Paria track, makes {a['player']} the Starting Player.")
 
 
 _RESOLVE: dict[str, Any] = {
@@ -1480,6 +1480,8 @@ def _advance(s: State) -> None:
             log(s, f"End of round {s['round']}.")
             continue
         if s["phase"] == "end":
+            if not s["steps"]:
+                return  # only a state built by hand runs out of steps: the real list ends the round
             step = s["steps"].pop(0)
             _STEPS[step](s)
             continue
