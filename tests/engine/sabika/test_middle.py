@@ -45,7 +45,6 @@ def test_export_worked_example_florence_to_constantinople() -> None:
     assert p["seals"] == 1 and s["cities"]["constantinople"]["seal"] is False  # (B) first to arrive
     s = step(s, B, "good", good="clothes")
     s = step(s, B, "good", good="sugar")
-    assert p is not s["players"][B]
     p = s["players"][B]
     assert p["pp"] == 8 and p["parias"] == 3  # (C) 3 PP and 3 Parias
     assert kinds(s) == "pickmat"  # (D) any Material of their choice

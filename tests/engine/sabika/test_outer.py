@@ -6,7 +6,7 @@ import pytest
 
 from engine.api import RuleError
 from engine.sabika import rules
-from engine.sabika.data import MAJORS, MINORS, STOREHOUSES
+from engine.sabika.data import MAJORS, MINORS
 from tests.engine.sabika.helpers import blank, find, give, kinds, legal_types, put_first, step, turn_of, work
 
 B = "blue"

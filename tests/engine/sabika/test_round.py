@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.sabika import rules
-from tests.engine.sabika.helpers import blank, kinds, legal_types, started, step, turn_of, work
+from tests.engine.sabika.helpers import blank, kinds, legal_types, started, step, turn_of
 
 B, Y = "blue", "yellow"
 
