@@ -24,8 +24,14 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "players": {
         "type": "int",
         "default": 2,
-        "choices": [2, 3, 4],
-        "help": "Number of players (2 to 4).",
+        "choices": [1, 2, 3, 4],
+        "help": "Number of players (1 to 4); 1 is the solo game against Yusuf.",
+    },
+    "yusuf_pp": {
+        "type": "int",
+        "default": 5,
+        "choices": [5, 10],
+        "help": "Solo only: Yusuf's starting Prestige Points (10 for a harder game).",
     },
 }
 
@@ -45,7 +51,11 @@ def setup(seed: int, options: dict[str, Any]) -> State:
     unknown = sorted(set(options or {}) - set(OPTIONS))
     if unknown:
         raise ValueError(f"unknown option(s) for sabika: {', '.join(unknown)}; known: {', '.join(sorted(OPTIONS))}")
-    return new_state(seed, _players(options))
+    n = _players(options)
+    yusuf_pp = (options or {}).get("yusuf_pp", OPTIONS["yusuf_pp"]["default"])
+    if yusuf_pp not in OPTIONS["yusuf_pp"]["choices"]:
+        raise ValueError(f"sabika: yusuf_pp must be one of {OPTIONS['yusuf_pp']['choices']}, not {yusuf_pp!r}")
+    return new_state(seed, n, yusuf_pp)
 
 
 def result(state: State) -> dict[str, Any] | None:

@@ -115,6 +115,24 @@ def load(path: Path = DATA_FILE) -> dict[str, Any]:
            "9 Sultan's Wishes, 3 of each letter")
     _check(len(raw["starting_tiles"]["tiles"]) == 10, "10 Starting tiles")
     _check(len(raw["rounds"]["era"]) == 5 and raw["rounds"]["era"].count(1) == 2, "5 rounds, the first 2 in Era I")
+    yusuf = raw["yusuf"]
+    _check(sorted(yusuf["tiles"]) == ["builder", "builder", "merchant", "poet"], "Yusuf's 4 Worker tiles")
+    cards = yusuf["cards"]
+    _check(len(cards) == 26, "26 Worker cards for Yusuf")
+    _check([sum(1 for c in cards if c["worker"] == w) for w in ("builder", "merchant", "poet")] == [12, 7, 7],
+           "Yusuf's decks: 12 Master Builder, 7 Merchant, 7 Poet cards")
+    yusuf_actions = {"builder": {"major", "minor", "storehouse"}, "merchant": {"export"},
+                     "poet": {"minor_poem", "major_poem"}}
+    for card in cards:
+        rondel = WORKER_RONDEL[card["worker"]]
+        _check(0 <= card["square"] < len(raw["rondels"][rondel]) and not raw["rondels"][rondel][card["square"]].get("four"),
+               f"Yusuf card {card['id']}: a square of the 1/2-player side")
+        _check(set(card["actions"]) <= yusuf_actions[card["worker"]] and len(card["actions"]) <= 2,
+               f"Yusuf card {card['id']}: actions of its worker")
+        if "storehouse" in card["actions"]:
+            _check(raw["rondels"]["outer"][card["square"]]["a"] == "storehouse",
+                   f"Yusuf card {card['id']}: a Storehouse action on a Storehouse square")
+    _check(yusuf["removed_major_poem"] in {p["id"] for p in majorp}, "solo removes Major Poem F1")
     bonuses: list[tuple[str, Any]] = [(f"major {t['id']}", t["bonus"]) for t in majors]
     bonuses += [(f"storehouse {t['id']}", t["bonus"]) for t in tiles]
     bonuses += [(f"poem {p['id']}", p["red"]) for p in poems]
@@ -141,3 +159,4 @@ WISHES = {t["id"]: t for t in DATA["wishes"]["tiles"]}
 STARTING = {t["id"]: t for t in DATA["starting_tiles"]["tiles"]}
 BALANCES = {c["id"]: c for c in DATA["balances"]["cards"]}
 PP_VALUE: dict[str, int] = DATA["materials"]["pp"]
+YUSUF_CARDS = {c["id"]: c for c in DATA["yusuf"]["cards"]}

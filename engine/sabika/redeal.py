@@ -2,7 +2,8 @@
 
 Hidden in Sabika: the order of the Minor Construction and Minor Poem decks and of the two
 Storehouse piles, the future draws from the bag (the generator), and the other players'
-Starting tiles while hidden (both offered tiles during setup, the discarded one after).
+Starting tiles while hidden (both offered tiles during setup, the discarded one after), and in
+solo the order of Yusuf's Worker tile pile and of his three decks of Worker cards.
 """
 
 from __future__ import annotations
@@ -39,5 +40,9 @@ def redeal(state: State, role: str, seed: int) -> State:
         if not revealed and p["start_tile"] == old:
             p["start_tile"] = p["offer"][i]  # the hidden choice follows its slot
     s["unused_starting"] = sorted(pool)
+    if "yusuf" in s:  # Yusuf's Worker tile pile and his three decks are face down
+        rng.shuffle(holder, s["yusuf"]["pile"])
+        for deck in s["yusuf"]["decks"].values():
+            rng.shuffle(holder, deck)
     s["rng"] = holder["rng"]
     return s

@@ -38,6 +38,7 @@ from engine.sabika.data import (
 )
 
 COLOURS: list[str] = DATA["players"]["colours"]
+YUSUF = "yusuf"
 WORKERS = ("builder1", "builder2", "merchant", "poet")
 RAW_NAME = {"sugar": "sugar cane", "clothes": "silk", "pottery": "clay"}
 ITEM_NAME = {"gypsum": "Gypsum", "wood": "Wood", "marble": "Marble", "ceramic": "Glazed Ceramic",
@@ -81,10 +82,11 @@ def secondaries(n: int, kind: str) -> list[int]:
     return [i for i, s in enumerate(DATA["secondary"][kind]) if n == 4 or not s.get("four")]
 
 
-def new_state(seed: int, n: int) -> State:
+def new_state(seed: int, n: int, yusuf_pp: int | None = None) -> State:
+    """The state after setup; ``n`` 1 is the solo game against Yusuf (set up as for 2 players)."""
     s: State = {"game": "sabika", "rng": rng.seed_state(seed), "reveals": 0, "log": [], "n": n,
                 "roles": COLOURS[:n], "phase": "setup", "round": 1, "narrator": 1, "stack": [], "steps": [],
-                "turn": None, "result": None}
+                "turn": None, "result": None, "seats": COLOURS[:n] + ([YUSUF] if n == 1 else [])}
     roles: list[str] = s["roles"]
     s["board"] = "small" if n <= 2 else "large"
     sultan = DATA["sultan_workers"][s["board"]] if n < 4 else {"outer": [], "middle": [], "inner": []}
@@ -116,7 +118,7 @@ def new_state(seed: int, n: int) -> State:
     rng.shuffle(s, poems)
     s["poem_deck"] = poems
     s["poem_display"] = [poems.pop() for _ in range({1: 3, 2: 3, 3: 4, 4: 5}[n])]
-    majors = list(MAJOR_POEMS)
+    majors = [c for c in MAJOR_POEMS if n > 1 or c != DATA["yusuf"]["removed_major_poem"]]
     rng.shuffle(s, majors)
     chosen: list[str] = []
     for card in majors:
@@ -143,6 +145,10 @@ def new_state(seed: int, n: int) -> State:
             "workers": {w: {"at": None, "up": True} for w in WORKERS},
         }
     s["unused_starting"] = starting
+    if n == 1:
+        _setup_yusuf(s, DATA["yusuf"]["start_pp"] if yusuf_pp is None else yusuf_pp)
+        log(s, f"Sabika solo: {roles[0]} against Yusuf ({s['yusuf']['pp']} PP). Choose one of two Starting tiles.")
+        return s
     log(s, f"Sabika for {n} players: {', '.join(roles)}. Each player chooses one of two Starting tiles in secret.")
     return s
 
@@ -165,9 +171,16 @@ def log(s: State, text: str) -> None:
 
 
 def order(s: State) -> list[str]:
-    roles: list[str] = s["roles"]
-    i = roles.index(s["start"])
-    return roles[i:] + roles[:i]
+    """The seats in turn order from the Starting Player (Yusuf has a seat in solo, never a role)."""
+    seats: list[str] = s["seats"]
+    i = seats.index(s["start"])
+    return seats[i:] + seats[:i]
+
+
+def seat(s: State, r: str) -> dict[str, Any]:
+    """A player's or Yusuf's tokens (PP, Parias, Seals, Favour, Workers)."""
+    found: dict[str, Any] = s[YUSUF] if r == YUSUF else s["players"][r]
+    return found
 
 
 def era(s: State) -> int:
@@ -216,14 +229,14 @@ def funds(p: dict[str, Any]) -> int:
 
 
 def gain_pp(s: State, role: str, n: int, why: str) -> None:
-    p = s["players"][role]
+    p = seat(s, role)
     p["pp"] = max(0, p["pp"] + n)
     if n:
         log(s, f"{role} {'earns' if n > 0 else 'loses'} {abs(n)} PP ({why}).")
 
 
 def gain_parias(s: State, role: str, n: int) -> None:
-    p = s["players"][role]
+    p = seat(s, role)
     p["parias"] += n
     s["stamp"] = s.get("stamp", 0) + 1
     p["stamp"] = s["stamp"]  # a token landing on others goes on top of the pile
@@ -292,8 +305,8 @@ def sultan_at(s: State, rondel: str, sq: int) -> int:
 
 def others_at(s: State, role: str, worker: str, rondel: str, sq: int) -> int:
     count = sultan_at(s, rondel, sq)
-    for r, p in s["players"].items():
-        for w, info in p["workers"].items():
+    for r in s["seats"]:
+        for w, info in seat(s, r)["workers"].items():
             if (r, w) != (role, worker) and WORKER_RONDEL[w.rstrip("12")] == rondel and info["at"] == sq:
                 count += 1
     return count
@@ -799,7 +812,7 @@ def _o_tribute(s: State, dec: dict[str, Any]) -> list[Action]:
 
 
 def _o_start_player(s: State, dec: dict[str, Any]) -> list[Action]:
-    return [_opt("start", f"{r} starts the next round", player=r) for r in s["roles"]]
+    return [_opt("start", f"{'Yusuf' if r == YUSUF else r} starts the next round", player=r) for r in s["seats"]]
 
 
 _OPTIONS: dict[str, Any] = {
@@ -839,19 +852,28 @@ def _reveal_start_tiles(s: State) -> None:
     s["reveals"] += 1
     chosen = {r: s["players"][r]["start_tile"] for r in s["roles"]}
     log(s, "Starting tiles revealed: " + ", ".join(f"{r} {t}" for r, t in chosen.items()) + ".")
-    s["start"] = max(s["roles"], key=lambda r: STARTING[chosen[r]]["num"])
-    log(s, f"{s['start']} chose the highest Starting tile and takes the Starting Player token.")
+    if s["n"] == 1:
+        s["start"] = YUSUF
+        log(s, "Yusuf is the Starting Player of the first round.")
+    else:
+        s["start"] = max(s["roles"], key=lambda r: STARTING[chosen[r]]["num"])
+        log(s, f"{s['start']} chose the highest Starting tile and takes the Starting Player token.")
     roles = order(s)
     for pos, r in enumerate(roles):
-        s["players"][r]["stamp"] = len(roles) - pos  # the starting player's Paria token on top of the pile
+        seat(s, r)["stamp"] = len(roles) - pos  # the starting player's Paria token on top of the pile
     s["stamp"] = len(roles)
     s["phase"] = "actions"
     dinars = DATA["starting_tiles"]["dinars_by_position"]
     for pos in range(len(roles) - 1, -1, -1):
         r = roles[pos]
+        if r == YUSUF:
+            continue
         s["players"][r]["dinars"] += dinars[pos]
         push_bonus(s, r, STARTING[chosen[r]]["bonus"], f"Starting tile {chosen[r]}")
-    log(s, "Starting Dinars by turn order: " + ", ".join(f"{r} {dinars[i]}" for i, r in enumerate(roles)) + ".")
+    if s["n"] == 1:  # Yusuf's first Ship is placed with his components, before the Starting tiles pay
+        push(s, {"kind": "yusuf", "role": s["roles"][0], "step": "initial_ship"})
+    log(s, "Starting Dinars by turn order: " + ", ".join(f"{r} {dinars[i]}" for i, r in enumerate(roles)
+                                                       if r != YUSUF) + ".")
     s["turn"] = None
 
 
@@ -1290,7 +1312,8 @@ def _r_consolidate(s: State, dec: dict[str, Any], a: Action) -> None:
     info = s["cities"][city]
     info["left"].remove(role)
     for other in info["right"]:
-        s["players"][other]["dinars"] += 1
+        if other != YUSUF:  # Yusuf manages no Dinars
+            s["players"][other]["dinars"] += 1
         gain_pp(s, other, 1, f"consolidated earlier in {CITIES[city]['name']}")
     info["right"].append(role)
     tile = CITY_TILES[info["tile"]]
@@ -1389,7 +1412,7 @@ _RESOLVE: dict[str, Any] = {
 }
 
 # decisions that are never a choice: resolved as soon as they reach the top of the stack
-_AUTOMATIC = {"effect"}
+_AUTOMATIC = {"effect", "yusuf"}
 
 
 # ---------------------------------------------------------------------------- flow
@@ -1450,7 +1473,9 @@ def _advance(s: State) -> None:
             dec = s["stack"][-1]
             if dec["kind"] in _AUTOMATIC:
                 s["stack"].pop()
-                if dec["effect"]["k"] == "poem_done":
+                if dec["kind"] == "yusuf":
+                    _yusuf_step(s, dec)
+                elif dec["effect"]["k"] == "poem_done":
                     _poem_done(s, dec)
                 elif dec["effect"]["k"] == "arrive":
                     _arrive(s, dec)
@@ -1472,7 +1497,10 @@ def _advance(s: State) -> None:
             nxt = _next_player(s)
             if nxt is not None:
                 s["turn"] = nxt
-                push(s, {"kind": "turn", "role": nxt})
+                if nxt == YUSUF:
+                    _yusuf_turn(s)
+                else:
+                    push(s, {"kind": "turn", "role": nxt})
                 continue
             s["phase"] = "end"
             s["steps"] = ["final_income", "narrator", "tribute", "final"] if s["round"] == 5 else \
@@ -1495,13 +1523,18 @@ def _next_player(s: State) -> str | None:
         i = roles.index(s["turn"])
         candidates = roles[i + 1:] + roles[:i + 1]
     for r in candidates:
-        if any(w["up"] for w in s["players"][r]["workers"].values()):
+        if r == YUSUF:
+            if s[YUSUF]["pile"]:
+                return r
+        elif any(w["up"] for w in s["players"][r]["workers"].values()):
             return r
     return None
 
 
 def _step_income(s: State) -> None:
     for r in reversed(order(s)):
+        if r == YUSUF:
+            continue  # Yusuf receives no income
         p = s["players"][r]
         bonus: list[dict[str, Any]] = []
         for info in s["cities"].values():
@@ -1528,6 +1561,8 @@ def _step_narrator(s: State) -> None:
 
 
 def wish_count(s: State, role: str, element: str) -> int:
+    if role == YUSUF:
+        return _yusuf_count(s, element)
     p = s["players"][role]
     if element in ("palace", "fountain", "door"):
         return sum(1 for t in p["majors"] if MAJORS[t]["type"] == element)
@@ -1556,13 +1591,21 @@ def _step_tribute(s: State) -> None:
     owed = int(DATA["rounds"]["tribute"][str(s["narrator"])])
     log(s, f"Tribute: every player pays {owed} Parias.")
     for r in reversed(order(s)):
-        push(s, {"kind": "tribute", "role": r, "left": owed, "total": owed})
+        if r == YUSUF:
+            push(s, {"kind": "yusuf", "role": s["roles"][0], "step": "tribute", "owed": owed})
+        else:
+            push(s, {"kind": "tribute", "role": r, "left": owed, "total": owed})
 
 
 def _step_reactivate(s: State) -> None:
-    for p in s["players"].values():
-        for w in p["workers"].values():
+    for r in s["seats"]:
+        for w in seat(s, r)["workers"].values():
             w["up"] = True
+    if s["n"] == 1:
+        y = s[YUSUF]
+        y["pile"] = list(DATA["yusuf"]["tiles"])
+        y["revealed"] = []
+        rng.shuffle(s, y["pile"])  # the Worker tiles' draw pile is formed again
     for rondel, positions in s["sultan"].items():
         squares = ring(s["n"], rondel)
         s["sultan"][rondel] = [squares[(squares.index(x) + 1) % len(squares)] for x in positions]
@@ -1590,11 +1633,16 @@ def _step_maintenance(s: State) -> None:
 
 
 def paria_leader(s: State) -> str:
-    return str(max(s["roles"], key=lambda r: (s["players"][r]["parias"], s["players"][r]["stamp"])))
+    return str(max(s["seats"], key=lambda r: (seat(s, r)["parias"], seat(s, r)["stamp"])))
 
 
 def _step_start_player(s: State) -> None:
-    push(s, {"kind": "start_player", "role": paria_leader(s)})
+    leader = paria_leader(s)
+    if leader == YUSUF:
+        s["start"] = YUSUF  # ruling: Yusuf, leading on the Paria track, keeps the initiative
+        log(s, "Yusuf leads on the Paria track and takes the Starting Player token.")
+        return
+    push(s, {"kind": "start_player", "role": leader})
 
 
 def _step_era(s: State) -> None:
@@ -1613,6 +1661,10 @@ def _step_new_round(s: State) -> None:
 def _step_final(s: State) -> None:
     scores: dict[str, int] = {}
     for r in order(s):
+        if r == YUSUF:
+            _yusuf_final(s)
+            scores[r] = s[YUSUF]["pp"]
+            continue
         p = s["players"][r]
         for card in p["grey"]:
             gain_pp(s, r, major_poem_points(s, r, card), f"Major Poem {card}")
@@ -1623,7 +1675,10 @@ def _step_final(s: State) -> None:
         scores[r] = p["pp"]
     best = max(scores.values())
     winners = [r for r, v in scores.items() if v == best]
-    if len(winners) == 1:
+    if winners == [YUSUF]:
+        s["result"] = {"winner": None, "reason": f"Yusuf has the most Prestige Points ({best}) and wins",
+                       "score": scores}
+    elif len(winners) == 1:
         s["result"] = {"winner": winners[0], "reason": f"{winners[0]} has the most Prestige Points ({best})",
                        "score": scores}
     else:
@@ -1676,3 +1731,314 @@ _STEPS: dict[str, Any] = {
     "era": _step_era, "new_round": _step_new_round, "final": _step_final,
 }
 
+
+
+# ---------------------------------------------------------------------------- solo mode: Yusuf
+
+YUSUF_DATA = DATA["yusuf"]
+
+
+def _setup_yusuf(s: State, pp: int) -> None:
+    """Yusuf's Action Board: his tokens on the board, Workers beside it, tile pile and three decks."""
+    pile = list(YUSUF_DATA["tiles"])
+    rng.shuffle(s, pile)
+    decks = {}
+    for worker in ("builder", "merchant", "poet"):
+        deck = [c["id"] for c in YUSUF_DATA["cards"] if c["worker"] == worker]
+        rng.shuffle(s, deck)
+        decks[worker] = deck
+    s[YUSUF] = {"pp": pp, "parias": 0, "stamp": 0, "favour": 0, "seals": 0, "ships": DATA["map"]["ships"],
+                "workers": {w: {"at": None, "up": True} for w in WORKERS}, "majors": [], "minors": [],
+                "poems": [], "grey": [], "storehouses": [], "pile": pile, "revealed": [], "decks": decks,
+                "discards": {"builder": [], "merchant": [], "poet": []}, "card": None}
+
+
+def _trade_match(s: State, city: str) -> bool:
+    card = TRADE[s["trade"]]
+    if "region" in card:
+        return bool(CITIES[city]["region"] == card["region"])
+    return bool(CITY_TILES[s["cities"][city]["tile"]]["colour"] == card["colour"])
+
+
+def _distances(s: State, starts: list[str]) -> dict[str, int]:
+    graph: dict[str, list[tuple[str, int]]] = {}
+    for a, b, cost in DATA["map"]["routes"]:
+        graph.setdefault(a, []).append((b, cost))
+        graph.setdefault(b, []).append((a, cost))
+    best = {x: 0 for x in starts}
+    heap = [(0, x) for x in starts]
+    while heap:
+        d, x = heapq.heappop(heap)
+        if d > best.get(x, 1 << 30):
+            continue
+        for y, c in graph.get(x, []):
+            if d + c < best.get(y, 1 << 30):
+                best[y] = d + c
+                heapq.heappush(heap, (d + c, y))
+    return best
+
+
+def _yusuf_cities(s: State, purpose: str) -> list[str]:
+    """The nearest Cities Yusuf may take: for the initial Ship, nearest to Granada meeting the Trade card;
+    for an export, also with a Seal, nearest to Granada or a City where he has a presence."""
+    if purpose == "initial":
+        dist = _distances(s, ["granada"])
+        cands = [c for c in CITIES if _trade_match(s, c)]
+    else:
+        dist = _distances(s, ["granada", *_presence(s, YUSUF)])
+        cands = [c for c in CITIES if _trade_match(s, c) and s["cities"][c]["seal"] and c not in _presence(s, YUSUF)]
+    if not cands:
+        return []
+    best = min(dist[c] for c in cands)
+    return [c for c in cands if dist[c] == best]
+
+
+def _yusuf_place(s: State, city: str, purpose: str) -> None:
+    y = s[YUSUF]
+    info = s["cities"][city]
+    y["ships"] -= 1
+    (info["right"] if purpose == "initial" else info["left"]).append(YUSUF)
+    took = info["seal"]
+    if took:
+        info["seal"] = False
+        y["seals"] += 1
+    where = "consolidated" if purpose == "initial" else "exporting (no City Bonus)"
+    log(s, f"Yusuf places a Ship in {CITIES[city]['name']}, {where}{', and takes its Seal' if took else ''}.")
+
+
+def _o_yusuf_city(s: State, dec: dict[str, Any]) -> list[Action]:
+    return [_opt("yusuf_city", f"Yusuf goes to {CITIES[c]['name']}", city=c) for c in dec["cities"]]
+
+
+def _r_yusuf_city(s: State, dec: dict[str, Any], a: Action) -> None:
+    _yusuf_place(s, a["city"], dec["purpose"])
+
+
+def _yusuf_choose_city(s: State, purpose: str) -> None:
+    cities = _yusuf_cities(s, purpose)
+    if not cities:
+        log(s, "No City meets the Trade card for Yusuf: his Merchant exports nothing.")
+    elif len(cities) == 1:
+        _yusuf_place(s, cities[0], purpose)
+    else:  # equidistant Cities: the player decides
+        push(s, {"kind": "yusuf_city", "role": s["roles"][0], "cities": cities, "purpose": purpose})
+
+
+def _yusuf_turn(s: State) -> None:
+    y = s[YUSUF]
+    tile = y["pile"].pop()
+    y["revealed"].append(tile)
+    s["reveals"] += 1
+    log(s, f"Yusuf reveals a Worker tile: {'Master Builder' if tile == 'builder' else tile.capitalize()}.")
+    push(s, {"kind": "yusuf", "role": s["roles"][0], "step": "card", "worker": tile})
+
+
+def _yusuf_draw(s: State, worker: str) -> str:
+    y = s[YUSUF]
+    if not y["decks"][worker]:
+        y["decks"][worker] = y["discards"][worker]  # an exhausted deck: the discards shuffled
+        y["discards"][worker] = []
+        rng.shuffle(s, y["decks"][worker])
+    card: str = y["decks"][worker].pop()
+    s["reveals"] += 1
+    return card
+
+
+def _yusuf_builder(s: State, target: int) -> str | None:
+    """The Master Builder that moves: the standing one closest clockwise to the square, or None when it
+    would join the other Master Builder there (the card is then discarded unresolved)."""
+    y = s[YUSUF]
+    squares = ring(s["n"], "outer")
+    standing = [w for w in ("builder1", "builder2") if y["workers"][w]["up"]]
+
+    def steps(w: str) -> int:
+        at = y["workers"][w]["at"]
+        return 0 if at is None else (squares.index(target) - squares.index(at)) % len(squares)
+
+    w = min(standing, key=lambda x: (steps(x), x))
+    other = "builder2" if w == "builder1" else "builder1"
+    if y["workers"][w]["at"] != target and y["workers"][other]["at"] == target:
+        return None
+    return w
+
+
+def _yusuf_step(s: State, dec: dict[str, Any]) -> None:
+    y = s[YUSUF]
+    step = dec["step"]
+    if step == "initial_ship":
+        _yusuf_choose_city(s, "initial")
+    elif step == "card":
+        worker = dec["worker"]
+        name = {"builder": "Master Builder", "merchant": "Merchant", "poet": "Poet"}[worker]
+        card_id, w = _yusuf_reveal(s, worker, name)
+        card = DATA_YUSUF_CARDS[card_id]
+        y["card"] = card_id
+        info = y["workers"][w]
+        rondel = WORKER_RONDEL[worker]
+        info["at"], info["up"] = card["square"], False
+        log(s, f"Yusuf's {name} goes to square {card['square']} ({ACTION_NAME[square_action(rondel, card['square'])]}).")
+        if card["discard"]:
+            found = square_secondary(s, rondel, card["square"])
+            if found is not None:
+                kind, i = found
+                if kind == "raw" and s["raw_squares"][str(i)] is not None:
+                    token = s["raw_squares"][str(i)]
+                    s["discard_goods"][token] += 1
+                    s["raw_squares"][str(i)] = None
+                    log(s, f"Yusuf discards the {RAW_NAME[token]} of the Secondary Action.")
+                elif kind == "marble" and s["marble_squares"][str(i)]:
+                    s["marble_squares"][str(i)] = False
+                    log(s, "Yusuf discards the Marble of the Secondary Action.")
+        push(s, {"kind": "yusuf", "role": dec["role"], "step": "reward", "card": card_id})
+        for act in reversed(card["actions"]):
+            push(s, {"kind": "yusuf", "role": dec["role"], "step": act, "card": card_id})
+    elif step == "reward":
+        card = DATA_YUSUF_CARDS[dec["card"]]
+        if card["pp"]:
+            gain_pp(s, YUSUF, card["pp"], f"card {dec['card']}")
+        if card["parias"]:
+            gain_parias(s, YUSUF, card["parias"])
+            log(s, f"yusuf earns {card['parias']} Parias (card {dec['card']}).")
+        y["discards"][card["worker"]].append(dec["card"])
+        y["card"] = None
+    elif step == "major":
+        tiles = s["majors"][str(era(s))]
+        if not tiles:
+            log(s, "No Major Construction is left for Yusuf in this Era.")
+            return
+        wanted = desired_types(s)
+        match = [t for t in tiles if MAJORS[t]["type"] in wanted] or tiles
+        t = max(match, key=lambda x: MAJORS[x]["num"])
+        tiles.remove(t)
+        y["majors"].append(t)
+        y["favour"] = min(y["favour"] + 1, len(DATA["favour_track"]["spaces"]))
+        log(s, f"Yusuf takes Major Construction {t} ({MAJORS[t]['type']}) and advances on the Favour track "
+               f"(no bonus).")
+    elif step == "minor":
+        wanted = desired_types(s)
+        slots = [i for i in range(len(s["minor_display"]) - 1, -1, -1) if s["minor_display"][i] is not None]
+        if not slots:
+            return
+        match = [i for i in slots if MINORS[s["minor_display"][i]]["type"] in wanted] or slots
+        i = match[0]
+        card_id = s["minor_display"][i]
+        s["minor_display"][i] = None
+        y["minors"].append(card_id)
+        log(s, f"Yusuf takes Minor Construction {card_id} ({MINORS[card_id]['type']}).")
+    elif step == "storehouse":
+        side = DATA["rondels"]["outer"][DATA_YUSUF_CARDS[dec["card"]]["square"]]["side"]
+        for sd in (side, "right" if side == "left" else "left"):
+            slots = [i for i, t in enumerate(s["store_display"][sd]) if t is not None]
+            if slots:
+                i = max(slots, key=lambda k: (STOREHOUSES[s["store_display"][sd][k]]["boxes"], -k))
+                tile = s["store_display"][sd][i]
+                s["store_display"][sd][i] = None
+                y["storehouses"].append(tile)
+                log(s, f"Yusuf takes Storehouse {tile} ({STOREHOUSES[tile]['boxes']} boxes, no bonus).")
+                return
+    elif step == "export":
+        if y["ships"] > 0:
+            _yusuf_choose_city(s, "export")
+    elif step == "minor_poem":
+        slots = [i for i, c in enumerate(s["poem_display"]) if c is not None]
+        if slots:
+            card_id = s["poem_display"][slots[0]]
+            s["poem_display"][slots[0]] = None
+            y["poems"].append(card_id)
+            log(s, f"Yusuf takes Minor Poem {card_id}.")
+    elif step == "major_poem":
+        slots = [i for i, c in enumerate(s["major_poems"]) if c is not None]
+        if slots and len(y["grey"]) < 2:
+            card_id = s["major_poems"][slots[0]]
+            s["major_poems"][slots[0]] = None
+            y["grey"].append(card_id)
+            log(s, f"Yusuf takes Major Poem {card_id}.")
+    elif step == "tribute":
+        owed = dec["owed"]
+        track = min(owed, y["parias"])
+        y["parias"] -= track
+        if track:
+            s["stamp"] += 1
+            y["stamp"] = s["stamp"]
+        short = owed - track
+        y["pp"] = max(0, y["pp"] - short)
+        log(s, f"Yusuf pays the tribute of {owed} Parias: {track} by Paria track"
+               + (f", {short} by PP." if short else "."))
+
+
+def _yusuf_reveal(s: State, worker: str, name: str) -> tuple[str, str]:
+    """The card Yusuf resolves and the Worker it moves; a Master Builder card that would join the
+    other Master Builder on its square is discarded unresolved and another one revealed."""
+    y = s[YUSUF]
+    while True:
+        card_id = _yusuf_draw(s, worker)
+        card = DATA_YUSUF_CARDS[card_id]
+        acts = ", ".join(card["actions"]) or "no action"
+        log(s, f"Yusuf reveals {name} card {card_id}: square {card['square']}, {acts}, "
+               f"{card['pp']} PP, {card['parias']} Parias.")
+        w = _yusuf_builder(s, card["square"]) if worker == "builder" else worker
+        if w is not None:
+            return card_id, w
+        y["discards"][worker].append(card_id)
+        log(s, f"Yusuf's other Master Builder is already there: card {card_id} is discarded unresolved.")
+
+
+def desired_types(s: State) -> set[str]:
+    """The Sultan's desired building types: those shown on the Sultan's Wish tile of letter A in play."""
+    tile = next(w for w in s["wishes"].values() if w.startswith("A"))
+    return {el for el, _ in WISHES[tile]["items"]}
+
+
+def _yusuf_count(s: State, element: str) -> int:
+    y = s[YUSUF]
+    if element in ("palace", "fountain", "door"):
+        return sum(1 for t in y["majors"] if MAJORS[t]["type"] == element)
+    if element in ("garden", "tower", "window"):
+        return sum(1 for c in y["minors"] if MINORS[c]["type"] == element)
+    if element == "presence":
+        return len(_presence(s, YUSUF))
+    if element == "consolidated":
+        return sum(1 for c in s["cities"].values() if YUSUF in c["right"])
+    if element == "seal":
+        return int(y["seals"])
+    if element in ("blue_poem", "red_poem"):
+        return len(y["poems"])  # each Minor Poem of Yusuf counts as either colour
+    if element == "poem":
+        return len(y["poems"]) + len(y["grey"])
+    raise ValueError(element)
+
+
+def yusuf_major_poem_points(s: State, card: str) -> int:
+    y = s[YUSUF]
+    crit, pts = MAJOR_POEMS[card]["crit"], MAJOR_POEMS[card]["pp"]
+    types = [MINORS[c]["type"] for c in y["minors"]]
+    regions = [CITIES[c]["region"] for c in _presence(s, YUSUF)]
+    count = {
+        "blue_poem": len(y["poems"]), "red_poem": len(y["poems"]),
+        "poem_trio": min(len(y["grey"]), len(y["poems"]) // 2),  # A3: two Minor Poems and one Major Poem
+        "palace": _yusuf_count(s, "palace"), "fountain": _yusuf_count(s, "fountain"), "door": _yusuf_count(s, "door"),
+        "minor": len(y["minors"]), "minor_set": min(types.count("garden"), types.count("tower"), types.count("window")),
+        "balance": len(y["minors"]),  # C3: each Minor Construction counts as an Architectural Balance
+        "presence": len(_presence(s, YUSUF)), "consolidated": _yusuf_count(s, "consolidated"), "seal": y["seals"],
+        "expansion": len(y["storehouses"]), "boxes": 4 + sum(STOREHOUSES[t]["boxes"] for t in y["storehouses"]),
+        "goods": 0, "favour": y["favour"], "major": len(y["majors"]),
+        "region_set": min(regions.count("europe"), regions.count("maghreb"), regions.count("near_east")),
+        "garden_tower_window": max((types.count(t) for t in ("garden", "tower", "window")), default=0),
+        "blue_city": sum(1 for c in s["cities"].values() if YUSUF in c["right"]
+                         and CITY_TILES[c["tile"]]["colour"] == "blue"),
+    }[crit]
+    return int(count * pts)
+
+
+def _yusuf_final(s: State) -> None:
+    y = s[YUSUF]
+    for card in y["grey"]:
+        gain_pp(s, YUSUF, yusuf_major_poem_points(s, card), f"Major Poem {card}")
+    gain_pp(s, YUSUF, trade_points(s, YUSUF), f"Trade card {s['trade']}")
+    gain_pp(s, YUSUF, y["seals"], "leftover Seals (Yusuf manages no Resources)")
+
+
+DATA_YUSUF_CARDS = {c["id"]: c for c in YUSUF_DATA["cards"]}
+_OPTIONS["yusuf_city"] = _o_yusuf_city
+_RESOLVE["yusuf_city"] = _r_yusuf_city
+RULE_OF["yusuf_city"] = "solo-export-action"

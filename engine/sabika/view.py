@@ -48,6 +48,7 @@ PROMPTS = {
     "carve": "Choose the Poem you carve (and its colour).",
     "reactivate": "Choose the red Poem whose effect you apply again.",
     "tribute": "Tribute: choose how you pay the next Paria.",
+    "yusuf_city": "These Cities are equally near for Yusuf: you decide where his Ship goes.",
     "start_player": "You lead on the Paria track: choose the next Starting Player.",
 }
 
@@ -64,6 +65,19 @@ def _player_view(s: State, r: str, me: str | None) -> dict[str, Any]:
     else:
         out["start_tile"] = p["start_tile"] if revealed else None
         out["start_tile_chosen"] = p["start_tile"] is not None
+    return out
+
+
+def _yusuf_view(s: State) -> dict[str, Any] | None:
+    """Yusuf's board: everything but the order of his Worker tile pile and of his three decks."""
+    if rules.YUSUF not in s:
+        return None
+    y = s[rules.YUSUF]
+    out = {k: clone(v) for k, v in y.items() if k not in ("pile", "decks")}
+    out["pile"] = len(y["pile"])
+    out["decks"] = {w: len(d) for w, d in y["decks"].items()}
+    out["presence"] = rules._presence(s, rules.YUSUF)
+    out["desired_types"] = sorted(rules.desired_types(s))
     return out
 
 
@@ -104,6 +118,8 @@ def view(state: State, role: str | None) -> View:
             "tribute": rules.DATA["rounds"]["tribute"],
         },
         "players": {r: _player_view(s, r, me) for r in s["roles"]},
+        "yusuf": _yusuf_view(s),
+        "seats": list(s["seats"]),
         "paria_leader": rules.paria_leader(s) if s["phase"] != "setup" else None,
         "starting_tiles": {t: STARTING[t]["num"] for t in STARTING},
         "result": s["result"],

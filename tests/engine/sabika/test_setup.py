@@ -51,7 +51,8 @@ def test_every_section_is_marked_reconstructed_with_what_fixed_it(tmp_path) -> N
 def test_roles_follow_the_players_option() -> None:
     assert sabika.roles({}) == ["blue", "yellow"]
     assert sabika.roles({"players": 4}) == ["blue", "yellow", "pink", "green"]
-    assert sabika.OPTIONS["players"]["choices"] == [2, 3, 4]
+    assert sabika.OPTIONS["players"]["choices"] == [1, 2, 3, 4]
+    assert sabika.roles({"players": 1}) == ["blue"]  # Yusuf is never a role
     with pytest.raises(ValueError, match="players"):
         sabika.setup(1, {"players": 5})
     with pytest.raises(ValueError, match="unknown option"):
