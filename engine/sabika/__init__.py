@@ -27,6 +27,12 @@ OPTIONS: dict[str, dict[str, Any]] = {
         "choices": [1, 2, 3, 4],
         "help": "Number of players (1 to 4); 1 is the solo game against Yusuf.",
     },
+    "events": {
+        "type": "str",
+        "default": "none",
+        "choices": ["none", "mixed", "negative"],
+        "help": "Advanced mode: 3 Events, 1 positive and 2 negative ('mixed') or 3 negative ('negative').",
+    },
     "yusuf_pp": {
         "type": "int",
         "default": 5,
@@ -55,7 +61,10 @@ def setup(seed: int, options: dict[str, Any]) -> State:
     yusuf_pp = (options or {}).get("yusuf_pp", OPTIONS["yusuf_pp"]["default"])
     if yusuf_pp not in OPTIONS["yusuf_pp"]["choices"]:
         raise ValueError(f"sabika: yusuf_pp must be one of {OPTIONS['yusuf_pp']['choices']}, not {yusuf_pp!r}")
-    return new_state(seed, n, yusuf_pp)
+    events = (options or {}).get("events", OPTIONS["events"]["default"])
+    if events not in OPTIONS["events"]["choices"]:
+        raise ValueError(f"sabika: events must be one of {OPTIONS['events']['choices']}, not {events!r}")
+    return new_state(seed, n, yusuf_pp, events)
 
 
 def result(state: State) -> dict[str, Any] | None:

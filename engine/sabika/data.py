@@ -22,6 +22,8 @@ WORKER_RONDEL = {"builder": "outer", "merchant": "middle", "poet": "inner"}
 EFFECT_KINDS = {"dinars", "parias", "pp", "mat", "matchoice", "raw", "good", "process", "market", "action", "or",
                 "dp", "favour"}
 BONUS_ACTIONS = {"construction", "storehouse", "export", "carve", "produce", "market", "consolidate"}
+EVENT_EFFECTS = {"quarry_plus", "market_plus", "export_discount", "sultan_grace", "patron", "heavy_tribute", "crowds",
+                 "long_roads", "closed_ports", "toll", "lean_market", "dear_materials", "weary", "costly_carving"}
 CONSTRUCTION_TYPES = ("palace", "fountain", "door", "garden", "tower", "window")
 
 
@@ -133,6 +135,13 @@ def load(path: Path = DATA_FILE) -> dict[str, Any]:
             _check(raw["rondels"]["outer"][card["square"]]["a"] == "storehouse",
                    f"Yusuf card {card['id']}: a Storehouse action on a Storehouse square")
     _check(yusuf["removed_major_poem"] in {p["id"] for p in majorp}, "solo removes Major Poem F1")
+    events = raw["events"]["tiles"]
+    _check(len(events) == 14, "14 Event tiles")
+    _check([sum(1 for e in events if e["polarity"] == x) for x in ("positive", "negative")] == [5, 9],
+           "5 positive and 9 negative Events")
+    _check(len({e["effect"] for e in events}) == 14 and set(e["effect"] for e in events) <= EVENT_EFFECTS,
+           "every Event has an effect the rules know")
+    _check(len(raw["events"]["spaces"]) == 3, "3 Events in a game")
     bonuses: list[tuple[str, Any]] = [(f"major {t['id']}", t["bonus"]) for t in majors]
     bonuses += [(f"storehouse {t['id']}", t["bonus"]) for t in tiles]
     bonuses += [(f"poem {p['id']}", p["red"]) for p in poems]
@@ -159,4 +168,5 @@ WISHES = {t["id"]: t for t in DATA["wishes"]["tiles"]}
 STARTING = {t["id"]: t for t in DATA["starting_tiles"]["tiles"]}
 BALANCES = {c["id"]: c for c in DATA["balances"]["cards"]}
 PP_VALUE: dict[str, int] = DATA["materials"]["pp"]
+EVENTS = {e["id"]: e for e in DATA["events"]["tiles"]}
 YUSUF_CARDS = {c["id"]: c for c in DATA["yusuf"]["cards"]}

@@ -71,7 +71,7 @@ def prior(s: State, role: str, a: Action) -> float:
     if kind == "construct":
         return {"major": 3.0, "minor": 2.5, "refresh": -0.3, "skip": 0.0}[t]
     if kind == "carve":
-        cost = rules.carve_cost(p, a["colour"])
+        cost = rules.carve_cost(p, a["colour"], rules.active_effect(s))
         return 3.5 - 0.45 * cost + (1.0 if a["colour"] == "grey" else 0.0)
     if kind == "export":
         return 3.0 - 0.45 * rules.route_cost(s, role, a["city"]) + (1.0 if s["cities"][a["city"]]["seal"] else 0.0)

@@ -3,13 +3,15 @@
 Hidden in Sabika: the order of the Minor Construction and Minor Poem decks and of the two
 Storehouse piles, the future draws from the bag (the generator), and the other players'
 Starting tiles while hidden (both offered tiles during setup, the discarded one after), and in
-solo the order of Yusuf's Worker tile pile and of his three decks of Worker cards.
+solo the order of Yusuf's Worker tile pile and of his three decks of Worker cards, and in the
+advanced mode the face-down Events (which of the unseen Events they are, by polarity).
 """
 
 from __future__ import annotations
 
 from engine import rng
 from engine.api import State, clone
+from engine.sabika.data import EVENTS
 
 
 def redeal(state: State, role: str, seed: int) -> State:
@@ -40,6 +42,15 @@ def redeal(state: State, role: str, seed: int) -> State:
         if not revealed and p["start_tile"] == old:
             p["start_tile"] = p["offer"][i]  # the hidden choice follows its slot
     s["unused_starting"] = sorted(pool)
+    if s["event_stack"]:  # face-down Events: any unseen Events of the same polarities, in any order
+        polarities = [EVENTS[e]["polarity"] for e in s["event_stack"]]
+        unseen = {pol: [e for e, d in EVENTS.items() if d["polarity"] == pol and e not in s["events_seen"]]
+                for pol in ("positive", "negative")}
+        for pol in unseen:
+            rng.shuffle(holder, unseen[pol])
+        fresh = [unseen[pol].pop() for pol in polarities]
+        rng.shuffle(holder, fresh)
+        s["event_stack"] = fresh
     if "yusuf" in s:  # Yusuf's Worker tile pile and his three decks are face down
         rng.shuffle(holder, s["yusuf"]["pile"])
         for deck in s["yusuf"]["decks"].values():

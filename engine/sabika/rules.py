@@ -23,6 +23,7 @@ from engine.sabika.data import (
     CITIES,
     CITY_TILES,
     DATA,
+    EVENTS,
     GOODS,
     MAJOR_POEMS,
     MAJORS,
@@ -82,11 +83,11 @@ def secondaries(n: int, kind: str) -> list[int]:
     return [i for i, s in enumerate(DATA["secondary"][kind]) if n == 4 or not s.get("four")]
 
 
-def new_state(seed: int, n: int, yusuf_pp: int | None = None) -> State:
+def new_state(seed: int, n: int, yusuf_pp: int | None = None, events: str = "none") -> State:
     """The state after setup; ``n`` 1 is the solo game against Yusuf (set up as for 2 players)."""
     s: State = {"game": "sabika", "rng": rng.seed_state(seed), "reveals": 0, "log": [], "n": n,
                 "roles": COLOURS[:n], "phase": "setup", "round": 1, "narrator": 1, "stack": [], "steps": [],
-                "turn": None, "result": None, "seats": COLOURS[:n] + ([YUSUF] if n == 1 else [])}
+                "turn": None, "result": None, "seats": COLOURS[:n] + ([YUSUF] if n == 1 else []), "stamp": 0}
     roles: list[str] = s["roles"]
     s["board"] = "small" if n <= 2 else "large"
     sultan = DATA["sultan_workers"][s["board"]] if n < 4 else {"outer": [], "middle": [], "inner": []}
@@ -145,12 +146,34 @@ def new_state(seed: int, n: int, yusuf_pp: int | None = None) -> State:
             "workers": {w: {"at": None, "up": True} for w in WORKERS},
         }
     s["unused_starting"] = starting
+    s["events"] = events
+    s["event"] = None
+    s["event_stack"] = _deal_events(s, events)
+    s["events_seen"] = []
     if n == 1:
         _setup_yusuf(s, DATA["yusuf"]["start_pp"] if yusuf_pp is None else yusuf_pp)
         log(s, f"Sabika solo: {roles[0]} against Yusuf ({s['yusuf']['pp']} PP). Choose one of two Starting tiles.")
         return s
     log(s, f"Sabika for {n} players: {', '.join(roles)}. Each player chooses one of two Starting tiles in secret.")
     return s
+
+
+def _deal_events(s: State, mode: str) -> list[str]:
+    """The 3 Events of the advanced mode, face down: 1 positive and 2 negative, or 3 negative."""
+    if mode == "none":
+        return []
+    positive = [e for e, d in EVENTS.items() if d["polarity"] == "positive"]
+    negative = [e for e, d in EVENTS.items() if d["polarity"] == "negative"]
+    rng.shuffle(s, positive)
+    rng.shuffle(s, negative)
+    chosen = (positive[:1] + negative[:2]) if mode == "mixed" else negative[:3]
+    rng.shuffle(s, chosen)
+    return chosen
+
+
+def event_is(s: State, role: str, effect: str) -> bool:
+    """Whether the active Event has ``effect`` for ``role`` (Yusuf ignores Events)."""
+    return role != YUSUF and s.get("event") is not None and EVENTS[s["event"]]["effect"] == effect
 
 
 def _draw_raw(s: State) -> str | None:
@@ -317,9 +340,11 @@ def move_cost(s: State, role: str, worker: str, target: int) -> int:
     rondel = WORKER_RONDEL[worker.rstrip("12")]
     squares = ring(s["n"], rondel)
     at = p["workers"][worker]["at"]
-    free = 3 if "steps" in blue_effects(p) else 2
+    free = (3 if "steps" in blue_effects(p) else 2) - (1 if event_is(s, role, "long_roads") else 0)
     steps = 0 if at is None else (squares.index(target) - squares.index(at)) % len(squares)
     crowd = 0 if "crowd" in blue_effects(p) else others_at(s, role, worker, rondel, target)
+    if event_is(s, role, "crowds"):
+        crowd *= 2
     return max(0, steps - free) + crowd
 
 
@@ -344,9 +369,10 @@ def square_secondary(s: State, rondel: str, sq: int) -> tuple[str, int] | None:
 
 
 def secondary_cost(s: State, role: str, kind: str, rondel: str) -> int:
+    toll = 1 if event_is(s, role, "toll") else 0
     if "secondary" in blue_effects(s["players"][role]):
-        return 0
-    return int(DATA["secondary"]["cost"][kind][rondel])
+        return toll
+    return int(DATA["secondary"]["cost"][kind][rondel]) + toll
 
 
 def secondary_possible(s: State, role: str, rondel: str, sq: int) -> bool:
@@ -392,11 +418,13 @@ def start_main(s: State, role: str, action: str, side: str | None, bonus: bool) 
     log(s, f"{role} carries out {'a bonus ' if bonus else 'the '}{ACTION_NAME[action]} Action.")
     if action in ("minor_quarry", "major_quarry"):
         of = ["gypsum", "wood"] if action == "minor_quarry" else ["wood", "marble"]
-        push_bonus(s, role, [{"k": "matchoice", "of": of, "n": 3}], ACTION_NAME[action])
+        n = 4 if event_is(s, role, "quarry_plus") else 3
+        push_bonus(s, role, [{"k": "matchoice", "of": of, "n": n}], ACTION_NAME[action])
     elif action == "storehouse":
         push(s, {"kind": "storehouse", "role": role, "side": side})
     elif action == "market":
-        extra = 1 if "market" in blue_effects(p) else 0
+        extra = (1 if "market" in blue_effects(p) else 0) + (1 if event_is(s, role, "market_plus") else 0) \
+            - (1 if event_is(s, role, "lean_market") else 0)
         push(s, {"kind": "market", "role": role, "left": 2 + extra})
         p["dinars"] += 2
         log(s, f"{role} earns 2 Dinars at the Market.")
@@ -592,7 +620,8 @@ def _o_market(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
     h = holdings(p)
     out = []
-    if any(funds(p) >= MARKET["buy"][m] for m in MATERIALS) or (funds(p) >= 1 and _raw_available(s)):
+    if any(funds(p) >= buy_price(s, dec["role"], m) for m in MATERIALS) or \
+            (funds(p) >= buy_price(s, dec["role"], "raw") and _raw_available(s)):
         out.append(_opt("buy", f"Buy ({dec['left']} transactions left)"))
     if h:
         out.append(_opt("sell", "Sell"))
@@ -606,12 +635,17 @@ def _raw_available(s: State) -> bool:
     return any(t is not None for t in s["raw_squares"].values())
 
 
+def buy_price(s: State, role: str, item: str) -> int:
+    return int(MARKET["buy"][item]) + (1 if event_is(s, role, "dear_materials") else 0)
+
+
 def _o_market_buy(s: State, dec: dict[str, Any]) -> list[Action]:
-    p = s["players"][dec["role"]]
-    out = [_opt("buy_item", f"Buy 1 {ITEM_NAME[m]} for {MARKET['buy'][m]}", item=m)
-           for m in MATERIALS if funds(p) >= MARKET["buy"][m]]
-    if funds(p) >= 1 and _raw_available(s):
-        out.append(_opt("buy_item", "Buy 1 Raw Material for 1", item="raw"))
+    role = dec["role"]
+    p = s["players"][role]
+    out = [_opt("buy_item", f"Buy 1 {ITEM_NAME[m]} for {buy_price(s, role, m)}", item=m)
+           for m in MATERIALS if funds(p) >= buy_price(s, role, m)]
+    if funds(p) >= buy_price(s, role, "raw") and _raw_available(s):
+        out.append(_opt("buy_item", f"Buy 1 Raw Material for {buy_price(s, role, 'raw')}", item="raw"))
     return out + [_opt("back", "Back")]
 
 
@@ -707,6 +741,10 @@ def route_cost(s: State, role: str, city: str) -> int:
     cost = best[city]
     if "routes" in blue_effects(s["players"][role]):
         cost = max(0, cost - 2)
+    if event_is(s, role, "closed_ports"):
+        cost += 1
+    if event_is(s, role, "export_discount"):
+        cost = max(0, cost - 1)
     return cost
 
 
@@ -760,12 +798,23 @@ def _o_city_bonus(s: State, dec: dict[str, Any]) -> list[Action]:
             for c in _presence(s, dec["role"])]
 
 
-def carve_cost(p: dict[str, Any], colour: str) -> int:
+def carve_cost(p: dict[str, Any], colour: str, event: str | None = None) -> int:
+    """What carving a Poem of ``colour`` costs; ``event`` is the active Event's effect, if any."""
     if colour == "blue":
-        return 1 + len(p["blue"])
-    if colour == "red":
-        return 2 + len(p["red"])
-    return 4 + len(p["grey"])
+        cost = 1 + len(p["blue"])
+    elif colour == "red":
+        cost = 2 + len(p["red"])
+    else:
+        cost = 4 + len(p["grey"])
+    if event == "costly_carving":
+        cost += 1
+    elif event == "patron":
+        cost -= 1
+    return max(0, cost)
+
+
+def active_effect(s: State) -> str | None:
+    return str(EVENTS[s["event"]]["effect"]) if s.get("event") else None
 
 
 def _carve_options(s: State, role: str) -> list[Action]:
@@ -776,15 +825,15 @@ def _carve_options(s: State, role: str) -> list[Action]:
             continue
         card = POEMS[c]
         for colour in ("blue", "red"):
-            if funds(p) >= carve_cost(p, colour):
+            if funds(p) >= carve_cost(p, colour, active_effect(s)):
                 what = DATA["minor_poems"]["blue_effects"][card["blue"]] if colour == "blue" else describe_bonus(card["red"])
-                out.append(_opt("poem", f"Minor Poem {c} in {colour} (cost {carve_cost(p, colour)}): {what}",
+                out.append(_opt("poem", f"Minor Poem {c} in {colour} (cost {carve_cost(p, colour, active_effect(s))}): {what}",
                                 slot=i, colour=colour))
-    if len(p["grey"]) < 2 and funds(p) >= carve_cost(p, "grey"):
+    if len(p["grey"]) < 2 and funds(p) >= carve_cost(p, "grey", active_effect(s)):
         for i, c in enumerate(s["major_poems"]):
             if c is not None:
                 crit = DATA["major_poems"]["criteria"][MAJOR_POEMS[c]["crit"]]
-                out.append(_opt("poem", f"Major Poem {c} (cost {carve_cost(p, 'grey')}): {MAJOR_POEMS[c]['pp']} PP {crit}",
+                out.append(_opt("poem", f"Major Poem {c} (cost {carve_cost(p, 'grey', active_effect(s))}): {MAJOR_POEMS[c]['pp']} PP {crit}",
                                 slot=i, colour="grey"))
     return out
 
@@ -891,8 +940,9 @@ def _r_work(s: State, dec: dict[str, Any], a: Action) -> None:
     info["up"] = False
     if a["type"] == "rest":
         info["at"] = None
-        p["dinars"] += 3
-        log(s, f"{role} rests the {w.rstrip('12')}: back to the workshop, 3 Dinars.")
+        rest = 2 if event_is(s, role, "weary") else 3
+        p["dinars"] += rest
+        log(s, f"{role} rests the {w.rstrip('12')}: back to the workshop, {rest} Dinars.")
         if "rest" not in blue_effects(p):
             gain_pp(s, role, -1, "rest")
         return
@@ -1136,7 +1186,7 @@ def _r_market_buy(s: State, dec: dict[str, Any], a: Action) -> None:
         push(s, {"kind": "raw", "role": role, "good": False})
     else:
         push_store(s, role, item)
-    push_pay(s, role, MARKET["buy"][item], "purchase")
+    push_pay(s, role, buy_price(s, role, item), "purchase")
 
 
 def _r_market_sell(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -1220,6 +1270,8 @@ def _r_scaffold(s: State, dec: dict[str, Any], a: Action) -> None:
     gain_pp(s, role, pp, f"{what} with {', '.join(ITEM_NAME[m] for m in dec['used'])}")
     if dec["mode"] == "major" and "major_pp" in blue_effects(p):
         gain_pp(s, role, 2, "blue Poem")
+    if dec["mode"] == "major" and event_is(s, role, "sultan_grace"):
+        gain_pp(s, role, 2, "Event")
 
 
 def _r_major_tile(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -1345,7 +1397,7 @@ def _r_city_bonus(s: State, dec: dict[str, Any], a: Action) -> None:
 def _r_carve(s: State, dec: dict[str, Any], a: Action) -> None:
     role, colour = dec["role"], a["colour"]
     p = s["players"][role]
-    cost = carve_cost(p, colour)
+    cost = carve_cost(p, colour, active_effect(s))
     if colour == "grey":
         card = s["major_poems"][a["slot"]]
         s["major_poems"][a["slot"]] = None
@@ -1504,7 +1556,8 @@ def _advance(s: State) -> None:
                 continue
             s["phase"] = "end"
             s["steps"] = ["final_income", "narrator", "tribute", "final"] if s["round"] == 5 else \
-                ["income", "narrator", "tribute", "reactivate", "maintenance", "start_player", "era", "new_round"]
+                ["income", "narrator", "tribute", "event", "reactivate", "maintenance", "start_player", "era",
+                 "new_round"]
             log(s, f"End of round {s['round']}.")
             continue
         if s["phase"] == "end":
@@ -1594,7 +1647,19 @@ def _step_tribute(s: State) -> None:
         if r == YUSUF:
             push(s, {"kind": "yusuf", "role": s["roles"][0], "step": "tribute", "owed": owed})
         else:
-            push(s, {"kind": "tribute", "role": r, "left": owed, "total": owed})
+            mine = owed + (1 if event_is(s, r, "heavy_tribute") else 0)
+            push(s, {"kind": "tribute", "role": r, "left": mine, "total": mine})
+
+
+def _step_event(s: State) -> None:
+    """Advanced mode: on the Event spaces the next face-down Event replaces the active one."""
+    if s["narrator"] not in DATA["events"]["spaces"] or not s["event_stack"]:
+        return
+    s["event"] = s["event_stack"].pop()
+    s["events_seen"].append(s["event"])
+    s["reveals"] += 1
+    e = EVENTS[s["event"]]
+    log(s, f"Event {s['event']} ({e['polarity']}) is now active: {e['text']}")
 
 
 def _step_reactivate(s: State) -> None:
@@ -1727,7 +1792,7 @@ def trade_points(s: State, role: str) -> int:
 
 _STEPS: dict[str, Any] = {
     "income": _step_income, "final_income": _step_income, "narrator": _step_narrator, "tribute": _step_tribute,
-    "reactivate": _step_reactivate, "maintenance": _step_maintenance, "start_player": _step_start_player,
+    "event": _step_event, "reactivate": _step_reactivate, "maintenance": _step_maintenance, "start_player": _step_start_player,
     "era": _step_era, "new_round": _step_new_round, "final": _step_final,
 }
 

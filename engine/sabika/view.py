@@ -11,7 +11,7 @@ from typing import Any
 
 from engine.api import State, View, clone, visible_log
 from engine.sabika import rules
-from engine.sabika.data import CITY_TILES, RONDELS, STARTING
+from engine.sabika.data import CITY_TILES, EVENTS, RONDELS, STARTING
 
 TITLE = "Sabika"
 
@@ -119,6 +119,8 @@ def view(state: State, role: str | None) -> View:
         },
         "players": {r: _player_view(s, r, me) for r in s["roles"]},
         "yusuf": _yusuf_view(s),
+        "events": {"mode": s["events"], "active": s["event"], "face_down": len(s["event_stack"]),
+                   "text": EVENTS[s["event"]]["text"] if s["event"] else None},
         "seats": list(s["seats"]),
         "paria_leader": rules.paria_leader(s) if s["phase"] != "setup" else None,
         "starting_tiles": {t: STARTING[t]["num"] for t in STARTING},
