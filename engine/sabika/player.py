@@ -19,14 +19,18 @@ ACTION_WORTH = {"construction": 5.0, "export": 5.0, "carve": 4.5, "consolidate":
                 "artisanal": 2.5}
 
 
+MATERIAL_WORTH = {"gypsum": 1.8, "wood": 1.5, "marble": 2.2, "ceramic": 2.8}
+
+
 def value(s: State, role: str) -> float:
     p = s["players"][role]
     h = rules.holdings(p)
     rounds_left = 6 - s["round"]
-    v = float(p["pp"]) + 0.45 * p["dinars"] + 0.9 * p["seals"]
-    v += sum(0.6 * PP_VALUE[m] * h.get(m, 0) for m in MATERIALS)
-    v += sum(1.6 * h.get(g, 0) for g in GOODS) + 0.8 * len(p["processing"])
-    v += min(p["parias"], 3 * rounds_left) * 0.8
+    tribute_left = sum(int(v) for k, v in rules.DATA["rounds"]["tribute"].items() if int(k) > s["narrator"])
+    v = float(p["pp"]) + 0.7 * p["dinars"] + 1.0 * p["seals"]
+    v += sum(MATERIAL_WORTH[m] * h.get(m, 0) for m in MATERIALS)
+    v += sum(2.2 * h.get(g, 0) for g in GOODS) + 1.0 * len(p["processing"])
+    v += 1.1 * min(p["parias"], tribute_left)
     v += 0.25 * sum(rules.capacity(p, i) for i in range(4)) * min(rounds_left, 3)
     v += 0.5 * p["favour"]
     return v
@@ -56,25 +60,25 @@ def prior(s: State, role: str, a: Action) -> float:
     if kind == "turn":
         w = a["worker"]
         rondel = WORKER_RONDEL[w.rstrip("12")]
-        best = max([square_worth(s, role, rondel, sq) - 0.45 * rules.move_cost(s, role, w, sq)
+        best = max([square_worth(s, role, rondel, sq) - 0.7 * rules.move_cost(s, role, w, sq)
                     for sq in rules.destinations(s, role, w)] or [0.0])
         return best
     if kind == "work":
         if t == "rest":
             return -1.5
         rondel = WORKER_RONDEL[top["worker"].rstrip("12")]
-        return square_worth(s, role, rondel, a["square"]) - 0.45 * rules.move_cost(s, role, top["worker"], a["square"])
+        return square_worth(s, role, rondel, a["square"]) - 0.7 * rules.move_cost(s, role, top["worker"], a["square"])
     if kind == "square":
         return {"main": 3.0, "secondary": 1.0}.get(t, 0.0)
     if kind == "scaffold" and t == "use":
         return float(PP_VALUE[a["material"]])
     if kind == "construct":
-        return {"major": 3.0, "minor": 2.5, "refresh": -0.3, "skip": 0.0}[t]
+        return {"major": 3.0, "minor": 2.5, "refresh": -1.5, "skip": 0.0}[t]
     if kind == "carve":
         cost = rules.carve_cost(p, a["colour"], rules.active_effect(s))
-        return 3.5 - 0.45 * cost + (1.0 if a["colour"] == "grey" else 0.0)
+        return 4.0 - 0.7 * cost + (1.5 if a["colour"] == "grey" else 0.0)
     if kind == "export":
-        return 3.0 - 0.45 * rules.route_cost(s, role, a["city"]) + (1.0 if s["cities"][a["city"]]["seal"] else 0.0)
+        return 3.0 - 0.7 * rules.route_cost(s, role, a["city"]) + (1.0 if s["cities"][a["city"]]["seal"] else 0.0)
     if kind == "market" and t == "stop":
         return 0.0
     if kind in ("market", "storehouse", "produce") and t not in ("stop", "done"):

@@ -398,7 +398,11 @@ def main_possible(s: State, role: str, action: str, side: str | None = None) -> 
         tiles = _display_tiles(s, side)
         return bool(tiles and any(len(st["tiles"]) < 2 for st in p["stores"])) or bool(_activatable(p))
     if action == "construction":
-        return bool(_construct_options(s, role, refreshed=False))
+        # something to build now, or new cards worth drawing: a base Material a card could ask for
+        opts = _construct_options(s, role, refreshed=False)
+        if any(o["type"] in ("major", "minor") for o in opts):
+            return True
+        return any(o["type"] == "refresh" for o in opts) and any(h.get(m) for m in MATERIALS[:3])
     if action == "export":
         return bool(_export_cities(s, role))
     if action == "consolidate":

@@ -277,3 +277,16 @@ def test_a_refused_step_names_its_rule_and_the_legal_ones() -> None:
     assert err.value.rule == "phase-i-actions" and "builder" in err.value.explain()
     with pytest.raises(RuleError, match="not yellow's decision"):
         rules.apply(s, "yellow", find(s, r, "worker", worker="poet"))
+
+
+@pytest.mark.rule("sabika:construction-action")
+def test_the_construction_action_needs_a_base_material_to_build_or_to_hope_for() -> None:
+    s, r = at_turn()
+    assert not rules.main_possible(s, r, "construction")  # no Material at all
+    give(s, r, "ceramic")
+    assert not rules.main_possible(s, r, "construction")  # Glazed Ceramic is never a base Material
+    s["minor_display"] = [c for c in MINORS if MINORS[c]["base"] == "marble"][:4]
+    give(s, r, "wood", store=1)
+    assert rules.main_possible(s, r, "construction")  # new cards might ask for Wood
+    s = work(s, r, "builder1", 3)
+    assert legal_types(s, r) == ["refresh", "skip"]
