@@ -1,10 +1,33 @@
 """Sabika (Ludonova, 2022): the rules engine, under the contract of :mod:`engine.api`.
 
 Roles are the players' colours (``blue``, ``yellow``, ``pink``, ``green``), as many as option
-``players``. Components come from ``data/sabika.json``, a reconstruction (see its ``note``);
-``RULINGS.md`` lists how the rulebook's gaps were resolved. :mod:`.rules` holds the rules
-(decision stack, rondels, actions, end of round, final scoring), :mod:`.view` the views,
-:mod:`.redeal` the re-dealing of hidden cards and :mod:`.player` the built-in player.
+``players`` (1 to 4). With 1 player the engine also runs Yusuf, the solo opponent: he is a
+seat of the turn order (``state["seats"]``) but never a role; his turns are steps ``apply``
+takes on its own, each logged, and the player is prompted where the rulebook says "you
+decide". Option ``events`` ("none", "mixed": 1 positive and 2 negative, "negative": 3
+negative) is the advanced mode; ``yusuf_pp`` (5 or 10) the harder solo setting.
+
+Components come from ``data/sabika.json``, a reconstruction checked at import (see its
+``note`` and each section's ``fixed_by``); ``data/headings.json`` lists the rulebook's rule
+headings that the tests cover; ``RULINGS.md`` says how the gaps of the text were resolved.
+:mod:`.rules` holds the rules (a stack of decisions, the rondels, the actions, the end of
+round, the final scoring and Yusuf), :mod:`.view` the views, :mod:`.redeal` the re-dealing of
+hidden cards and :mod:`.player` the built-in player.
+
+Decisions are small steps, each an action with a ``type``: a turn is ``worker`` (which
+Worker), then ``move`` (``square``) or ``rest``, then on the square ``main``, ``secondary``
+or ``done``; the action's own choices follow (``material``, ``store``, ``expand``/``onto``,
+``buy``/``sell``/``trade`` then the item, ``major``/``minor``/``refresh``, ``use``/``done`` on
+a Scaffold, ``tile``, ``place``, ``city``, ``good``, ``poem``, ``paria`` for the tribute,
+``start`` for the next Starting Player, ``yusuf_city`` for Yusuf's ties). No menu has more
+than 25 choices.
+
+View keys: ``prompt``, ``actions``, ``log``, ``phase``, ``reaction`` (always False: Sabika has
+no reactions), ``focus`` (None), ``active``, ``round``, ``era``, ``narrator``, ``start``,
+``turn``, ``pending`` (the decision under way), ``board`` (rondels, Sultan's Workers,
+Secondary Actions, displays, deck and pile sizes, bag, Cities, Trade card, Wishes, Tower),
+``players`` (each player's public tokens; the viewer's own Starting tiles), ``yusuf`` (solo),
+``events`` (mode, active Event, face-down count), ``result``.
 """
 
 from __future__ import annotations
