@@ -290,3 +290,28 @@ def test_the_construction_action_needs_a_base_material_to_build_or_to_hope_for()
     assert rules.main_possible(s, r, "construction")  # new cards might ask for Wood
     s = work(s, r, "builder1", 3)
     assert legal_types(s, r) == ["refresh", "skip"]
+
+
+@pytest.mark.rule("sabika:minor-construction-action")
+@pytest.mark.parametrize(("colour", "first"), [
+    ("green", ["Raw Material", "Good"]),  # 1 Raw Material and 1 Good OR an Export Action
+    ("blue", ["Gypsum", "Glazed Ceramic"]),  # 1 Gypsum and 1 Glazed Ceramic OR a Carve Poem Action
+])
+def test_balance_bonuses_offer_their_two_alternatives(colour: str, first: list[str]) -> None:
+    s, r = at_turn()
+    s["stack"] = []
+    rules.push_bonus(s, r, rules.DATA["balances"]["bonus"][colour], "balance")
+    rules._advance(s)
+    labels = [a["label"] for a in rules.actions(s, r)]
+    assert len(labels) == 2 and all(word in labels[0] for word in first)
+    assert "Action" in labels[1]
+
+
+@pytest.mark.rule("sabika:minor-construction-action")
+def test_white_balance_gives_1_dinar_then_a_storehouse_action() -> None:
+    s, r = at_turn()
+    s["stack"] = []
+    rules.push_bonus(s, r, rules.DATA["balances"]["bonus"]["white"], "balance")
+    rules._advance(s)
+    assert s["players"][r]["dinars"] == 11 and s["stack"][-1]["kind"] == "storehouse"
+    assert len([a for a in rules.actions(s, r) if a["type"] == "expand"]) == 4  # tiles of both sides
