@@ -13,7 +13,7 @@ from engine.api import GameModule, RuleError
 
 __all__ = ["GAMES", "GameModule", "RuleError", "get"]
 
-_GAME_PACKAGES = ["navas", "granada", "granada_city"]
+_GAME_PACKAGES = ["navas", "granada", "granada_city", "sabika"]
 
 GAMES: dict[str, GameModule] = {}
 for _name in _GAME_PACKAGES:

@@ -1,0 +1,99 @@
+"""Sabika (Ludonova, 2022): the rules engine, under the contract of :mod:`engine.api`.
+
+Roles are the players' colours (``blue``, ``yellow``, ``pink``, ``green``), as many as option
+``players`` (1 to 4). With 1 player the engine also runs Yusuf, the solo opponent: he is a
+seat of the turn order (``state["seats"]``) but never a role; his turns are steps ``apply``
+takes on its own, each logged, and the player is prompted where the rulebook says "you
+decide". Option ``events`` ("none", "mixed": 1 positive and 2 negative, "negative": 3
+negative) is the advanced mode; ``yusuf_pp`` (5 or 10) the harder solo setting.
+
+Components come from ``data/sabika.json``, a reconstruction checked at import (see its
+``note`` and each section's ``fixed_by``); ``data/headings.json`` lists the rulebook's rule
+headings that the tests cover; ``RULINGS.md`` says how the gaps of the text were resolved.
+:mod:`.rules` holds the rules (a stack of decisions, the rondels, the actions, the end of
+round, the final scoring and Yusuf), :mod:`.view` the views, :mod:`.redeal` the re-dealing of
+hidden cards and :mod:`.player` the built-in player.
+
+Decisions are small steps, each an action with a ``type``: a turn is ``worker`` (which
+Worker), then ``move`` (``square``) or ``rest``, then on the square ``main``, ``secondary``
+or ``done``; the action's own choices follow (``material``, ``store``, ``expand``/``onto``,
+``buy``/``sell``/``trade`` then the item, ``major``/``minor``/``refresh``, ``use``/``done`` on
+a Scaffold, ``tile``, ``place``, ``city``, ``good``, ``poem``, ``paria`` for the tribute,
+``start`` for the next Starting Player, ``yusuf_city`` for Yusuf's ties). No menu has more
+than 25 choices.
+
+View keys: ``prompt``, ``actions``, ``log``, ``phase``, ``reaction`` (always False: Sabika has
+no reactions), ``focus`` (None), ``active``, ``round``, ``era``, ``narrator``, ``start``,
+``turn``, ``pending`` (the decision under way), ``board`` (rondels, Sultan's Workers,
+Secondary Actions, displays, deck and pile sizes, bag, Cities, Trade card, Wishes, Tower),
+``players`` (each player's public tokens; the viewer's own Starting tiles), ``yusuf`` (solo),
+``events`` (mode, active Event, face-down count), ``result``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.api import State
+from engine.sabika.player import choose
+from engine.sabika.redeal import redeal
+from engine.sabika.rules import COLOURS, actions, active, apply, new_state
+from engine.sabika.view import TITLE, view
+
+id = "sabika"
+title = TITLE
+
+OPTIONS: dict[str, dict[str, Any]] = {
+    "players": {
+        "type": "int",
+        "default": 2,
+        "choices": [1, 2, 3, 4],
+        "help": "Number of players (1 to 4); 1 is the solo game against Yusuf.",
+    },
+    "events": {
+        "type": "str",
+        "default": "none",
+        "choices": ["none", "mixed", "negative"],
+        "help": "Advanced mode: 3 Events, 1 positive and 2 negative ('mixed') or 3 negative ('negative').",
+    },
+    "yusuf_pp": {
+        "type": "int",
+        "default": 5,
+        "choices": [5, 10],
+        "help": "Solo only: Yusuf's starting Prestige Points (10 for a harder game).",
+    },
+}
+
+
+def _players(options: dict[str, Any]) -> int:
+    n = (options or {}).get("players", OPTIONS["players"]["default"])
+    if n not in OPTIONS["players"]["choices"]:
+        raise ValueError(f"sabika: players must be one of {OPTIONS['players']['choices']}, not {n!r}")
+    return int(n)
+
+
+def roles(options: dict[str, Any]) -> list[str]:
+    return list(COLOURS[: _players(options)])
+
+
+def setup(seed: int, options: dict[str, Any]) -> State:
+    unknown = sorted(set(options or {}) - set(OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown option(s) for sabika: {', '.join(unknown)}; known: {', '.join(sorted(OPTIONS))}")
+    n = _players(options)
+    yusuf_pp = (options or {}).get("yusuf_pp", OPTIONS["yusuf_pp"]["default"])
+    if yusuf_pp not in OPTIONS["yusuf_pp"]["choices"]:
+        raise ValueError(f"sabika: yusuf_pp must be one of {OPTIONS['yusuf_pp']['choices']}, not {yusuf_pp!r}")
+    events = (options or {}).get("events", OPTIONS["events"]["default"])
+    if events not in OPTIONS["events"]["choices"]:
+        raise ValueError(f"sabika: events must be one of {OPTIONS['events']['choices']}, not {events!r}")
+    return new_state(seed, n, yusuf_pp, events)
+
+
+def result(state: State) -> dict[str, Any] | None:
+    outcome = state.get("result")
+    return dict(outcome) if outcome is not None else None
+
+
+__all__ = ["OPTIONS", "actions", "active", "apply", "choose", "id", "redeal", "result", "roles", "setup", "title",
+           "view"]

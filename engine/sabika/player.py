@@ -1,0 +1,109 @@
+"""The built-in Sabika player: a greedy heuristic, not a random one.
+
+Each legal step is tried and the resulting position valued for the player (PP first, then
+what turns into PP later: Materials by their value, Goods, Parias against the coming tribute,
+Dinars, Seals, storage). Steps whose worth only shows later (moving a Worker, choosing a main
+action, putting a Material on a Scaffold) get a prior: the value of what the square or the
+choice leads to. Ties are broken by the seed, so the player is deterministic per seed.
+"""
+
+from __future__ import annotations
+
+from engine.api import Action, State
+from engine.rng import Generator
+from engine.sabika import rules
+from engine.sabika.data import GOODS, MATERIALS, PP_VALUE, WORKER_RONDEL
+
+ACTION_WORTH = {"construction": 5.0, "export": 5.0, "carve": 4.5, "consolidate": 4.0, "reactivate": 3.0,
+                "storehouse": 3.0, "minor_quarry": 3.0, "major_quarry": 3.5, "market": 2.5, "produce": 2.5,
+                "artisanal": 2.5}
+
+
+MATERIAL_WORTH = {"gypsum": 1.8, "wood": 1.5, "marble": 2.2, "ceramic": 2.8}
+
+
+def value(s: State, role: str) -> float:
+    p = s["players"][role]
+    h = rules.holdings(p)
+    rounds_left = 6 - s["round"]
+    tribute_left = sum(int(v) for k, v in rules.DATA["rounds"]["tribute"].items() if int(k) > s["narrator"])
+    v = float(p["pp"]) + 0.7 * p["dinars"] + 1.0 * p["seals"]
+    v += sum(MATERIAL_WORTH[m] * h.get(m, 0) for m in MATERIALS)
+    v += sum(2.2 * h.get(g, 0) for g in GOODS) + 1.0 * len(p["processing"])
+    v += 1.1 * min(p["parias"], tribute_left)
+    v += 0.25 * sum(rules.capacity(p, i) for i in range(4)) * min(rounds_left, 3)
+    v += 0.5 * p["favour"]
+    return v
+
+
+def square_worth(s: State, role: str, rondel: str, sq: int) -> float:
+    action = rules.square_action(rondel, sq)
+    side = rules.DATA["rondels"][rondel][sq].get("side")
+    worth = ACTION_WORTH[action] if rules.main_possible(s, role, action, side) else 0.0
+    if action in ("minor_quarry", "major_quarry") and not any(
+            len(st["items"]) < rules.capacity(s["players"][role], i) for i, st in enumerate(s["players"][role]["stores"])):
+        worth = 1.0
+    if rules.secondary_possible(s, role, rondel, sq):
+        worth += 1.0
+    return worth
+
+
+def prior(s: State, role: str, a: Action) -> float:
+    top = s["stack"][-1] if s["stack"] else None
+    t = a["type"]
+    if t == "back":
+        return -50.0
+    if top is None:
+        return 0.0
+    kind = top["kind"]
+    p = s["players"][role]
+    if kind == "turn":
+        w = a["worker"]
+        rondel = WORKER_RONDEL[w.rstrip("12")]
+        best = max([square_worth(s, role, rondel, sq) - 0.7 * rules.move_cost(s, role, w, sq)
+                    for sq in rules.destinations(s, role, w)] or [0.0])
+        return best
+    if kind == "work":
+        if t == "rest":
+            return -1.5
+        rondel = WORKER_RONDEL[top["worker"].rstrip("12")]
+        return square_worth(s, role, rondel, a["square"]) - 0.7 * rules.move_cost(s, role, top["worker"], a["square"])
+    if kind == "square":
+        return {"main": 3.0, "secondary": 1.0}.get(t, 0.0)
+    if kind == "scaffold" and t == "use":
+        return float(PP_VALUE[a["material"]])
+    if kind == "construct":
+        return {"major": 3.0, "minor": 2.5, "refresh": -1.5, "skip": 0.0}[t]
+    if kind == "carve":
+        cost = rules.carve_cost(p, a["colour"], rules.active_effect(s))
+        return 4.0 - 0.7 * cost + (1.5 if a["colour"] == "grey" else 0.0)
+    if kind == "export":
+        return 3.0 - 0.7 * rules.route_cost(s, role, a["city"]) + (1.0 if s["cities"][a["city"]]["seal"] else 0.0)
+    if kind == "market" and t == "stop":
+        return 0.0
+    if kind in ("market", "storehouse", "produce") and t not in ("stop", "done"):
+        return 0.2
+    if kind == "export_goods" and t == "good":
+        return 1.0
+    return 0.0
+
+
+def choose(state: State, role: str, seed: int) -> Action:
+    legal = rules.actions(state, role)
+    if not legal:
+        raise ValueError(f"{role} has no legal action")
+    if len(legal) == 1:
+        return legal[0]
+    gen = Generator(seed)
+    base = value(state, role)
+    best: tuple[float, float] | None = None
+    pick: Action = legal[0]
+    for a in legal:
+        after = rules.apply(state, role, a)
+        score = value(after, role) - base + prior(state, role, a)
+        key = (score, gen.randbelow(1000) / 1000.0)
+        if best is None or key > best:
+            best, pick = key, a
+    return pick
+
+
