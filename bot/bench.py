@@ -965,12 +965,34 @@ def ai_game(job: tuple[str, str, int, str, int | None]) -> dict[str, Any]:
             "steps": steps, "think": think}
 
 
+def play_ai_jobs(jobs: list[tuple[str, str, int, str, int | None]], workers: int, label: str) -> list[dict[str, Any]]:
+    """Play the games, ``workers`` at once, saying each result on stderr as it comes."""
+    import multiprocessing
+
+    started = time.perf_counter()
+    done: list[dict[str, Any]] = []
+
+    def note(game: dict[str, Any]) -> None:
+        done.append(game)
+        mark = "won" if game["winner"] == game["ai_role"] else "lost" if game["winner"] else "drew"
+        print(f"bench --ai: {label} {len(done)}/{len(jobs)}: seed {game['seed']} as {game['ai_role']} {mark} "
+              f"in {game['steps']} steps ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
+
+    if workers > 1:
+        with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+            for game in pool.imap_unordered(ai_game, jobs, chunksize=1):
+                note(game)
+    else:
+        for job in jobs:
+            note(ai_game(job))
+    return done
+
+
 def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None, iterations: int | None,
                workers: int, out: Callable[[dict[str, Any]], None]) -> None:
     """``ai.winrate.<game>.<level>`` (with its 95% Wilson interval) and ``ai.think_s.<game>.<level>``:
     the level against the easy player, sides alternating, the same deals from both sides
     (game 2k and 2k+1 share seed k)."""
-    import multiprocessing
 
     for game_id in games:
         module = engine.get(game_id)
@@ -980,11 +1002,7 @@ def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None
             jobs = [(game_id, level, 1 + k // len(roles), roles[k % len(roles)], iterations)
                     for k in range(n_side * len(roles))]
             started = time.perf_counter()
-            if workers > 1:
-                with multiprocessing.get_context("spawn").Pool(workers) as pool:
-                    done = pool.map(ai_game, jobs, chunksize=1)
-            else:
-                done = [ai_game(job) for job in jobs]
+            done = play_ai_jobs(jobs, workers, f"{game_id} {level}")
             wins = sum(1 for g in done if g["winner"] == g["ai_role"])
             draws = sum(1 for g in done if g["winner"] is None)
             low, high = wilson(wins + 0.5 * draws, len(done))
