@@ -9,7 +9,7 @@ import pytest
 from bot import bench, cli
 
 
-def test_wilson_interval_matches_published_values() -> None:
+def test_wilson_interval_matches_hand_computed_values() -> None:
     # worked by hand from Wilson's formula (z = 1.96): 8 in 10 gives 0.4902 to 0.9433, 0 in 10 gives
     # 0 to z²/(n + z²) = 0.2775
     low, high = bench.wilson(8, 10)
