@@ -18,12 +18,13 @@ search draws (``redeal`` of that form) is fair. tests/engine/ai checks
 hidden information that this module does not follow fails there.
 
 The evaluation is the victory-point race "if the game ended now" (victory.score: castles,
-watchtowers, resources linked to Granada by the line of communication; the Muslims win ties),
-weighted more as the last year approaches, plus the strength (shields) each side has in play.
+watchtowers, resources linked to Granada by the line of communication; the Muslims win ties)
+against the pace the Christians need, plus the strength (shields) each side has in play.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from typing import Any
@@ -133,14 +134,30 @@ def _strength(state: State) -> dict[str, float]:
     return out
 
 
+@functools.cache
+def _opening_lead() -> float:
+    """The Christians' points lead at setup (negative: the kingdom of Granada starts far ahead)."""
+    from engine import granada
+
+    points = victory.score(granada.setup(0, {}))
+    return points["christian"] - points["muslim"]
+
+
 def evaluate(state: State) -> dict[str, float]:
-    """The Christian's and the Muslim's chances from the points race and the strength in play."""
+    """The Christian's and the Muslim's chances from the points race and the strength in play.
+
+    The points lead "if the game ended now" is judged against the pace the Christians need:
+    the opening deficit closing linearly to nothing by the last year (2.2 counts only then), so
+    an even position early in the war scores about even instead of a sure Muslim win, and the
+    sigmoid keeps its slope where the search must tell moves apart.
+    """
     points = victory.score(state)
     lead = points["christian"] - points["muslim"] - 0.5       # the Muslims win ties
-    late = 0.5 + 0.5 * min(LAST_YEAR, int(state.get("year", 0))) / LAST_YEAR
+    year = min(LAST_YEAR, int(state.get("year", 0)))
+    pace = _opening_lead() * (1 - year / LAST_YEAR)
     power = _strength(state)
     total = max(1.0, power["christian"] + power["muslim"])
-    x = 0.18 * late * lead + 2.5 * (power["christian"] - power["muslim"]) / total
+    x = 0.18 * (lead - pace) + 2.5 * (power["christian"] - power["muslim"]) / total
     if state["castle"].get("granada") == "christian":
         x += 10.0
     chance = 1.0 / (1.0 + math.exp(-x))
