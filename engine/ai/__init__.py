@@ -24,6 +24,8 @@ Fairness: the search reads ``state`` only through the game's ``canonical`` form 
 
 from __future__ import annotations
 
+import dataclasses
+
 from engine import players
 from engine.ai.adapters import Adapter, Budget, adapter
 from engine.ai.search import Stats, search
@@ -49,7 +51,7 @@ def budget(game: str | GameModule, level: str, iterations: int | None = None) ->
         raise ValueError(f"unknown search level {level!r}; search levels: normal, hard")
     chosen = adapter(module.id).budgets[level]
     if iterations is not None:
-        chosen = Budget(iterations=iterations, depth=chosen.depth, widen=chosen.widen, explore=chosen.explore)
+        chosen = dataclasses.replace(chosen, iterations=iterations)
     return chosen
 
 

@@ -34,13 +34,15 @@ class Budget:
     ``iterations`` fixes the work (not the wall time) so that a decision is reproducible on
     any machine and under any load; ``depth`` is how many steps a playout takes before the
     evaluation judges the position; ``widen`` scales progressive widening (how many of a
-    decision's options the tree may try after n visits: ``max(2, ceil(widen * sqrt(n)))``).
+    decision's options the tree may try after n visits: ``max(2, ceil(widen * sqrt(n)))``);
+    ``explore`` is UCB1's constant and ``bias`` the weight of the built-in player's choice.
     """
 
     iterations: int
     depth: int
     widen: float = 2.0
     explore: float = 0.7
+    bias: float = 0.5
 
 
 def _identity(state: State, role: str) -> State:

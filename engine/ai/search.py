@@ -9,7 +9,7 @@ One tree for the searching role's information set. Each iteration:
    card or block makes an action exist in some worlds only;
 3. adds one node (progressive widening: after n visits a decision may have tried at most
    ``max(2, ceil(widen * sqrt(n)))`` options; the built-in player's choice is tried first,
-   the others in the order the game lists them);
+   and keeps a fading bonus in UCB, the others come in the order the game lists them);
 4. plays the built-in player (``engine.players.choose``, the "easy" level) for ``depth``
    steps, then scores the position: the result when the game is over, else the game's
    evaluation (adapters.py);
@@ -49,6 +49,7 @@ class Node:
     visits: int = 0
     value: float = 0.0               # sum of the scores of ``role``
     avail: int = 0
+    prior: float = 0.0               # 1 for the built-in player's own choice (progressive bias)
     children: dict[str, Node] = field(default_factory=dict)
 
     def mean(self) -> float:
@@ -152,11 +153,11 @@ def _iterate(module: GameModule, state: State, role: str, root: Node, gen: Gener
         limit = max(2, math.ceil(budget.widen * math.sqrt(node.visits + 1)))
         if fresh and len(present) < limit:
             key, i, a = _first_to_try(module, state, mover, fresh, gen)
-            child = Node(role=mover, action=a, order=i, avail=1)
+            child = Node(role=mover, action=a, order=i, avail=1, prior=0.0 if node.children else 1.0)
             node.children[key] = child
             expanded = True
         else:
-            child = max(present, key=lambda c: (_ucb(c, budget.explore), -c.order))
+            child = max(present, key=lambda c: (_ucb(c, budget.explore, budget.bias), -c.order))
         assert child.action is not None
         state = module.apply(state, mover, child.action)
         path.append(child)
@@ -181,10 +182,14 @@ def _first_to_try(module: GameModule, state: State, mover: str, fresh: list[tupl
     return fresh[0]
 
 
-def _ucb(child: Node, explore: float) -> float:
+def _ucb(child: Node, explore: float, bias: float) -> float:
+    """UCB1 with availability counts, plus a progressive bias (Chaslot et al. 2008) toward the
+    built-in player's choice that fades as real results come in: with few iterations the
+    search then keeps the heuristic's move unless the playouts clearly say otherwise."""
     if child.visits == 0:
         return math.inf
-    return child.mean() + explore * math.sqrt(math.log(max(child.avail, 1)) / child.visits)
+    return (child.mean() + explore * math.sqrt(math.log(max(child.avail, 1)) / child.visits)
+            + bias * child.prior / (child.visits + 1))
 
 
 def _playout(module: GameModule, state: State, gen: Generator, depth: int) -> State:
