@@ -174,3 +174,16 @@ def test_evaluations_favour_the_side_ahead() -> None:
             lost["control"][loc] = "christian"
     assert g_ai.evaluate(lost)["christian"] > start["christian"]
     assert abs(sum(start.values()) - 1.0) < 1e-9
+
+
+def test_callable_from_a_process_pool() -> None:
+    """The service runs the search in worker processes: the arguments and the answer must
+    cross a process boundary and give the same action as in-process."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    state, role = SAMPLES["navas"][1]
+    here = ai.choose("navas", state, role, 3, "normal", FEW)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        there = pool.submit(ai.choose, "navas", state, role, 3, "normal", FEW).result(timeout=120)
+    assert there == here
