@@ -27,7 +27,8 @@ from __future__ import annotations
 import dataclasses
 
 from engine import players
-from engine.ai.adapters import Adapter, Budget, adapter
+from engine.ai.adapters import Adapter, Budget
+from engine.ai.registry import adapter
 from engine.ai.search import Stats, search
 from engine.api import Action, GameModule, State, find_action
 

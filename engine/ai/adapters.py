@@ -68,16 +68,3 @@ class Adapter:
     candidates: Callable[[GameModule, State, str], list[Action]] = default_candidates
     budgets: dict[str, Budget] = field(default_factory=lambda: {
         "normal": Budget(iterations=200, depth=60), "hard": Budget(iterations=800, depth=60)})
-
-
-def adapter(game_id: str) -> Adapter:
-    """The adapter of a game (the default one for a game without its own)."""
-    if game_id == "navas":
-        from engine.ai import navas
-
-        return navas.ADAPTER
-    if game_id == "granada":
-        from engine.ai import granada
-
-        return granada.ADAPTER
-    return Adapter()

@@ -14,7 +14,8 @@ import pytest
 
 import engine
 from engine import ai, players
-from engine.ai.adapters import adapter, default_candidates
+from engine.ai.adapters import default_candidates
+from engine.ai.registry import adapter
 from engine.api import GameModule
 from engine.rng import Generator
 
