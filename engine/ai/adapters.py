@@ -41,7 +41,7 @@ class Budget:
     iterations: int
     depth: int
     widen: float = 2.0
-    explore: float = 0.7
+    explore: float = 0.3
     bias: float = 0.5
 
 
