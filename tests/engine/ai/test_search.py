@@ -188,3 +188,29 @@ def test_callable_from_a_process_pool() -> None:
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         there = pool.submit(ai.choose, "navas", state, role, 3, "normal", FEW).result(timeout=120)
     assert there == here
+
+
+def test_a_game_without_an_adapter_is_searched_to_the_end() -> None:
+    """Any game behind the contract gets the search (playouts to the end, no evaluation). In
+    the toy race of the service tests, red at 10 of 12 with 2 points pending wins whatever he
+    does (his turn lasts until he banks, and pending points only grow): every option must
+    score 1 for red, so the playouts reached the end and credited the right role."""
+    from tests.bot import toygame
+
+    state = toygame.setup(3, {"target": 12})
+    state["score"]["red"] = 10
+    state["pending"] = 2
+    action, stats = ai.choose_with_stats(toygame, state, "red", 1, "normal", iterations=30)
+    assert action in toygame.actions(state, "red")
+    assert len(stats.options) >= 3
+    assert all(mean == 1.0 for _, _, mean in stats.options)
+    # blue at 11 of 12, nothing pending: banking 0 hands the turn (and the race) to red at 10;
+    # adding first wins
+    state["score"]["blue"] = 11
+    state["turn"] = "blue"
+    state["pending"] = 0
+    action, stats = ai.choose_with_stats(toygame, state, "blue", 1, "normal", iterations=30)
+    assert action["type"] != "bank"
+    means = {a["type"] + str(a.get("n", "")): mean for a, _, mean in stats.options}
+    assert means["add1"] == means["add2"] == 1.0
+    assert means.get("bank", 0.0) < 1.0
