@@ -67,9 +67,11 @@ def choose_with_stats(game: str | GameModule, state: State, role: str, seed: int
         return players.choose(module, state, role, seed), Stats()
     plan = budget(module, level, iterations)
     game_adapter = adapter(module.id)
+    legal = game_adapter.candidates(module, state, role)
+    if len(legal) == 1:
+        return legal[0], Stats()
     picked, stats = search(module, state, role, seed, plan, game_adapter)
     # the search ran on the canonical state: give back the real state's own action
-    legal = game_adapter.candidates(module, state, role)
     real = find_action(legal, picked)
     if real is None:
         raise RuntimeError(f"{module.id}: the search chose {picked!r}, which is not among {role}'s legal "
