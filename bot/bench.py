@@ -26,6 +26,12 @@ Why these choices:
 
 ``--quick`` runs every figure with fewer repetitions (under a minute on the 2-core
 reference machine); ``--only PREFIX`` limits the run to figures whose name starts with it.
+
+``--ai [--game G] [--level L] [--games N] [--iterations K] [--workers W]`` runs only the search
+player's figures (engine/ai): the level against the easy player, sides alternating, games
+played on every core at once; ``ai.winrate.<game>.<level>`` with its 95% Wilson interval and
+``ai.think_s.<game>.<level>``. It is never part of the other runs: at the issue's sizes (100
+games a side of 1212, 20 of Granada) it takes hours.
 """
 
 from __future__ import annotations
@@ -913,6 +919,120 @@ def rss_of_service_process(db: Path, samples: int) -> tuple[list[float], str]:
             proc.wait()
 
 
+# --------------------------------------------------------------------------- the search player
+
+
+AI_GAMES_PER_SIDE = {"navas": 100, "granada": 20}
+"""Games per side of ``--ai`` (issue 15): a Granada game is some 400 decisions a side."""
+AI_TARGETS = {"normal": 0.80, "hard": 0.90}
+AI_MAX_STEPS = 20_000
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95% for z = 1.96): honest near 0 and 1 and
+    for few games, where the normal approximation is not."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def ai_game(job: tuple[str, str, int, str, int | None]) -> dict[str, Any]:
+    """One game: the search at ``level`` in seat ``ai_role`` against the easy player in every
+    other seat. Top-level so that a process pool can run it. Returns the winner and the search's
+    thinking times (decisions with more than one option only: the others return at once)."""
+    from engine import ai, players
+
+    game_id, level, seed, ai_role, iterations = job
+    module = engine.get(game_id)
+    state = module.setup(seed, default_options(module))
+    seeds = Generator(seed * 1_000_003 + 17)
+    think: list[float] = []
+    steps = 0
+    while module.result(state) is None and steps < AI_MAX_STEPS:
+        active = list(module.active(state))
+        role = ai_role if ai_role in active else active[0]
+        decision_seed = seeds.randbelow(1 << 62)
+        if role == ai_role:
+            t0 = time.perf_counter()
+            action, stats = ai.choose_with_stats(module, state, role, decision_seed, level, iterations)
+            if stats.iterations:
+                think.append(time.perf_counter() - t0)
+        else:
+            action = players.choose(module, state, role, decision_seed)
+        state = module.apply(state, role, action)
+        steps += 1
+    res = module.result(state)
+    return {"game": game_id, "level": level, "seed": seed, "ai_role": ai_role,
+            "winner": None if res is None else res.get("winner"), "finished": res is not None,
+            "steps": steps, "think": think}
+
+
+def play_ai_jobs(jobs: list[tuple[str, str, int, str, int | None]], workers: int, label: str) -> list[dict[str, Any]]:
+    """Play the games, ``workers`` at once, saying each result on stderr as it comes."""
+    import multiprocessing
+
+    started = time.perf_counter()
+    done: list[dict[str, Any]] = []
+
+    def note(game: dict[str, Any]) -> None:
+        done.append(game)
+        mark = "won" if game["winner"] == game["ai_role"] else "lost" if game["winner"] else "drew"
+        print(f"bench --ai: {label} {len(done)}/{len(jobs)}: seed {game['seed']} as {game['ai_role']} {mark} "
+              f"in {game['steps']} steps ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
+
+    if workers > 1:
+        with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+            for game in pool.imap_unordered(ai_game, jobs, chunksize=1):
+                note(game)
+    else:
+        for job in jobs:
+            note(ai_game(job))
+    return done
+
+
+def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None, iterations: int | None,
+               workers: int, out: Callable[[dict[str, Any]], None]) -> None:
+    """``ai.winrate.<game>.<level>`` (with its 95% Wilson interval) and ``ai.think_s.<game>.<level>``:
+    the level against the easy player, sides alternating, the same deals from both sides
+    (game 2k and 2k+1 share seed k)."""
+
+    for game_id in games:
+        module = engine.get(game_id)
+        roles = list(module.roles(default_options(module)))
+        n_side = per_side if per_side is not None else AI_GAMES_PER_SIDE.get(game_id, 20)
+        for level in levels:
+            jobs = [(game_id, level, 1 + k // len(roles), roles[k % len(roles)], iterations)
+                    for k in range(n_side * len(roles))]
+            started = time.perf_counter()
+            done = play_ai_jobs(jobs, workers, f"{game_id} {level}")
+            wins = sum(1 for g in done if g["winner"] == g["ai_role"])
+            draws = sum(1 for g in done if g["winner"] is None)
+            low, high = wilson(wins + 0.5 * draws, len(done))
+            rate = (wins + 0.5 * draws) / len(done)
+            by_side = {r: {"wins": sum(1 for g in done if g["ai_role"] == r and g["winner"] == r),
+                           "games": sum(1 for g in done if g["ai_role"] == r)} for r in roles}
+            target = AI_TARGETS.get(level)
+            line: dict[str, Any] = {"name": f"ai.winrate.{game_id}.{level}", "unit": "fraction",
+                                    "rate": round(rate, 4), "ci95": [round(low, 4), round(high, 4)],
+                                    "wins": wins, "draws": draws, "games": len(done), "by_side": by_side,
+                                    "unfinished": sum(1 for g in done if not g["finished"]),
+                                    "opponent": "easy", "iterations": iterations or "level default",
+                                    "wall_s": round(time.perf_counter() - started, 1)}
+            if target is not None:
+                line["target"] = f">= {target:g}"
+                line["meets_target"] = rate >= target
+            out(line)
+            think = [t for g in done for t in g["think"]]
+            if think:
+                out(figure(f"ai.think_s.{game_id}.{level}", "s", think))
+            else:
+                out(skipped(f"ai.think_s.{game_id}.{level}", "no decision had more than one option"))
+
+
 # --------------------------------------------------------------------------- entry point
 
 
@@ -920,6 +1040,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options beyond ``--quick`` (which ``alcazaba bench`` already defines)."""
     parser.add_argument("--only", metavar="PREFIX", help="only figures whose name starts with PREFIX")
     parser.add_argument("--keep", metavar="DIR", help="keep the benchmark's databases in DIR")
+    parser.add_argument("--ai", action="store_true",
+                        help="only the search player against the easy player (long; ai.winrate, ai.think_s)")
+    parser.add_argument("--game", action="append", metavar="G", help="with --ai: a game (repeatable; default all)")
+    parser.add_argument("--level", action="append", choices=["normal", "hard"],
+                        help="with --ai: a level (repeatable; default normal and hard)")
+    parser.add_argument("--games", type=int, metavar="N",
+                        help="with --ai: games per side (default: navas 100, granada 20; --quick: 2)")
+    parser.add_argument("--iterations", type=int, metavar="K",
+                        help="with --ai: search iterations per decision instead of the level's own")
+    parser.add_argument("--workers", type=int, metavar="W",
+                        help="with --ai: games played at once (default: the machine's cores)")
 
 
 def _parse(argv: argparse.Namespace | Sequence[str] | None) -> argparse.Namespace:
@@ -953,6 +1084,8 @@ def main(argv: argparse.Namespace | Sequence[str] | None = None) -> int:
     """Run every figure; 0 when each was measured or skipped for a stated reason, 1 when
     one failed (its line says ``error``)."""
     args = _parse(argv)
+    if getattr(args, "ai", False):
+        return ai_main(args)
     plan = Plan.make(bool(getattr(args, "quick", False)))
     only = getattr(args, "only", None)
     started = time.perf_counter()
@@ -979,6 +1112,22 @@ def main(argv: argparse.Namespace | Sequence[str] | None = None) -> int:
                 traceback.print_exc(file=sys.stderr)
     print(f"bench: {'quick ' if plan.quick else ''}run took {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return 1 if failed else 0
+
+
+def ai_main(args: argparse.Namespace) -> int:
+    """``alcazaba bench --ai``: separate from the other figures (it may run for hours)."""
+    started = time.perf_counter()
+    games = args.game or sorted(engine.GAMES)
+    unknown = [g for g in games if g not in engine.GAMES]
+    if unknown:
+        print(f"bench --ai: unknown game(s) {', '.join(unknown)}; known: {', '.join(sorted(engine.GAMES))}",
+              file=sys.stderr)
+        return 2
+    per_side = args.games if args.games is not None else (2 if args.quick else None)
+    workers = args.workers or os.cpu_count() or 1
+    ai_figures(games, args.level or ["normal", "hard"], per_side, args.iterations, workers, print_line)
+    print(f"bench --ai: run took {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,85 @@
+"""The search player: a built-in opponent at three levels, for every game behind the contract.
+
+``choose(game, state, role, seed, level)`` is pure: the same arguments give the same action on
+any machine, and its arguments (a game id, a JSON state, strings and an int) pickle, so the
+service may call it in a process pool.
+
+Levels:
+
+* ``easy``: the built-in player of :mod:`engine.players` (a heuristic or weighted random
+  player, instant).
+* ``normal`` and ``hard``: information-set Monte Carlo tree search (:mod:`engine.ai.search`)
+  with the easy player as playout policy and the game's evaluation where playouts are cut
+  short (:mod:`engine.ai.navas`, :mod:`engine.ai.granada`).
+
+The budget is a number of iterations, not seconds. A wall-time budget would make a decision
+depend on the machine's load: a replay, a test or a bug report could not reproduce it. Each
+game's iteration counts are calibrated so that ``hard`` takes about 2 s per decision and
+``normal`` about a quarter of that on the 2-core reference machine (``alcazaba bench --ai``
+prints the time actually taken, ``ai.think_s``). ``iterations`` overrides the level's count.
+
+Fairness: the search reads ``state`` only through the game's ``canonical`` form and
+``redeal`` (adapters.py), so it knows exactly what ``role`` knows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from engine import players
+from engine.ai.adapters import Adapter, Budget
+from engine.ai.registry import adapter
+from engine.ai.search import Stats, search
+from engine.api import Action, GameModule, State, find_action
+
+__all__ = ["LEVELS", "Adapter", "Budget", "budget", "choose", "choose_with_stats"]
+
+LEVELS = ("easy", "normal", "hard")
+
+
+def _module(game: str | GameModule) -> GameModule:
+    if isinstance(game, str):
+        import engine
+
+        return engine.get(game)
+    return game
+
+
+def budget(game: str | GameModule, level: str, iterations: int | None = None) -> Budget:
+    """The search budget of ``level`` for a game; ``iterations`` replaces its count."""
+    module = _module(game)
+    if level not in LEVELS or level == "easy":
+        raise ValueError(f"unknown search level {level!r}; search levels: normal, hard")
+    chosen = adapter(module.id).budgets[level]
+    if iterations is not None:
+        chosen = dataclasses.replace(chosen, iterations=iterations)
+    return chosen
+
+
+def choose_with_stats(game: str | GameModule, state: State, role: str, seed: int, level: str = "normal",
+                      iterations: int | None = None) -> tuple[Action, Stats]:
+    """The level's action for ``role`` and what the search did (empty for ``easy`` and for a
+    decision with one option, which are answered at once)."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
+    module = _module(game)
+    if level == "easy":
+        return players.choose(module, state, role, seed), Stats()
+    plan = budget(module, level, iterations)
+    game_adapter = adapter(module.id)
+    legal = game_adapter.candidates(module, state, role)
+    if len(legal) == 1:
+        return legal[0], Stats()
+    picked, stats = search(module, state, role, seed, plan, game_adapter)
+    # the search ran on the canonical state: give back the real state's own action
+    real = find_action(legal, picked)
+    if real is None:
+        raise RuntimeError(f"{module.id}: the search chose {picked!r}, which is not among {role}'s legal "
+                           "actions (the game's canonical form changed what the role may do)")
+    return real, stats
+
+
+def choose(game: str | GameModule, state: State, role: str, seed: int, level: str = "normal",
+           iterations: int | None = None) -> Action:
+    """The action of the built-in opponent of ``level`` for ``role`` (see the module notes)."""
+    return choose_with_stats(game, state, role, seed, level, iterations)[0]

@@ -1,0 +1,70 @@
+"""What the search needs to know about one game, and nothing the contract already says.
+
+The search (:mod:`engine.ai.search`) works on any game behind the contract; a game may add an
+:class:`Adapter` that makes it better or makes it exact:
+
+* ``canonical(state, role)``: one representative of everything ``role`` cannot tell from
+  ``state`` (hidden collections put in a fixed order). Every sample the search draws is
+  ``redeal(canonical(state, role), role, k)``, so the same seed gives the same decision on any
+  two states ``role`` cannot tell apart, not only the same distribution of decisions. Without
+  it (the default, for a game not listed here) the search is still fair, since every sample
+  still comes from ``redeal``, but two such states may give different decisions.
+* ``evaluate(state)``: the chance of each role winning from a position that is not over,
+  where playouts to the end are too long.
+* ``candidates(module, state, role)``: the decisions worth searching (no menu pages, no
+  auto-pass preference).
+* ``budgets``: iterations and playout length per level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from engine.api import Action, GameModule, State, clone
+
+NAVIGATION = frozenset({"menu", "auto_pass_on", "auto_pass_off"})
+"""Action types that are not moves: paging a long menu and a player's auto-pass preference."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The search effort of one level.
+
+    ``iterations`` fixes the work (not the wall time) so that a decision is reproducible on
+    any machine and under any load; ``depth`` is how many steps a playout takes before the
+    evaluation judges the position; ``widen`` scales progressive widening (how many of a
+    decision's options the tree may try after n visits: ``max(2, ceil(widen * sqrt(n)))``);
+    ``explore`` is UCB1's constant and ``bias`` the weight of the built-in player's choice.
+    """
+
+    iterations: int
+    depth: int
+    widen: float = 2.0
+    explore: float = 0.3
+    bias: float = 0.5
+
+
+def _identity(state: State, role: str) -> State:
+    copied: State = clone(state)
+    return copied
+
+
+def _no_opinion(state: State) -> dict[str, float]:
+    return {}
+
+
+def default_candidates(module: GameModule, state: State, role: str) -> list[Action]:
+    """Every legal decision of ``role``: the unpaged list when the game offers one."""
+    full: Callable[[State, str], list[Action]] | None = getattr(module, "legal_actions", None)
+    legal = full(state, role) if full is not None else module.actions(state, role)
+    return [a for a in legal if a.get("type") not in NAVIGATION]
+
+
+@dataclass(frozen=True)
+class Adapter:
+    canonical: Callable[[State, str], State] = _identity
+    evaluate: Callable[[State], dict[str, float]] = _no_opinion
+    candidates: Callable[[GameModule, State, str], list[Action]] = default_candidates
+    budgets: dict[str, Budget] = field(default_factory=lambda: {
+        "normal": Budget(iterations=200, depth=60), "hard": Budget(iterations=800, depth=60)})

@@ -1,0 +1,209 @@
+"""Information-set Monte Carlo tree search (single-observer ISMCTS, Cowling et al. 2012).
+
+One tree for the searching role's information set. Each iteration:
+
+1. draws a world ``redeal(canonical(state, role), role, k)``: everything the role cannot
+   see is drawn again, so the search knows only what the role knows;
+2. descends the tree with UCB1, counting a child's *availability* (how often its action was
+   legal when its parent was reached) in place of the parent's visits, because a hidden
+   card or block makes an action exist in some worlds only;
+3. adds one node (progressive widening: after n visits a decision may have tried at most
+   ``max(2, ceil(widen * sqrt(n)))`` options; the built-in player's choice is tried first,
+   and keeps a fading bonus in UCB, the others come in the order the game lists them);
+4. plays the built-in player (``engine.players.choose``, the "easy" level) for ``depth``
+   steps, then scores the position: the result when the game is over, else the game's
+   evaluation (adapters.py);
+5. credits each node with the score of the role that chose it.
+
+Decisions with a single option, the searching role's or anyone's, are taken at once and do
+not take a level of the tree. The answer is the most visited option at the root (ties: the
+better mean, then the game's own order). Every draw comes from ``engine.rng`` seeded by the
+caller's seed, so a search is a pure function of (state as the role knows it, seed, budget).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import players
+from engine.ai.adapters import Adapter, Budget
+from engine.api import Action, GameModule, State, find_action, strip_label
+from engine.rng import Generator
+
+MAX_TREE_STEPS = 400
+"""A bound on the steps one descent may take (forced steps included)."""
+
+
+def action_key(action: Action) -> str:
+    return json.dumps(strip_label(action), sort_keys=True, separators=(",", ":"))
+
+
+@dataclass
+class Node:
+    role: str | None = None          # who chose the action leading here (None at the root)
+    action: Action | None = None
+    order: int = 0                   # the action's place in its first list (tie-break)
+    visits: int = 0
+    value: float = 0.0               # sum of the scores of ``role``
+    avail: int = 0
+    prior: float = 0.0               # 1 for the built-in player's own choice (progressive bias)
+    children: dict[str, Node] = field(default_factory=dict)
+
+    def mean(self) -> float:
+        return self.value / self.visits if self.visits else 0.0
+
+
+@dataclass
+class Stats:
+    """What one search did, for benchmarks and tests."""
+
+    iterations: int = 0
+    options: list[tuple[Action, int, float]] = field(default_factory=list)  # (action, visits, mean)
+
+
+def outcome(module: GameModule, state: State, roles: list[str], adapter: Adapter) -> dict[str, float]:
+    """Each role's score in [0, 1]: 1/0 for a finished game's winner/losers (0.5 all round
+    for a draw), else the adapter's evaluation (0.5 for a role it has no opinion about)."""
+    res = module.result(state)
+    if res is not None:
+        winner = res.get("winner")
+        if winner is None:
+            return {r: 0.5 for r in roles}
+        return {r: 1.0 if r == winner else 0.0 for r in roles}
+    guess = adapter.evaluate(state)
+    return {r: guess.get(r, 0.5) for r in roles}
+
+
+def _mover(module: GameModule, state: State, prefer: str | None) -> str | None:
+    active = list(module.active(state))
+    if not active:
+        return None
+    if prefer is not None and prefer in active:
+        return prefer
+    return active[0]
+
+
+def search(module: GameModule, state: State, role: str, seed: int, budget: Budget,
+           adapter: Adapter) -> tuple[Action, Stats]:
+    """The search's choice for ``role`` in ``state`` and its statistics.
+
+    ``state`` is read only through ``adapter.canonical``; the caller maps the answer back to
+    the real state's legal actions.
+    """
+    base = adapter.canonical(state, role)
+    roles = list(module.roles(base.get("options", {}) or {})) if hasattr(module, "roles") else []
+    options = adapter.candidates(module, base, role)
+    if not options:
+        raise ValueError(f"{role} has no legal action")
+    stats = Stats()
+    if len(options) == 1:
+        return options[0], stats
+    gen = Generator(seed)
+    root = Node()
+    for _ in range(max(1, budget.iterations)):
+        world = module.redeal(base, role, gen.randbelow(1 << 62))
+        if not roles:
+            roles = list(module.active(world))
+        _iterate(module, world, role, root, gen, budget, adapter, roles)
+        stats.iterations += 1
+    ranked = sorted(root.children.values(), key=lambda n: (-n.visits, -n.mean(), n.order))
+    stats.options = [(n.action or {}, n.visits, n.mean()) for n in ranked]
+    if not ranked:
+        return options[0], stats
+    best = ranked[0].action
+    assert best is not None
+    chosen = find_action(options, best)
+    return (chosen if chosen is not None else best), stats
+
+
+def _iterate(module: GameModule, state: State, role: str, root: Node, gen: Generator, budget: Budget,
+             adapter: Adapter, roles: list[str]) -> None:
+    node = root
+    path: list[Node] = []
+    prefer: str | None = role             # the searching role decides at the root
+    expanded = False
+    for _ in range(MAX_TREE_STEPS):
+        if module.result(state) is not None:
+            break
+        mover = _mover(module, state, prefer)
+        prefer = None
+        if mover is None:
+            break
+        legal = adapter.candidates(module, state, mover)
+        if not legal:
+            break
+        if len(legal) == 1:
+            state = module.apply(state, mover, legal[0])
+            continue
+        if expanded:
+            break
+        keyed = [(action_key(a), i, a) for i, a in enumerate(legal)]
+        present = []
+        fresh = []
+        for key, i, a in keyed:
+            child = node.children.get(key)
+            if child is None:
+                fresh.append((key, i, a))
+            else:
+                child.avail += 1
+                present.append(child)
+        limit = max(2, math.ceil(budget.widen * math.sqrt(node.visits + 1)))
+        if fresh and len(present) < limit:
+            key, i, a = _first_to_try(module, state, mover, fresh, gen)
+            child = Node(role=mover, action=a, order=i, avail=1, prior=0.0 if node.children else 1.0)
+            node.children[key] = child
+            expanded = True
+        else:
+            child = max(present, key=lambda c: (_ucb(c, budget.explore, budget.bias), -c.order))
+        assert child.action is not None
+        state = module.apply(state, mover, child.action)
+        path.append(child)
+        node = child
+    state = _playout(module, state, gen, budget.depth)
+    score = outcome(module, state, roles, adapter)
+    root.visits += 1
+    for child in path:
+        child.visits += 1
+        child.value += score.get(child.role or "", 0.5)
+
+
+def _first_to_try(module: GameModule, state: State, mover: str, fresh: list[tuple[str, int, Action]],
+                  gen: Generator) -> tuple[str, int, Action]:
+    """The built-in player's choice when it is still untried, else the first untried option."""
+    if len(fresh) > 1:
+        pick = players.choose(module, state, mover, gen.randbelow(1 << 62))
+        wanted = action_key(pick)
+        for item in fresh:
+            if item[0] == wanted:
+                return item
+    return fresh[0]
+
+
+def _ucb(child: Node, explore: float, bias: float) -> float:
+    """UCB1 with availability counts, plus a progressive bias (Chaslot et al. 2008) toward the
+    built-in player's choice that fades as real results come in: with few iterations the
+    search then keeps the heuristic's move unless the playouts clearly say otherwise."""
+    if child.visits == 0:
+        return math.inf
+    return (child.mean() + explore * math.sqrt(math.log(max(child.avail, 1)) / child.visits)
+            + bias * child.prior / (child.visits + 1))
+
+
+def _playout(module: GameModule, state: State, gen: Generator, depth: int) -> State:
+    for _ in range(depth):
+        if module.result(state) is not None:
+            break
+        mover = _mover(module, state, None)
+        if mover is None:
+            break
+        action = players.choose(module, state, mover, gen.randbelow(1 << 62))
+        state = module.apply(state, mover, action)
+    return state
+
+
+def describe_stats(stats: Stats) -> list[dict[str, Any]]:
+    """The root's options as plain data (visits and mean score), best first."""
+    return [{"action": strip_label(a), "visits": v, "mean": round(m, 4)} for a, v, m in stats.options]

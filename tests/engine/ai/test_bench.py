@@ -1,0 +1,51 @@
+"""``alcazaba bench --ai``: the search against the easy player, figures as JSON lines."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot import bench, cli
+
+
+def test_wilson_interval_matches_hand_computed_values() -> None:
+    # worked by hand from Wilson's formula (z = 1.96): 8 in 10 gives 0.4902 to 0.9433, 0 in 10 gives
+    # 0 to z²/(n + z²) = 0.2775
+    low, high = bench.wilson(8, 10)
+    assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
+    low, high = bench.wilson(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+    assert bench.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_ai_game_plays_to_the_end_with_the_search_in_its_seat() -> None:
+    game = bench.ai_game(("navas", "normal", 2, "muslim", 2))
+    assert game["finished"] and game["winner"] in ("christian", "muslim")
+    assert game["ai_role"] == "muslim"
+    assert game["think"], "the search never had a real choice"
+    again = bench.ai_game(("navas", "normal", 2, "muslim", 2))
+    assert (again["winner"], again["steps"]) == (game["winner"], game["steps"])
+
+
+def test_bench_ai_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    status = cli.main(["bench", "--ai", "--game", "navas", "--level", "normal", "--games", "1",
+                       "--iterations", "2", "--workers", "1"])
+    assert status == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
+    by_name = {line["name"]: line for line in lines}
+    rate = by_name["ai.winrate.navas.normal"]
+    assert rate["games"] == 2
+    assert rate["by_side"] == {"christian": {"wins": rate["by_side"]["christian"]["wins"], "games": 1},
+                               "muslim": {"wins": rate["by_side"]["muslim"]["wins"], "games": 1}}
+    assert rate["wins"] == sum(side["wins"] for side in rate["by_side"].values())
+    low, high = rate["ci95"]
+    assert 0.0 <= low <= rate["rate"] <= high <= 1.0
+    assert rate["target"] == ">= 0.8"
+    think = by_name["ai.think_s.navas.normal"]
+    assert think["unit"] == "s" and think["n"] > 0 and think["median"] <= think["p95"]
+
+
+def test_bench_ai_refuses_an_unknown_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["bench", "--ai", "--game", "chess", "--games", "1"]) == 2
+    assert "unknown game" in capsys.readouterr().err

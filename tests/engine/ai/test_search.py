@@ -1,0 +1,216 @@
+"""The search player (engine.ai): fair, deterministic, legal.
+
+Positions come from real games of the easy player, so they carry real hidden information
+(concealed blocks, hands, decks, secret bids). The searches here use a handful of iterations:
+what they check does not depend on the search's strength.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import engine
+from engine import ai, players
+from engine.ai.adapters import default_candidates
+from engine.ai.registry import adapter
+from engine.api import GameModule
+from engine.rng import Generator
+
+FEW = 6  # iterations per search in these tests
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def positions(game_id: str, seed: int, steps: int, every: int) -> list[tuple[dict[str, Any], str]]:
+    """(state, role) pairs of an easy-player game where ``role`` has a real choice to make."""
+    module = engine.get(game_id)
+    state = module.setup(seed, {})
+    pick = Generator(seed + 1000)
+    found = []
+    due = 0
+    for step in range(steps):
+        if module.result(state) is not None:
+            break
+        role = module.active(state)[0]
+        if step >= due and len(default_candidates(module, state, role)) > 1:
+            found.append((state, role))
+            due = step + every
+        state = module.apply(state, role, players.choose(module, state, role, pick.randbelow(1 << 30)))
+    return found
+
+
+SAMPLES = {
+    "navas": positions("navas", 3, 120, 9),
+    "granada": positions("granada", 5, 600, 45),
+}
+
+
+def test_sample_positions_have_real_choices() -> None:
+    for game_id, found in SAMPLES.items():
+        assert len(found) >= 6, game_id
+
+
+@pytest.mark.parametrize("game_id", ["navas", "granada"])
+def test_same_decision_on_states_the_role_cannot_tell_apart(game_id: str) -> None:
+    """s and redeal(s, role, k) differ only in what role cannot see: the same seed must give
+    the same decision, or the search read something hidden."""
+    module = engine.get(game_id)
+    differed = 0
+    for n, (state, role) in enumerate(SAMPLES[game_id][:6]):
+        mine = ai.choose(game_id, state, role, 40 + n, "normal", iterations=FEW)
+        for k in (1, 7):
+            other = module.redeal(state, role, k)
+            differed += dumps(other) != dumps(state)
+            assert ai.choose(game_id, other, role, 40 + n, "normal", iterations=FEW) == mine, (n, k)
+    assert differed > 0, "the positions hid nothing: the test would prove nothing"
+
+
+@pytest.mark.parametrize("game_id", ["navas", "granada"])
+def test_canonical_form_is_one_per_information_set(game_id: str) -> None:
+    """The canonical form (every sample starts from it) is the same for every state the role
+    cannot tell apart, and the role sees it exactly as the real state."""
+    module = engine.get(game_id)
+    canonical = adapter(game_id).canonical
+    for state, role in SAMPLES[game_id]:
+        for who in module.roles({}):
+            base = canonical(state, who)
+            assert module.view(base, who) == module.view(state, who)
+            for k in (2, 9):
+                assert dumps(canonical(module.redeal(state, who, k), who)) == dumps(base), (role, who, k)
+
+
+@pytest.mark.parametrize("game_id", ["navas", "granada"])
+def test_deterministic_for_a_seed(game_id: str) -> None:
+    for n, (state, role) in enumerate(SAMPLES[game_id][:4]):
+        first, stats = ai.choose_with_stats(game_id, state, role, 5 + n, "normal", iterations=FEW)
+        second, again = ai.choose_with_stats(game_id, state, role, 5 + n, "normal", iterations=FEW)
+        assert first == second
+        assert stats.options == again.options
+        assert stats.iterations == FEW
+
+
+def _play_with_search(module: GameModule, seed: int, decisions: int) -> int:
+    """Let the search take every seat for ``decisions`` steps; each choice must be legal."""
+    state = module.setup(seed, {})
+    searched = 0
+    for step in range(decisions):
+        if module.result(state) is not None:
+            break
+        role = module.active(state)[0]
+        action = ai.choose(module, state, role, step, "normal", iterations=3)
+        legal = default_candidates(module, state, role)
+        assert action in legal, action
+        searched += len(legal) > 1
+        state = module.apply(state, role, action)
+    return searched
+
+
+@pytest.mark.parametrize("game_id, decisions", [("navas", 40), ("granada", 60)])
+def test_chosen_actions_are_legal(game_id: str, decisions: int) -> None:
+    assert _play_with_search(engine.get(game_id), 11, decisions) > 5
+
+
+def test_single_option_returns_at_once() -> None:
+    module = engine.get("granada")
+    state = module.setup(4, {})
+    pick = Generator(4)
+    for _ in range(2000):
+        role = module.active(state)[0]
+        legal = default_candidates(module, state, role)
+        if len(legal) == 1:
+            action, stats = ai.choose_with_stats(module, state, role, 1, "hard")
+            assert action == legal[0]
+            assert stats.iterations == 0
+            return
+        state = module.apply(state, role, players.choose(module, state, role, pick.randbelow(1 << 30)))
+    pytest.fail("no single-option decision in 2000 steps of Granada")
+
+
+def test_easy_is_the_built_in_player() -> None:
+    state, role = SAMPLES["navas"][2]
+    for seed in range(5):
+        assert ai.choose("navas", state, role, seed, "easy") == players.choose(engine.get("navas"), state, role, seed)
+
+
+def test_unknown_level_is_refused() -> None:
+    state, role = SAMPLES["navas"][0]
+    with pytest.raises(ValueError, match="levels"):
+        ai.choose("navas", state, role, 1, "grandmaster")
+
+
+def test_menu_pages_and_auto_pass_are_not_moves() -> None:
+    """The search picks among the game's full list of orders, never a menu page or the
+    player's auto-pass preference."""
+    module = engine.get("granada")
+    for state, role in SAMPLES["granada"]:
+        kinds = {a["type"] for a in default_candidates(module, state, role)}
+        assert not kinds & {"menu", "auto_pass_on", "auto_pass_off"}
+        assert {a["type"] for a in module.actions(state, role)} & {"auto_pass_on", "auto_pass_off"}
+
+
+def test_evaluations_favour_the_side_ahead() -> None:
+    """Each game's evaluation reads the board the way its victory conditions do."""
+    from engine.ai import granada as g_ai
+    from engine.ai import navas as n_ai
+
+    navas = engine.get("navas").setup(1, {})
+    even = n_ai.evaluate(navas)["christian"]
+    battered = json.loads(json.dumps(navas))
+    for uid, rec in battered["units"].items():
+        if uid.startswith("m") and rec["zone"] is not None and rec["power"] > 1:
+            rec["power"] = 1
+    assert n_ai.evaluate(battered)["christian"] > even
+
+    granada = engine.get("granada").setup(1, {})
+    start = g_ai.evaluate(granada)
+    lost = json.loads(json.dumps(granada))
+    for loc, owner in lost["castle"].items():
+        if owner == "muslim" and loc != "granada":
+            lost["castle"][loc] = "christian"
+            lost["control"][loc] = "christian"
+    assert g_ai.evaluate(lost)["christian"] > start["christian"]
+    assert abs(sum(start.values()) - 1.0) < 1e-9
+
+
+def test_callable_from_a_process_pool() -> None:
+    """The service runs the search in worker processes: the arguments and the answer must
+    cross a process boundary and give the same action as in-process."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    state, role = SAMPLES["navas"][1]
+    here = ai.choose("navas", state, role, 3, "normal", FEW)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        there = pool.submit(ai.choose, "navas", state, role, 3, "normal", FEW).result(timeout=120)
+    assert there == here
+
+
+def test_a_game_without_an_adapter_is_searched_to_the_end() -> None:
+    """Any game behind the contract gets the search (playouts to the end, no evaluation). In
+    the toy race of the service tests, red at 10 of 12 with 2 points pending wins whatever he
+    does (his turn lasts until he banks, and pending points only grow): every option must
+    score 1 for red, so the playouts reached the end and credited the right role."""
+    from tests.bot import toygame
+
+    state = toygame.setup(3, {"target": 12})
+    state["score"]["red"] = 10
+    state["pending"] = 2
+    action, stats = ai.choose_with_stats(toygame, state, "red", 1, "normal", iterations=30)
+    assert action in toygame.actions(state, "red")
+    assert len(stats.options) >= 3
+    assert all(mean == 1.0 for _, _, mean in stats.options)
+    # blue at 11 of 12, nothing pending: banking 0 hands the turn (and the race) to red at 10;
+    # adding first wins
+    state["score"]["blue"] = 11
+    state["turn"] = "blue"
+    state["pending"] = 0
+    action, stats = ai.choose_with_stats(toygame, state, "blue", 1, "normal", iterations=30)
+    assert action["type"] != "bank"
+    means = {a["type"] + str(a.get("n", "")): mean for a, _, mean in stats.options}
+    assert means["add1"] == means["add2"] == 1.0
+    assert means.get("bank", 0.0) < 1.0
