@@ -220,7 +220,7 @@ async def serve(settings: Settings, tuning: Tuning | None = None,
                 except discord.LoginFailure:
                     log.error("Discord refused the bot token (DISCORD_TOKEN); copy it again from the "
                               "Developer Portal, Bot tab")
-                    return 1
+                    return 2  # a setting to change, like every set-up problem (README)
             stopper.cancel()
             await bot.close()
             if not runner.done():

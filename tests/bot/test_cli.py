@@ -422,8 +422,8 @@ def test_a_wrong_token_is_one_sentence(tmp_path: Path) -> None:
     finally:
         server.shutdown()
         server.server_close()
-    # The Discord front end says it itself (bot/discord/client.py), with status 1.
-    assert done.returncode != 0 and "Traceback" not in done.stderr
+    # The Discord front end says it itself (bot/discord/client.py), with status 2 like every set-up problem.
+    assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "Discord refused the bot token (DISCORD_TOKEN)" in done.stderr and "bogus" not in done.stderr
 
 

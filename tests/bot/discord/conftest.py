@@ -122,6 +122,18 @@ class Harness:
         return [] if ch is None else self.si.channel_messages(ch.id)
 
 
+async def delivered(h: Harness, svc: GameService, game_pk: int | None = None) -> None:
+    """Until every notification written so far (of one game, or of all) is out: the starts,
+    maps, seat lines and lobby edits, so that a count of messages taken next is settled."""
+    for _ in range(600):
+        if not await svc.outbox(game_pk, pending_only=True):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError(f"the outbox was not delivered: {await svc.outbox(game_pk, True)}")
+    await h.si.wait_quiet(0.5)
+
+
 def components(msg: Message) -> list[dict[str, Any]]:
     return [c for c in iter_components(msg.components) if c.get("custom_id")]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bot.discord import ids
 from bot.service import GameService
-from tests.bot.discord.conftest import Harness, components
+from tests.bot.discord.conftest import Harness, components, delivered
 from tests.bot.discord.test_play import button, prompt_of, started
 from tests.standin import Interaction, Message
 
@@ -62,6 +62,7 @@ async def test_a_button_of_another_game_is_refused_on_ones_own_prompt(table: Har
     other_id = button(theirs, "add 2")
     assert other_id.split(":")[2] == "2" and button(mine, "add 2").split(":")[2] == "1"
     before = await versions(svc, 1, 2)
+    await delivered(h, svc)
     public = len(h.si.public_messages())
     inter = await forge_click(h, h.alice, mine, other_id)
     assert "Only the player holding the red seat of game #2 can answer this." in refusal(h, inter)
@@ -78,6 +79,7 @@ async def test_an_altered_custom_id_is_refused(table: Harness, svc: GameService)
     _, _, game, version, role, index, dig = button(mine, "add 2").split(":")
     assert game == "1"
     before = await versions(svc, 1, 2)
+    await delivered(h, svc)
     public = len(h.si.public_messages())
     cases = [
         # (custom id, what the refusal must say)
@@ -120,6 +122,7 @@ async def test_a_member_of_another_server_can_neither_play_nor_resign(table: Har
     elsewhere = h.si.add_text_channel(other_guild, "lobby")
     h.si.add_member(other_guild, h.alice)  # alice herself, typing in the other server
     before = await versions(svc, 1)
+    await delivered(h, svc)
     public = len(h.si.public_messages())
     for user, path, options in [(h.carol, "play", {"order": "add 2", "game": 1}),
                                 (h.alice, "play", {"order": "add 2", "game": 1}),

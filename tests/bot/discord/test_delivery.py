@@ -172,7 +172,7 @@ async def test_a_refused_token_stops_the_bot_with_a_sentence_and_no_secret_in_th
     secret = "not-the-token-" + "x" * 40
     settings = h.settings.model_copy(update={"discord_token": __import__("pydantic").SecretStr(secret)})
     with caplog.at_level("DEBUG"):
-        assert await serve(settings) == 1
+        assert await serve(settings) == 2
     assert "Discord refused the bot token" in caplog.text
     assert secret not in caplog.text
     assert standin.requests[0].route == "/users/@me" and standin.requests[0].status == 401

@@ -18,7 +18,7 @@ import pytest
 import engine
 from bot.service import GameService
 from tests.bot.discord import relay
-from tests.bot.discord.conftest import FAST, Harness, choices_of, components, drive, newest_prompt
+from tests.bot.discord.conftest import FAST, Harness, choices_of, components, delivered, drive, newest_prompt
 from tests.bot.discord.test_deadlines import Clock
 from tests.standin import Interaction, Message, StandIn
 from tests.standin.server import DM
@@ -58,15 +58,6 @@ def live_buttons(h: Harness, game_pk: int) -> list[Message]:
             and game_components(m, game_pk)]
 
 
-async def drained(svc: GameService, game_pk: int, h: Harness) -> None:
-    for _ in range(300):
-        if not await svc.outbox(game_pk, pending_only=True):
-            break
-        await asyncio.sleep(0.1)
-    else:
-        raise AssertionError(f"the outbox of game {game_pk} was not delivered: {await svc.outbox(game_pk, True)}")
-    await h.si.wait_quiet(0.5)
-
 
 def made_by(h: Harness, inter: Interaction) -> list[Message]:
     """Every message the bot made in answer to the interaction (its followups)."""
@@ -96,7 +87,7 @@ async def test_abort_tells_every_player_ends_their_prompts_and_an_old_button_say
     for user in (h.alice, h.bob):
         await si.wait_message(lambda m, u=user: si.channels[m.channel_id].type == DM and si.visible_to(m, u)
                               and "Game #1 was aborted by mod." in m.content and not m.components, timeout=20)
-    await drained(svc, 1, h)
+    await delivered(h, svc, 1)
     closed = si.messages[prompt.id]
     assert closed.components == [] and closed.content.endswith("⛔ Game #1 was aborted by mod.")
     assert live_buttons(h, 1) == []
@@ -146,7 +137,7 @@ async def test_no_button_outlives_its_game_whichever_way_it_ends(
             2: "🏁 Game #2 is over. **south** wins: north ran out of time.",
             4: "⛔ Game #4 was aborted by mod."}
     for pk in (1, 2, 3, 4):
-        await drained(svc, pk, h)
+        await delivered(h, svc, pk)
         info = await svc.game(pk)
         assert info.status in ("finished", "aborted")
         assert live_buttons(h, pk) == [], [m.content for m in live_buttons(h, pk)]
@@ -178,7 +169,7 @@ async def test_the_lobby_of_a_game_against_the_built_in_player_is_true_from_the_
     assert "**red**: built-in player" in lobby.content or "built-in player" in lobby.content
     await newest_prompt(h, h.alice)
     await h.cmd(h.alice, "game resign", channel=thread)
-    await drained(svc, 1, h)
+    await delivered(h, svc, 1)
     assert "**red** wins: blue resigned." in si.messages[lobby.id].content
     assert si.messages[lobby.id].components == []
     assert si.violations == []
@@ -192,7 +183,7 @@ async def test_the_lobby_follows_seats_and_the_start(table: Harness, svc: GameSe
     lobby = si.channel_messages(thread)[0]
     assert [c["label"] for c in components(lobby)] == ["Join as blue", "Start (built-in player fills empty seats)"]
     await h.settle(await si.click(h.bob, lobby.id, components(lobby)[0]["custom_id"]))
-    await drained(svc, 1, h)
+    await delivered(h, svc, 1)
     now = si.messages[lobby.id]
     assert now.components == [] and "under way" in now.content and "Take a free seat" not in now.content
     assert f"<@{h.bob}>" in now.content and "reserved for" not in now.content
@@ -206,10 +197,10 @@ async def test_a_resignation_does_not_post_the_same_map_again(table: Harness, sv
     si = h.si
     thread = await h.open_game("navas", side="christian", pace="live", seed=16)
     await si.wait_message(lambda m: m.channel_id == thread and m.content.startswith("🗺️"), timeout=30)
-    await drained(svc, 1, h)
+    await delivered(h, svc, 1)
     await h.cmd(h.alice, "game resign", channel=thread)
     await si.wait_message(lambda m: m.channel_id == thread and "🏁" in m.content, timeout=30)
-    await drained(svc, 1, h)
+    await delivered(h, svc, 1)
     maps = [m for m in si.channel_messages(thread) if m.content.startswith("🗺️")]
     pictures = [tuple(f.data for f in m.files) for m in maps]
     assert len(pictures) == len(set(pictures)), [m.content for m in maps]

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 import engine
 from bot.service import GameService
-from tests.bot.discord.conftest import Harness
+from tests.bot.discord.conftest import Harness, delivered
 from tests.bot.discord.test_play import prompt_of, started
 
 SUBCOMMAND, GROUP, STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
@@ -193,15 +193,6 @@ async def expect_refused_privately(h: Harness, inter: Any, label: str, *, short:
             assert len(m.content) < SHORT, f"{label}: answer of {len(m.content)} characters: {m.content!r}"
     return answers[-1].content
 
-
-async def delivered(h: Harness, svc: GameService) -> None:
-    """Until every notification of the games opened so far is out (the starts, maps and lobby
-    edits of the opening), so that what a refused command is checked against is settled."""
-    for _ in range(600):
-        if not await svc.outbox(pending_only=True):
-            break
-        await asyncio.sleep(0.1)
-    await h.si.wait_quiet(0.5)
 
 
 async def snapshot(svc: GameService, pks: list[int]) -> list[tuple[int, str, int]]:

@@ -47,6 +47,7 @@ async def test_a_whole_game_of_1212_through_discord(table: Harness, rng) -> None
         assert all(m["seq"] == n for n, m in enumerate(exported["moves"], start=1))  # no undo: version = move
         assert clicks >= len(exported["moves"])
         assert await svc.outbox(1, pending_only=True) == []
+        line_rows = [r for r in await svc.outbox(1) if r.kind == "channel" and r.payload.get("lines")]
     finally:
         await svc.close()
     states = replay_states(exported)
@@ -69,7 +70,9 @@ async def test_a_whole_game_of_1212_through_discord(table: Harness, rng) -> None
     posted_lines = [line[2:] for m in log_posts for line in m.content.split("\n")]
     assert [t for t in posted_lines if t in public_lines] == [t for t in public_lines if t in posted_lines]
     assert set(public_lines) <= set(posted_lines)
-    assert len(log_posts) < len(public_lines) / 3  # grouped, not one post per line
+    # Grouped: a step's lines share one post, and a burst of steps shares one (how many steps
+    # a burst holds depends on the machine's pace, so only the bound is certain).
+    assert len(log_posts) <= len(line_rows) < len(public_lines)
     maps = [m for m in posts if m.files]
     assert len(maps) >= final["round"]  # at least one map per round (each phase's end has one)
     assert any("🏁" in m.content and ("wins" in m.content or "No winner" in m.content) for m in posts)
