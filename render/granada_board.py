@@ -552,6 +552,21 @@ def bull_slots(sc: Scene) -> dict[str, tuple[float, float, float, float]]:
     return out
 
 
+REMOVED_SCALE = 0.4
+
+
+def removed_slots(sc: Scene) -> dict[str, tuple[float, float, float, float]]:
+    """Where each card removed from play is drawn (as many as the panel holds)."""
+    opt = sc.optional
+    if opt is None:
+        return {}
+    x0, y0, x1, _ = REMOVED_BOX
+    w, h = round(P.CARD_W * REMOVED_SCALE), round(P.CARD_H * REMOVED_SCALE)
+    known = [c for c in opt.removed_cards if c in P._components().cards]
+    return {cid: (x0 + 12 + j * (w + 6), y0 + 34, x0 + 12 + j * (w + 6) + w, y0 + 34 + h)
+            for j, cid in enumerate(known[: int((x1 - x0 - 20) // (w + 6))])}
+
+
 def _draw_optional(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene) -> None:
     """The strip of the optional rules (scale 1): the Mercenaries boxes (11.1), the Papal
     Bull and the Crusaders beside the board (11.2), the cards removed from play (11.2,
@@ -613,10 +628,8 @@ def _draw_optional(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene) -> No
                       font=fb, fill=C.ALERT if bull.get("playable_now") else C.MUTED)
     # cards removed from play
     x0, y0, x1, y1 = REMOVED_BOX
-    cw = round(P.CARD_W * 0.4) + 6
-    for j, cid in enumerate(opt.removed_cards[: int((x1 - x0 - 20) // cw)]):
-        if cid in P._components().cards:
-            _paste(img, P.card_sprite(cid, 0.4), x0 + 12 + j * cw, y0 + 34)
+    for cid, r in removed_slots(sc).items():
+        _paste(img, P.card_sprite(cid, REMOVED_SCALE), r[0], r[1])
     if not opt.removed_cards:
         draw.text((x0 + 14, y0 + 44), "none yet", font=fm, fill=C.MUTED)
     # key of the markers, the Pioneers tiles lost

@@ -328,7 +328,7 @@ def scene(view: dict[str, Any]) -> Scene:
             sc.battles.append(Battle(loc=loc, kind="field"))
     mv = view.get("movement")
     if mv:
-        parts = [f"{mv.get('level', '')} movement".strip()]
+        parts = [f"{mv['level']} movement"] if mv.get("level") else []     # no level before one is chosen
         if mv.get("activations_left") is not None:
             parts.append(f"{mv['activations_left']} activation(s) left")
         if mv.get("muster_left"):

@@ -204,10 +204,28 @@ def granada_options_state() -> State:
 
 
 @functools.cache
+def granada_options_late_state() -> State:
+    """With every option on, the first moment of ``OPTION_SEEDS`` with a card removed from
+    play (11.3 General Mobilization played) and a Pioneers tile lost (11.7)."""
+    module = game("granada")
+
+    def late(state: State) -> bool:
+        opt = module.view(state, None)["optional"]
+        return bool(opt["removed_cards"]) and "eliminated" in opt["pioneers"].values()
+
+    for seed in OPTION_SEEDS:
+        state = play(module, seed, OPTIONS_ALL, 20000, stop=late)
+        if late(state):
+            return state
+    raise AssertionError("no seeded game with every option removed a card and lost a Pioneers tile")
+
+
+@functools.cache
 def granada_options_battle_state(key: str) -> State:
     """With every option on, the first battle of ``OPTION_SEEDS`` whose view shows ``key``
     (``"pioneer"``: a Pioneers tile deployed in a siege, 11.7; ``"sortie"``: a Sortie card
-    played, 11.5) with at least one block deployed."""
+    played, 11.5; ``"naval"``: a Naval Bombardment card played, 11.6) with at least one
+    block deployed."""
     module = game("granada")
 
     def shows(state: State) -> bool:
@@ -303,6 +321,11 @@ CASES: list[Case] = [
          _draw(G, "battle"), "PNG", (1200, 700), (1600, 1000), 1 * MIB, options=OPTIONS_ALL),
     Case("granada_options_siege_sortie", G, _views(G, lambda: granada_options_battle_state("sortie"), "muslim"),
          _draw(G, "battle"), "PNG", (1200, 700), (1600, 1000), 1 * MIB, options=OPTIONS_ALL),
+    Case("granada_options_battle_bombardment", G,
+         _views(G, lambda: granada_options_battle_state("naval"), "christian"), _draw(G, "battle"),
+         "PNG", (1200, 700), (1600, 1000), 1 * MIB, options=OPTIONS_ALL),
+    Case("granada_options_late_spectator", G, _views(G, granada_options_late_state, None), _draw(G, "board"),
+         "PNG", GRANADA_SIZE, OPTIONS_SIZE, 2 * MIB, options=OPTIONS_ALL),
     Case("granada_replay", G, lambda: list(granada_turn_views()), _replay,
          "GIF", (600, 400), GRANADA_SIZE, 10 * MIB, golden=False),
 ]

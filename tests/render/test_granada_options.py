@@ -25,7 +25,8 @@ from render.granada_extra import hand_slots, optional_effects
 from render.granada_scene import piece, scene
 from tests.render.cases import BY_NAME, CASES, GRANADA_SIZE, _optional_features, load_views
 
-OPTIONS_BOARDS = ["granada_options_board_christian", "granada_options_board_spectator"]
+OOS_BOARDS = ["granada_options_board_christian", "granada_options_board_spectator"]      # with OOS markers
+OPTIONS_BOARDS = [*OOS_BOARDS, "granada_options_late_spectator"]
 PLAIN_BOARDS = [c.name for c in CASES if c.game == "granada" and not c.options and c.golden
                 and c.name.startswith(("granada_board", "granada_busiest", "granada_reveal"))]
 
@@ -87,7 +88,7 @@ def test_the_fixture_shows_every_optional_piece() -> None:
 
 
 @pytest.mark.rule("11.8")
-@pytest.mark.parametrize("name", OPTIONS_BOARDS)
+@pytest.mark.parametrize("name", OOS_BOARDS)
 def test_each_out_of_supply_marker_is_drawn_on_its_stack(name: str) -> None:
     view = _view(name)
     lay = B.map_layout(scene(view))
@@ -217,6 +218,18 @@ def test_the_papal_bull_window_is_marked_on_the_turn_track() -> None:
     assert not any(bare.getpixel((x, y)) == B.BULL_INK for x in range(x0, x1 + 1) for y in range(y0, y1 + 1))
 
 
+@pytest.mark.rule("11.3")
+def test_cards_removed_from_play_are_drawn() -> None:
+    view = _view("granada_options_late_spectator")
+    removed = [c["id"] for c in view["optional"]["removed_cards"]]
+    assert removed == ["CX2"], "General Mobilization played as an event and removed (11.3)"
+    assert "eliminated" in view["optional"]["pioneers"].values()
+    img = _board(view)
+    slots = B.removed_slots(scene(view))
+    r = slots["CX2"]
+    assert _shows_sprite(img, P.card_sprite("CX2", B.REMOVED_SCALE), (r[0], r[1]), inset=3)
+
+
 # ---------------------------------------------------------------------------------------
 # The hand: optional cards as printed; the battle board
 
@@ -252,6 +265,19 @@ def test_the_siege_board_shows_the_pioneers_tile_and_the_sortie() -> None:
     plain["battle"]["pioneer"] = None
     plain["battle"]["sortie"] = 0
     assert _decode(granada.battle(plain)).tobytes() != img.tobytes()
+
+
+@pytest.mark.rule("11.6")
+def test_the_battle_board_shows_a_naval_bombardment() -> None:
+    view = _view("granada_options_battle_bombardment")
+    b = scene(view).battle
+    assert b is not None and b.bombardment
+    side, n = next(iter(b.bombardment.items()))
+    assert any(f"Naval Bombardment: +{n} impacts" in line for _, line in optional_effects(b, side))
+    assert "CX4" in b.cards.get(side, []) or "MX3" in b.cards.get(side, []), "the card is in the battle discard"
+    plain = copy.deepcopy(view)
+    plain["battle"]["naval"] = {}
+    assert _decode(granada.battle(plain)).tobytes() != _decode(granada.battle(view)).tobytes()
 
 
 # ---------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ BOARD_CASES = [
     "granada_board_christian", "granada_board_muslim", "granada_board_spectator", "granada_reveal",
     "granada_battle_field", "granada_battle_siege",
     # every optional rule on: Out of Supply markers and Pioneers tiles ride in the boxes
-    "granada_options_board_christian", "granada_options_board_spectator",
+    "granada_options_board_christian", "granada_options_board_spectator", "granada_options_late_spectator",
 ]
 
 
