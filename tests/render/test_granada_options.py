@@ -121,6 +121,23 @@ def test_each_pioneers_tile_is_drawn_where_the_view_puts_it(name: str) -> None:
         assert _shows_sprite(img, P.marker_sprite("pioneer", tile, L.BLOCK), _canvas(rect)), f"{tile} not drawn"
 
 
+@pytest.mark.rule("11.7")
+def test_a_pioneers_tile_carried_at_sea_stands_beside_its_fleets() -> None:
+    """No seeded game carried a tile by sea, so the view of one moves P1 aboard a fleet the
+    real view has: the tile is drawn right of the zone's fleets, inside the rectangle the
+    layout keeps clear for them, over none of them."""
+    view = copy.deepcopy(_view("granada_options_board_christian"))
+    zone, entry = next((z, e) for z, e in sorted(view["seas"].items()) if e["fleets"])
+    view["optional"]["pioneers"]["P1"] = f"sea:{zone}"
+    lay = B.map_layout(scene(view))
+    rect = lay.markers["pioneer:P1"]
+    assert _inside(rect, lay.fleets[zone])
+    x, y = M.geometry().sea[zone]
+    fleets_right = x + len(entry["fleets"]) * L.FLEET_STEP / 2
+    assert rect[0] >= fleets_right, "the tile stands clear of the fleets, on their right"
+    assert _shows_sprite(_board(view), P.marker_sprite("pioneer", "P1", L.BLOCK), _canvas(rect))
+
+
 def _inside(inner: L.Rect, outer: L.Rect) -> bool:
     return outer[0] <= inner[0] and outer[1] <= inner[1] and inner[2] <= outer[2] and inner[3] <= outer[3]
 
