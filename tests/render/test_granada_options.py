@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from PIL import Image, ImageChops
 
+from render import common as C
 from render import granada
 from render import granada_board as B
 from render import granada_layout as L
@@ -23,7 +24,7 @@ from render import granada_map as M
 from render import granada_pieces as P
 from render.granada_extra import hand_slots, optional_effects
 from render.granada_scene import piece, scene
-from tests.render.cases import BY_NAME, CASES, GRANADA_SIZE, _optional_features, load_views
+from tests.render.cases import BY_NAME, CASES, GRANADA_SIZE, _optional_features, game, load_views
 
 OOS_BOARDS = ["granada_options_board_christian", "granada_options_board_spectator"]      # with OOS markers
 OPTIONS_BOARDS = [*OOS_BOARDS, "granada_options_late_spectator"]
@@ -245,6 +246,44 @@ def test_cards_removed_from_play_are_drawn() -> None:
     slots = B.removed_slots(scene(view))
     r = slots["CX2"]
     assert _shows_sprite(img, P.card_sprite("CX2", B.REMOVED_SCALE), (r[0], r[1]), inset=3)
+
+
+@pytest.mark.rule("11.2")
+def test_a_played_papal_bull_leaves_a_grey_bracket_and_no_card() -> None:
+    """Once played (``card`` None, 11.2: removed from play) the track's bracket turns grey
+    and the card is no longer beside the board."""
+    view = copy.deepcopy(_view("granada_options_board_christian"))
+    view["optional"]["papal_bull"]["card"] = None
+    view["optional"]["crusaders"] = []
+    sc = scene(view)
+    assert "CX1" not in B.bull_slots(sc)
+    img = _board(view)
+    box = B.bull_bracket(sc)
+    assert box is not None
+    x0, y0, x1, y1 = (round(v) for v in box)
+    pixels = [img.getpixel((x, y)) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]
+    assert B.BULL_INK not in pixels
+    assert sum(1 for p in pixels if p == C.MUTED) >= (x1 - x0) * 2
+
+
+@pytest.mark.rule("11.1.1")
+def test_mercenaries_of_one_coalition_only() -> None:
+    """11.1.1 (a real game set up with ``mercenaries: christian``): only the Christian
+    Mercenaries wait in their box and are drawn; no other optional piece is."""
+    module = game("granada")
+    view = module.view(module.setup(1, {"mercenaries": "christian"}), None)
+    assert view["optional"]["rules"] == ["mercenaries"]
+    sc = scene(view)
+    slots = B.mercenary_slots(sc)
+    assert sorted(slots) == ["O1", "O2"]
+    img = _board(view)
+    assert img.size == (M.WIDTH, M.HEIGHT + B.OPT_H)
+    assert sc.optional is not None
+    for p in sc.optional.mercenaries["christian"]:
+        assert p.face is not None
+        r = slots[p.key]
+        assert _shows_sprite(img, P.block_sprite(p.face, p.colour, B.OPT_BLOCK), (r[0], r[1]))
+    assert B.map_layout(sc).markers == {} and B.bull_bracket(sc) is None and B.bull_slots(sc) == {}
 
 
 # ---------------------------------------------------------------------------------------
