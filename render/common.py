@@ -392,7 +392,7 @@ def shield(draw: ImageDraw.ImageDraw, box: Box, faction: str | None, edge: Colou
 
 def icon(draw: ImageDraw.ImageDraw, name: str, box: Box, ink: Colour, ground: Colour | None = None) -> None:
     """A small pictogram: horse, crossbow, gun, bow, trumpet, anchor, star, crown, castle,
-    watchtower, ship, sword, skull (eliminated), flag."""
+    watchtower, ship, sword, skull (eliminated), flag, axe (Pioneers), seal (Papal Bull)."""
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
@@ -471,6 +471,19 @@ def icon(draw: ImageDraw.ImageDraw, name: str, box: Box, ink: Colour, ground: Co
     elif name == "flag":
         draw.line((x0 + w * 0.15, y0, x0 + w * 0.15, y1), fill=ink, width=lw)
         draw.polygon([(x0 + w * 0.15, y0), (x1, y0 + h * 0.2), (x0 + w * 0.15, y0 + h * 0.45)], fill=ink)
+    elif name == "axe":
+        # a woodcutter's axe (the Pioneers, 11.7): a haft and a blade
+        draw.line((x0 + w * 0.2, y1 - h * 0.05, x1 - w * 0.3, y0 + h * 0.15), fill=ink, width=lw + 1)
+        draw.polygon([(x1 - w * 0.42, y0 + h * 0.02), (x1 - w * 0.02, y0 + h * 0.12), (x1 - w * 0.08, y0 + h * 0.52),
+                      (x1 - w * 0.32, y0 + h * 0.32)], fill=ink)
+    elif name == "seal":
+        # a papal seal: a disc on a cord, a cross on it
+        draw.line((cx - w * 0.25, y0, cx, y0 + h * 0.3, cx + w * 0.25, y0), fill=ink, width=lw)
+        r = min(w, h) * 0.36
+        draw.ellipse((cx - r, y1 - 2 * r, cx + r, y1), fill=ink)
+        t = max(1.0, r * 0.25)
+        draw.rectangle((cx - t / 2, y1 - 2 * r + r * 0.35, cx + t / 2, y1 - r * 0.35), fill=ground)
+        draw.rectangle((cx - r * 0.55, y1 - r - t / 2 - r * 0.15, cx + r * 0.55, y1 - r + t / 2 - r * 0.15), fill=ground)
     elif name == "siege":
         # a battering ram against a wall: crossed swords over a crenel
         draw.line((x0, y1, x1, y0), fill=ink, width=lw + 1)

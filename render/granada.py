@@ -2,7 +2,11 @@
 
 * :func:`board` — the campaign map as one role (or a spectator) sees it: control pieces,
   blocks (own ones showing their face, opposing ones plain unless revealed), fleets, disks,
-  pending battles, the turn track, victory points and the boxes.
+  pending battles, the turn track, victory points and the boxes; with optional rules in
+  play (section 11, the view's ``optional``) their markers ride on the stacks (Out of
+  Supply, Pioneers), the Papal Bull's window is bracketed on the turn track, and a strip
+  under the panel shows the Mercenaries boxes, the Papal Bull and Crusaders, the cards
+  removed from play and a key of the markers (a board without options is unchanged).
 * :func:`hand` — the role's cards and Castle Surrender cards.
 * :func:`battle` — the battle board of the battle in progress.
 * :func:`reveal` — the final reveal: every block's face and the score.

@@ -33,6 +33,17 @@ RECRUIT_BOX = (610, PANEL_Y + 10, 1140, PANEL_Y + 290)
 SPECIAL_BOX = (1150, PANEL_Y + 10, 1440, PANEL_Y + 290)
 ELIM_BOX = (1450, PANEL_Y + 10, 1790, PANEL_Y + 290)
 
+# the optional rules' strip under the panel, only while an optional rule is in play (section 11)
+OPT_H = 176
+OPT_Y = M.HEIGHT
+MERC_BOX = (10, OPT_Y + 6, 600, OPT_Y + OPT_H - 10)
+BULL_BOX = (610, OPT_Y + 6, 1140, OPT_Y + OPT_H - 10)
+REMOVED_BOX = (1150, OPT_Y + 6, 1440, OPT_Y + OPT_H - 10)
+MARKERS_BOX = (1450, OPT_Y + 6, 1790, OPT_Y + OPT_H - 10)
+BULL_INK: C.RGB = C.OI.PURPLE
+OPT_BLOCK = 30
+OPT_CARD_SCALE = 0.56
+
 PLATE: C.RGB = (250, 246, 236)
 PLATE_EDGE: C.RGB = (120, 104, 84)
 LEADER: C.RGB = (96, 64, 150)     # stack leader lines: purple, unlike any road or river
@@ -168,11 +179,14 @@ def _paste(img: Image.Image, sprite: Image.Image, x: float, y: float) -> None:
     img.paste(sprite, (round(x), round(y)), sprite)
 
 
-GridItem = Piece | tuple[str, int]
+GridItem = Piece | tuple[str, int] | str     # a block, a counted group, a marker tile's key
 
 
-def _rows(pieces: list[Piece], per_row: int, group_from: int = 3) -> list[list[GridItem]]:
-    """Rows of a stack: Christians first, then Muslims; known faces before plain blocks.
+def _rows(pieces: list[Piece], per_row: int, group_from: int = 3,
+          tiles: dict[str, list[str]] | None = None) -> list[list[GridItem]]:
+    """Rows of a stack: Christians first, then Muslims; each side's marker tiles of the
+    optional rules (``tiles``: side -> marker keys) first, then known faces before plain
+    blocks.
 
     Concealed blocks of one colour carry nothing but their number, so three or more of
     them are drawn as one block bearing that number (the map stays readable where many
@@ -183,9 +197,10 @@ def _rows(pieces: list[Piece], per_row: int, group_from: int = 3) -> list[list[G
         by_side.setdefault("muslim" if p.colour == "black" else "christian", []).append(p)
     for side in ("christian", "muslim"):
         group = by_side.get(side, [])
-        if not group:
+        marks: list[GridItem] = list((tiles or {}).get(side, []))
+        if not group and not marks:
             continue
-        shown: list[GridItem] = [p for p in group if p.face is not None]
+        shown: list[GridItem] = marks + [p for p in group if p.face is not None]
         concealed = [p for p in group if p.face is None]
         by_colour: dict[str, list[Piece]] = {}
         for p in concealed:
@@ -215,7 +230,9 @@ def _draw_rows(img: Image.Image, draw: ImageDraw.ImageDraw, rows: list[list[Grid
         x = box_x + (width - row_w) / 2
         y = box_y + r * step
         for item in row:
-            if isinstance(item, tuple):
+            if isinstance(item, str):
+                pass                   # a marker tile: drawn where the layout put it (_draw_markers)
+            elif isinstance(item, tuple):
                 colour, count = item
                 _paste(img, P.count_sprite(colour, count, size), x, y)
             else:
@@ -231,24 +248,51 @@ def _draw_rows(img: Image.Image, draw: ImageDraw.ImageDraw, rows: list[list[Grid
             x += step
 
 
+def marker_tiles(sc: Scene) -> tuple[dict[str, dict[str, list[str]]], dict[str, list[str]]]:
+    """The marker tiles of the optional rules on the map, by key: per location and side
+    (an Out of Supply marker ``oos:<side>:<loc>`` first, then Pioneers tiles
+    ``pioneer:<tile>``, which ride on Christian stacks), and per sea zone (Pioneers carried
+    by a fleet). None in a game without optional rules."""
+    land: dict[str, dict[str, list[str]]] = {}
+    sea: dict[str, list[str]] = {}
+    opt = sc.optional
+    if opt is None:
+        return land, sea
+    for side, locs in sorted(opt.out_of_supply.items()):
+        for loc in locs:
+            land.setdefault(loc, {}).setdefault(side, []).append(f"oos:{side}:{loc}")
+    for tile, where in sorted(opt.pioneers.items()):
+        if where.startswith("sea:"):
+            sea.setdefault(where[4:], []).append(f"pioneer:{tile}")
+        elif where != "eliminated":
+            land.setdefault(where, {}).setdefault("christian", []).append(f"pioneer:{tile}")
+    return land, sea
+
+
 def map_layout(sc: Scene) -> L.MapLayout:
     """The layout of a scene's map (render.granada_layout): what it places and where."""
     geo = M.geometry()
+    land_tiles, sea_tiles = marker_tiles(sc)
     stacks = []
-    for lid, pieces in sorted(sc.stacks.items()):
-        if not pieces or lid not in geo.loc:
+    for lid in sorted(set(sc.stacks) | set(land_tiles)):
+        pieces = sc.stacks.get(lid, [])
+        tiles = land_tiles.get(lid, {})
+        if not (pieces or tiles) or lid not in geo.loc:
             continue
         per_row = 4 if len(pieces) <= 12 else 5
-        rows_c = _rows([p for p in pieces if p.colour != "black"], 10 ** 6)
-        rows_m = _rows([p for p in pieces if p.colour == "black"], 10 ** 6)
-        stacks.append(L.StackSpec(lid, len(rows_c[0]) if rows_c else 0, len(rows_m[0]) if rows_m else 0, per_row))
+        rows_c = _rows([p for p in pieces if p.colour != "black"], 10 ** 6, tiles={"christian": tiles.get("christian", [])})
+        rows_m = _rows([p for p in pieces if p.colour == "black"], 10 ** 6, tiles={"muslim": tiles.get("muslim", [])})
+        keys = tuple((side, key) for side in ("christian", "muslim") for key in tiles.get(side, []))
+        stacks.append(L.StackSpec(lid, len(rows_c[0]) if rows_c else 0, len(rows_m[0]) if rows_m else 0, per_row,
+                                  keys))
     fleets = []
     for zid, pieces in sorted(sc.seas.items()):
         own = [p for p in pieces if p.carried_by is None]
         cargo = max((sum(1 for c in pieces if c.carried_by == f.key) for f in own), default=0)
         fleets.append((zid, len(own), cargo))
     disks = tuple(sorted((d, w) for d, w in sc.disks.items() if w in geo.loc))
-    return L.layout(tuple(stacks), tuple(sorted(_battle_locs(sc))), disks, tuple(fleets))
+    at_sea = tuple((z, tuple(keys)) for z, keys in sorted(sea_tiles.items()))
+    return L.layout(tuple(stacks), tuple(sorted(_battle_locs(sc))), disks, tuple(fleets), at_sea)
 
 
 def _battle_locs(sc: Scene) -> dict[str, Battle]:
@@ -315,12 +359,14 @@ def _draw_locations(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: f
             r = 3 * s
             draw.ellipse((start[0] - r, start[1] - r, start[0] + r, start[1] + r), fill=LEADER)
     show_moves = moves_are_this_turns(sc)
+    land_tiles, _ = marker_tiles(sc)
     for lid, stack in lay.boxes.items():
         x0, y0, x1, y1 = _scaled(stack.rect, s, off)
         draw.rounded_rectangle((x0, y0, x1, y1), radius=5 * s, fill=PLATE, outline=PLATE_EDGE,
                                width=max(1, round(s)))
-        rows = _rows(sc.stacks[lid], stack.per_row)
+        rows = _rows(sc.stacks.get(lid, []), stack.per_row, tiles=land_tiles.get(lid))
         _draw_rows(img, draw, rows, x0 + pad, y0 + pad, x1 - x0 - 2 * pad, size, L.GAP * s, show_moves)
+    _draw_markers(img, lay, s, off)
     # battle markers: filled for a battle to fight now (or under way), hollow for a standing
     # siege or contest that no one must resolve this phase
     for (kind, lid), rect in lay.badges.items():
@@ -335,6 +381,15 @@ def _draw_locations(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: f
                      width=max(1, round(2 * s)))
         C.icon(draw, "castle" if b.kind == "siege" else "sword", (cx - 7 * s, cy - 7 * s, cx + 7 * s, cy + 7 * s),
                ink, bg)
+
+
+def _draw_markers(img: Image.Image, lay: L.MapLayout, s: float, off: Offset) -> None:
+    """The Out of Supply markers and Pioneers tiles where the layout put them (11.7, 11.8)."""
+    size = round(L.BLOCK * s)
+    for key, rect in lay.markers.items():
+        x0, y0, _, _ = _scaled(rect, s, off)
+        kind, _, rest = key.partition(":")
+        _paste(img, P.marker_sprite(kind, rest if kind == "pioneer" else "", size), x0, y0)
 
 
 def moves_are_this_turns(sc: Scene) -> bool:
@@ -421,6 +476,183 @@ def _draw_track(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float
                 C.emblem(draw, st.emblem, (cx - r * 0.6, cy - r * 0.6, cx + r * 0.6, cy + r * 0.6), st.ink, st.fill)
 
 
+def bull_bracket(sc: Scene, s: float = 1.0) -> tuple[float, float, float, float] | None:
+    """Where the Papal Bull's window is drawn over the Turn track (11.2: from 1487-1488 on):
+    the box from the first eligible year's label to the end of the track, or None."""
+    opt = sc.optional
+    if opt is None or opt.bull is None:
+        return None
+    first = str(opt.bull.get("from_year") or "")
+    if first not in YEARS:
+        return None
+    cells = [box for yi, _t, box in _track_cells(s) if yi >= YEARS.index(first)]
+    y0 = TRACK_BOX[1]
+    return (cells[0][0], (y0 + 30) * s, cells[-1][2], (y0 + 42) * s)
+
+
+def _draw_bull_on_track(draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
+    """11.2 on the Turn track: a purple bracket over the years the Papal Bull may be played
+    in, and its condition (6 castles or fewer) with the Christians' castles now."""
+    box = bull_bracket(sc, s)
+    opt = sc.optional
+    if box is None or opt is None or opt.bull is None:
+        return
+    bull = opt.bull
+    x0, y0, x1, y1 = box
+    played = bull.get("card") is None
+    ink = C.MUTED if played else BULL_INK
+    w = max(2, round(3 * s))
+    draw.line((x0, y1, x0, y0 + 3 * s, x1, y0 + 3 * s, x1, y1), fill=ink, width=w)
+    C.icon(draw, "seal", (x0 - 16 * s, y0 - 6 * s, x0 - 2 * s, y1), ink)
+    if played:
+        note = "Papal Bull played (11.2)"
+    else:
+        note = (f"Papal Bull: ≤{bull.get('max_castles')} castles"
+                f" (now {bull.get('christian_castles')})")
+        if bull.get("playable_now"):
+            note += " · playable now"
+    f = C.font(round(11 * s), True, "condensed")
+    draw.text((x1, y0 - 2 * s), note, font=f, fill=C.ALERT if bull.get("playable_now") and not played else ink,
+              anchor="rb")
+
+
+def optional_boxes() -> dict[str, tuple[float, float, float, float]]:
+    """The panels of the optional rules' strip (canvas coordinates at scale 1)."""
+    return {"mercenaries": MERC_BOX, "papal_bull": BULL_BOX, "removed": REMOVED_BOX, "markers": MARKERS_BOX}
+
+
+def mercenary_slots(sc: Scene) -> dict[str, tuple[float, float, float, float]]:
+    """Where each Mercenaries block waiting in its box is drawn (key: block key)."""
+    out: dict[str, tuple[float, float, float, float]] = {}
+    opt = sc.optional
+    if opt is None:
+        return out
+    x0, y0, _, _ = MERC_BOX
+    for i, side in enumerate(("christian", "muslim")):
+        for j, p in enumerate(opt.mercenaries.get(side, [])):
+            bx, by = x0 + 130 + j * (OPT_BLOCK + 6), y0 + 44 + i * 52
+            out[p.key] = (bx, by, bx + OPT_BLOCK, by + OPT_BLOCK)
+    return out
+
+
+def bull_slots(sc: Scene) -> dict[str, tuple[float, float, float, float]]:
+    """Where the Papal Bull card and the Crusaders waiting beside the board are drawn."""
+    out: dict[str, tuple[float, float, float, float]] = {}
+    opt = sc.optional
+    if opt is None or opt.bull is None:
+        return out
+    x0, y0, _, _ = BULL_BOX
+    card = opt.bull.get("card")
+    if card:
+        w, h = round(P.CARD_W * OPT_CARD_SCALE), round(P.CARD_H * OPT_CARD_SCALE)
+        out[str(card)] = (x0 + 12, y0 + 30, x0 + 12 + w, y0 + 30 + h)
+    for j, p in enumerate(opt.crusaders):
+        bx, by = x0 + 112 + j * (OPT_BLOCK + 6), y0 + 56
+        out[p.key] = (bx, by, bx + OPT_BLOCK, by + OPT_BLOCK)
+    return out
+
+
+REMOVED_SCALE = 0.4
+
+
+def removed_slots(sc: Scene) -> dict[str, tuple[float, float, float, float]]:
+    """Where each card removed from play is drawn (as many as the panel holds)."""
+    opt = sc.optional
+    if opt is None:
+        return {}
+    x0, y0, x1, _ = REMOVED_BOX
+    w, h = round(P.CARD_W * REMOVED_SCALE), round(P.CARD_H * REMOVED_SCALE)
+    known = [c for c in opt.removed_cards if c in P._components().cards]
+    return {cid: (x0 + 12 + j * (w + 6), y0 + 34, x0 + 12 + j * (w + 6) + w, y0 + 34 + h)
+            for j, cid in enumerate(known[: int((x1 - x0 - 20) // (w + 6))])}
+
+
+def _draw_optional(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene) -> None:
+    """The strip of the optional rules (scale 1): the Mercenaries boxes (11.1), the Papal
+    Bull and the Crusaders beside the board (11.2), the cards removed from play (11.2,
+    11.3), and a key of the map markers (11.7, 11.8) with the Pioneers tiles lost."""
+    opt = sc.optional
+    if opt is None:
+        return
+    fm = C.font(12)
+    fb = C.font(13, True)
+    for name, box in optional_boxes().items():
+        title = {"mercenaries": "Mercenaries (11.1)", "papal_bull": "Papal Bull and Crusaders (11.2)",
+                 "removed": "Cards removed from play", "markers": "Optional markers"}[name]
+        C.panel(draw, box, title, title_size=15)
+    # Mercenaries, face up in their recruitment boxes
+    x0, y0, x1, _ = MERC_BOX
+    slots = mercenary_slots(sc)
+    for i, side in enumerate(("christian", "muslim")):
+        yy = y0 + 44 + i * 52
+        draw.text((x0 + 14, yy + OPT_BLOCK / 2), SIDE_NAME[side], font=fb, fill=C.INK, anchor="lm")
+        pieces = opt.mercenaries.get(side)
+        if pieces is None:
+            note = "none in this game (11.1.1)" if "mercenaries" in opt.rules else "not in play"
+        elif not pieces:
+            note = "none left in the box (hired or lost)"
+        else:
+            note = "in the box: hired at the Reinforcement Step for a trumpet card"
+        for p in pieces or []:
+            r = slots[p.key]
+            _paste(img, _piece_sprite(p, OPT_BLOCK), r[0], r[1])
+        nx = x0 + 130 + len(pieces or []) * (OPT_BLOCK + 6) + (6 if pieces else 0)
+        C.paragraph(draw, (nx, yy + 2), note, fm, x1 - nx - 12, fill=C.MUTED, max_lines=2)
+    # the Papal Bull and the Crusaders beside the board
+    x0, y0, x1, y1 = BULL_BOX
+    bull = opt.bull
+    if bull is None:
+        draw.text((x0 + 14, y0 + 44), "not in play", font=fm, fill=C.MUTED)
+    else:
+        placed = bull_slots(sc)
+        card = bull.get("card")
+        if card and str(card) in placed:
+            r = placed[str(card)]
+            _paste(img, P.card_sprite(str(card), OPT_CARD_SCALE), r[0], r[1])
+        for p in opt.crusaders:
+            r = placed[p.key]
+            _paste(img, _piece_sprite(p, OPT_BLOCK), r[0], r[1])
+        tx = x0 + (112 if card else 14)
+        if opt.crusaders:
+            draw.text((tx, y0 + 36), "Crusaders waiting beside the board", font=fb, fill=C.INK)
+        if card:
+            cond = (f"Playable at the Reinforcement Step from {bull.get('from_year')} if the Christians control "
+                    f"{bull.get('max_castles')} castles or fewer. They control {bull.get('christian_castles')} now.")
+            status = "Playable now." if bull.get("playable_now") else "Not playable now."
+        else:
+            cond = "The Papal Bull has been played and removed from play; the Crusaders came."
+            status = ""
+        C.paragraph(draw, (tx, y0 + 96), cond, fm, x1 - tx - 12, fill=C.INK, max_lines=3)
+        if status:
+            draw.text((tx + 80 if opt.crusaders else tx, y0 + 62 if opt.crusaders else y0 + 40), status,
+                      font=fb, fill=C.ALERT if bull.get("playable_now") else C.MUTED)
+    # cards removed from play
+    x0, y0, x1, y1 = REMOVED_BOX
+    for cid, r in removed_slots(sc).items():
+        _paste(img, P.card_sprite(cid, REMOVED_SCALE), r[0], r[1])
+    if not opt.removed_cards:
+        draw.text((x0 + 14, y0 + 44), "none yet", font=fm, fill=C.MUTED)
+    # key of the markers, the Pioneers tiles lost
+    x0, y0, x1, y1 = MARKERS_BOX
+    yy = y0 + 34
+    rows = []
+    if "out_of_supply" in opt.rules:
+        n = sum(len(v) for v in opt.out_of_supply.values())
+        rows.append(("oos", "", f"Out of Supply (11.8): {n} stack{'s' if n != 1 else ''} cut off"))
+    if "pioneers" in opt.rules:
+        lost = sorted(t for t, w in opt.pioneers.items() if w == "eliminated")
+        rows.append(("pioneer", "P", "Pioneers (11.7) ride on Christian stacks"
+                     + (f"; lost: {', '.join(lost)}" if lost else "")))
+    for kind, label, caption in rows:
+        _paste(img, P.marker_sprite(kind, label, 26), x0 + 14, yy)
+        C.paragraph(draw, (x0 + 48, yy + 1), caption, fm, x1 - x0 - 60, fill=C.INK, max_lines=2)
+        yy += 36
+    others = [r for r in opt.rules if r not in ("out_of_supply", "pioneers", "mercenaries", "papal_bull")]
+    if others:
+        C.paragraph(draw, (x0 + 14, yy + 2), "Also in play: " + ", ".join(r.replace("_", " ") for r in others)
+                    + " (cards)", C.font(11), x1 - x0 - 28, fill=C.MUTED, max_lines=3)
+
+
 def _draw_vp(draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
     x0, y0, x1, y1 = VP_BOX
     if not sc.vp:
@@ -497,9 +729,16 @@ def _draw_boxes(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float
 def draw_board(sc: Scene, s: float = 1.0, crop: tuple[int, int, int, int] | None = None) -> Image.Image:
     """The board image of a scene (``crop``: a box of the scale-``s`` canvas to draw only)."""
     base = static_board(s)
-    if crop is None:
-        img = base.copy()
+    strip = crop is None and sc.optional is not None and s == 1.0
+    if strip:
+        # the optional rules' strip goes under the panel (drawn at scale 1 only: the
+        # close-ups, the only other scale, crop the map)
+        img = Image.new("RGB", (base.width, base.height + round(OPT_H * s)), C.PARCHMENT)
+        img.paste(base, (0, 0))
         off: Offset = (0.0, 0.0)
+    elif crop is None:
+        img = base.copy()
+        off = (0.0, 0.0)
     else:
         img = base.crop(crop)
         off = (float(crop[0]), float(crop[1]))
@@ -510,8 +749,11 @@ def draw_board(sc: Scene, s: float = 1.0, crop: tuple[int, int, int, int] | None
     if crop is None:
         _header(draw, sc, s)
         _draw_track(img, draw, sc, s)
+        _draw_bull_on_track(draw, sc, s)
         _draw_vp(draw, sc, s)
         _draw_boxes(img, draw, sc, s)
+        if strip:
+            _draw_optional(img, draw, sc)
     return img
 
 

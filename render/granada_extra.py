@@ -32,10 +32,26 @@ def _title(draw: ImageDraw.ImageDraw, width: int, title: str, right: str = "") -
 # Hand
 
 
+HAND_PER_ROW = 6
+HAND_GAP = 14
+HAND_TOP = 92
+
+
+def hand_slots(n: int) -> list[Rect]:
+    """Where the hand picture draws the viewer's ``n`` cards, in hand order."""
+    cw, ch = P.CARD_W, P.CARD_H
+    out: list[Rect] = []
+    for i in range(n):
+        x = 20 + (i % HAND_PER_ROW) * (cw + HAND_GAP)
+        y = HAND_TOP + (i // HAND_PER_ROW) * (ch + HAND_GAP)
+        out.append((x, y, x + cw, y + ch))
+    return out
+
+
 def draw_hand(sc: Scene, known_opponent: list[str] | None = None) -> Image.Image:
     """The viewer's cards as printed, then his Castle Surrender cards (10.5)."""
-    per_row = 6
-    cw, ch, gap = P.CARD_W, P.CARD_H, 14
+    per_row = HAND_PER_ROW
+    cw, ch, gap = P.CARD_W, P.CARD_H, HAND_GAP
     cards = list(sc.hand)
     surrender = list(sc.surrender.get(sc.viewer or "", []))
     known = list(known_opponent or [])
@@ -56,10 +72,8 @@ def draw_hand(sc: Scene, known_opponent: list[str] | None = None) -> Image.Image
     draw.text((20, y), "Cards in hand (bid number bottom right, naval value or evade arrow bottom left)",
               font=C.font(14, True), fill=C.INK)
     y += 26
-    for i, cid in enumerate(cards):
-        x = 20 + (i % per_row) * (cw + gap)
-        yy = y + (i // per_row) * (ch + gap)
-        _paste(img, P.card_sprite(cid), x, yy)
+    for cid, slot in zip(cards, hand_slots(len(cards)), strict=True):
+        _paste(img, P.card_sprite(cid), slot[0], slot[1])
     if not cards and sc.viewer is not None:
         draw.text((20, y + 20), "no cards in hand", font=C.font(16), fill=C.MUTED)
     y += rows * (ch + gap) + 10
@@ -143,6 +157,24 @@ def deploy_slots(deployments: list[Deployment], x: float, y: float, width: float
     return slots, 0
 
 
+def optional_effects(b: Battle, side: str) -> list[tuple[str | None, str]]:
+    """What the optional rules add to ``side`` in a battle, as (marker tile, line): the
+    Pioneers tile of the besieger (11.7), Naval Bombardment (11.6: added, or taken off the
+    besieger by the besieged), Sortie cards of the besieged (11.5)."""
+    att = b.attacker or "christian"
+    out: list[tuple[str | None, str]] = []
+    if b.pioneer and side == att:
+        out.append((b.pioneer, f"Pioneers {b.pioneer}: +1 impact (11.7)"))
+    n = b.bombardment.get(side)
+    if n:
+        besieged = b.kind == "siege" and side != att
+        out.append((None, f"Naval Bombardment: {'−' if besieged else '+'}{n} impacts"
+                          f"{' to the besieger' if besieged else ''} (11.6)"))
+    if b.sortie and side != att:
+        out.append((None, f"Sortie: −{b.sortie} impacts to the besieger (11.5)"))
+    return out
+
+
 def draw_battle(sc: Scene) -> Image.Image:
     b = sc.battle
     width, height = 1400, (560 if b is not None and b.kind == "naval" else 780)
@@ -218,6 +250,13 @@ def draw_battle(sc: Scene) -> Image.Image:
         if b.kind != "naval":
             status.append(f"loses {losses.get(side, 0)} block{'s' if losses.get(side, 0) != 1 else ''} if it ended now")
         draw.text((x0 + 62, y0 + 44), " · ".join(status), font=C.font(13), fill=C.ALERT if ini else C.MUTED)
+        ex = x0 + 62
+        for tile, line in optional_effects(b, side):
+            if tile is not None:
+                _paste(img, P.marker_sprite("pioneer", tile, 20), ex, y0 + 62)
+                ex += 24
+            draw.text((ex, y0 + 72), line, font=C.font(12, True), fill=C.INK, anchor="lm")
+            ex += C.font(12, True).getlength(line) + 14
         if b.kind != "naval":
             total = b.impacts.get(side, 0)
             draw.text((x0 + col_w - 20, y0 + 12), str(total), font=C.font(46, True), fill=C.INK, anchor="ra")

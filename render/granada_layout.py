@@ -13,13 +13,19 @@ rectangles it used and placed (names, markers, badges, fleets, boxes) so that te
 check the picture's promises from the numbers rather than by eye. The layout depends only
 on how many items each stack and fleet has and where battles and disks are, so it is
 cached by those counts.
+
+The markers of the optional rules ride on their stacks as on the table (11.7 "on top of the
+stacks", 11.8 "on each stack"): an Out of Supply marker or a Pioneers tile is one more item
+of its side's rows in the stack's box, first in the row, and a Pioneers tile carried at sea
+stands beside its fleets; :attr:`MapLayout.markers` gives where each is, inside the
+rectangles every placement rule already keeps clear.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from render import granada_map as M
 from render import granada_pieces as P
@@ -49,6 +55,7 @@ class StackSpec:
     christian: int
     muslim: int
     per_row: int
+    tiles: tuple[tuple[str, str], ...] = ()   # (side, marker key): first items of that side's rows
 
 
 @dataclass(frozen=True)
@@ -64,8 +71,9 @@ class MapLayout:
     dots: dict[str, Rect]            # location markers: the dot or star (a road junction)
     icons: dict[str, tuple[Rect, ...]]  # beside a marker: castle/tower icon, anchor, B of a Boabdil town
     badges: dict[tuple[str, str], Rect]  # ("battle", loc) / ("disk", disk id)
-    fleets: dict[str, Rect]          # sea zone -> its fleets (and their cargo)
+    fleets: dict[str, Rect]          # sea zone -> its fleets (and their cargo, and Pioneers tiles)
     boxes: dict[str, Box]            # location -> its stack box
+    markers: dict[str, Rect] = field(default_factory=dict)  # marker key -> its tile (in a box or by a fleet)
 
 
 # ---------------------------------------------------------------------------------------
@@ -143,13 +151,38 @@ def grid_size(spec: StackSpec, per_row: int) -> tuple[float, float]:
     return (cols * step - GAP, rows * step - GAP)
 
 
-def fleet_rect(zone: str, fleets: int, cargo: int) -> Rect:
+def item_rect(spec: StackSpec, per_row: int, box: Rect, side: str, index: int) -> Rect:
+    """Where the ``index``-th item of ``side``'s rows sits in a stack box laid ``per_row``
+    items a row (render.granada_board._draw_rows: each row centred, Christians' rows first)."""
+    count = spec.christian if side == "christian" else spec.muslim
+    first_row = 0 if side == "christian" else -(-spec.christian // per_row)
+    row, col = divmod(index, per_row)
+    in_row = min(per_row, count - row * per_row)
+    step = BLOCK + GAP
+    width = box[2] - box[0] - 2 * PAD
+    x = box[0] + PAD + (width - (in_row * step - GAP)) / 2 + col * step
+    y = box[1] + PAD + (first_row + row) * step
+    return (x, y, x + BLOCK, y + BLOCK)
+
+
+def fleet_tile_rect(zone: str, fleets: int, index: int) -> Rect:
+    """A Pioneers tile carried at sea: right of its zone's row of fleets."""
+    x, y = M.geometry().sea[zone]
+    left = x + fleets * FLEET_STEP / 2 + 3 + index * FLEET_STEP
+    top = y - BLOCK - 8
+    return (left, top, left + BLOCK, top + BLOCK)
+
+
+def fleet_rect(zone: str, fleets: int, cargo: int, tiles: int = 0) -> Rect:
     """Where render.granada_board._draw_seas draws ``fleets`` fleets carrying at most
-    ``cargo`` blocks each, with the red frame of a naval battle."""
+    ``cargo`` blocks each, with the red frame of a naval battle, and ``tiles`` Pioneers
+    tiles beside them."""
     x, y = M.geometry().sea[zone]
     width = fleets * FLEET_STEP
     top = y - BLOCK - 8
     right = x + width / 2
+    if tiles:
+        right = fleet_tile_rect(zone, fleets, tiles - 1)[2]
     if cargo:
         top -= CARGO + 2
         right = max(right, x - width / 2 + (fleets - 1) * FLEET_STEP + cargo * (CARGO + 2))
@@ -323,17 +356,25 @@ def _place_box(spec: StackSpec, own: tuple[Rect, ...], centre: Point, blocked: _
 
 @functools.lru_cache(maxsize=256)
 def layout(stacks: tuple[StackSpec, ...], battles: tuple[str, ...] = (), disks: tuple[tuple[str, str], ...] = (),
-           fleets: tuple[tuple[str, int, int], ...] = ()) -> MapLayout:
+           fleets: tuple[tuple[str, int, int], ...] = (),
+           sea_tiles: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> MapLayout:
     """Place the badges (``battles``: locations with a battle marker; ``disks``: (disk id,
     location)), then the stack boxes, biggest first, around the fixed names, markers,
-    legend and ``fleets`` ((sea zone, fleets, most blocks one carries))."""
+    legend and ``fleets`` ((sea zone, fleets, most blocks one carries)) with their
+    ``sea_tiles`` ((sea zone, marker keys): Pioneers tiles carried there)."""
     geo = M.geometry()
     battle_set = set(battles)
     labels = dict(_static_labels())
     parts = {lid: marks(lid, lid in battle_set) for lid in geo.loc}
     dots = {lid: p[0] for lid, p in parts.items()}
     icons = {lid: p[1:] for lid, p in parts.items()}
-    fleet_rects = {z: fleet_rect(z, n, c) for z, n, c in fleets if n and z in geo.sea}
+    at_sea = dict(sea_tiles)
+    fleet_rects = {z: fleet_rect(z, n, c, len(at_sea.get(z, ()))) for z, n, c in fleets if n and z in geo.sea}
+    markers: dict[str, Rect] = {}
+    for z, n, _c in fleets:
+        if z in fleet_rects:
+            for i, key in enumerate(at_sea.get(z, ())):
+                markers[key] = fleet_tile_rect(z, n, i)
     blocked = _Index([*labels.values(), *(r for p in parts.values() for r in p), *fleet_rects.values(), LEGEND])
     badges: dict[tuple[str, str], Rect] = {}
     for kind, key, lid in [("battle", b, b) for b in sorted(battle_set)] + [("disk", d, w) for d, w in sorted(disks)]:
@@ -353,4 +394,8 @@ def layout(stacks: tuple[StackSpec, ...], battles: tuple[str, ...] = (), disks: 
         box = _place_box(spec, parts[spec.loc], geo.loc[spec.loc], blocked, spec.loc in battle_set)
         boxes[spec.loc] = box
         blocked.add(box.rect)
-    return MapLayout(labels, dots, icons, badges, fleet_rects, boxes)
+        for side in ("christian", "muslim"):
+            keys = [key for s, key in spec.tiles if s == side]
+            for i, key in enumerate(keys):
+                markers[key] = item_rect(spec, box.per_row, box.rect, side, i)
+    return MapLayout(labels, dots, icons, badges, fleet_rects, boxes, markers)

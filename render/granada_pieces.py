@@ -156,13 +156,51 @@ def control_fill(side: str | None) -> tuple[C.RGB, C.RGB]:
 
 
 # ---------------------------------------------------------------------------------------
+# Markers of the optional rules
+
+OOS_EDGE: C.RGB = (200, 30, 30)
+PIONEER_FILL: C.RGB = (196, 150, 96)
+
+
+@functools.lru_cache(maxsize=32)
+def marker_sprite(kind: str, label: str, size: int) -> Image.Image:
+    """A square tile as the optional rules put on a stack: "oos" (an Out of Supply marker,
+    11.8: pale with a thick red edge and "OOS") or "pioneer" (a Pioneers tile, 11.7: wood
+    brown with an axe and its number)."""
+
+    def paint(draw: ImageDraw.ImageDraw, k: float) -> None:
+        S = size * k
+        if kind == "oos":
+            draw.rectangle((k, k, S - k, S - k), fill=(255, 236, 160), outline=OOS_EDGE, width=max(2, round(3 * k)))
+            f = C.font(max(6, round(S * 0.34)), True, "condensed")
+            draw.text((S / 2, S / 2), "OOS", font=f, fill=OOS_EDGE, anchor="mm")
+            return
+        draw.rectangle((k, k, S - k, S - k), fill=PIONEER_FILL, outline=(70, 44, 20), width=max(1, round(2 * k)))
+        C.icon(draw, "axe", (S * 0.14, S * 0.08, S * 0.70, S * 0.64), (40, 26, 12))
+        f = C.font(max(6, round(S * 0.32)), True, "condensed")
+        draw.text((S * 0.70, S * 0.76), label, font=f, fill=(255, 250, 235), anchor="mm", stroke_width=max(1, round(k)),
+                  stroke_fill=(40, 26, 12))
+
+    return C.supersampled(size, size, paint, factor=3)
+
+
+# ---------------------------------------------------------------------------------------
 # Cards
 
 CARD_W, CARD_H = 150, 214
 DECK_BAND = {"christian": C.OI.BLUE, "muslim": C.OI.GREEN, "naval": (70, 110, 150), "surrender": C.OI.PURPLE}
 SPECIAL_ICON = {"morale": "flag", "commander": "crown", "bombardment": "gun", "watchtower": "watchtower",
                 "cavalry_charge": "horse", "crossbowmen": "crossbow", "surrender": "castle",
-                "quiet_crossing": "ship", "naval_battle": "sword"}
+                "quiet_crossing": "ship", "naval_battle": "sword",
+                # the optional cards (section 11)
+                "papal_bull": "seal", "general_mobilization": "flag", "boabdil_captured": "crown",
+                "sortie": "horse", "naval_bombardment": "ship"}
+
+
+#: what an optional card does, under its pictogram (section 11)
+OPTIONAL_CAPTION = {"papal_bull": "11.2 · 2 Crusaders", "general_mobilization": "11.3 · Total movement",
+                    "boabdil_captured": "11.4 · captures Boabdil", "sortie": "11.5 · −impacts in a siege",
+                    "naval_bombardment": "11.6 · fleets: 2-3 impacts"}
 
 
 @functools.lru_cache(maxsize=256)
@@ -210,6 +248,10 @@ def card_sprite(card_id: str, scale: float = 1.0, dim: bool = False) -> Image.Im
             C.icon(draw, name, (cx - 34 * s, cy - 34 * s, cx + 34 * s, cy + 34 * s), C.INK, C.PAPER)
             if card.kind == "surrender":
                 C.icon(draw, "flag", (cx + 6 * s, cy - 54 * s, cx + 34 * s, cy - 26 * s), C.INK)
+            caption = OPTIONAL_CAPTION.get(card.kind)
+            if caption:
+                ff = C.fit_font(caption, round(12 * s), W - 14 * s, False, "condensed", min_size=round(7 * s))
+                draw.text((cx, cy + 50 * s), caption, font=ff, fill=C.INK, anchor="mm")
         if card.trumpet:
             draw.ellipse((W - 40 * s, H * 0.17, W - 8 * s, H * 0.17 + 32 * s), fill=C.OI.YELLOW, outline=C.INK)
             C.icon(draw, "trumpet", (W - 36 * s, H * 0.17 + 6 * s, W - 12 * s, H * 0.17 + 26 * s), C.INK)

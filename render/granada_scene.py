@@ -74,6 +74,25 @@ class Battle:
     my_choice: str | None = None
     winner: str | None = None
     sunk: list[str] = field(default_factory=list)
+    # the optional rules in a battle: the Pioneers tile deployed in a siege (11.7), Naval
+    # Bombardment impacts by side (11.6), impacts taken off by Sortie cards (11.5)
+    pioneer: str | None = None
+    bombardment: dict[str, int] = field(default_factory=dict)
+    sortie: int = 0
+
+
+@dataclass
+class OptionalRules:
+    """The optional rules in play (section 11) and their public pieces, as the view's
+    ``optional`` key gives them (engine/granada/views.py)."""
+
+    rules: list[str] = field(default_factory=list)
+    mercenaries: dict[str, list[Piece]] = field(default_factory=dict)   # side -> face up in its box (11.1)
+    crusaders: list[Piece] = field(default_factory=list)                # beside the board (11.2)
+    bull: dict[str, Any] | None = None                                  # the Papal Bull's condition (11.2)
+    removed_cards: list[str] = field(default_factory=list)              # card ids played as events (11.2, 11.3)
+    out_of_supply: dict[str, list[str]] = field(default_factory=dict)   # side -> locations with an OOS marker (11.8)
+    pioneers: dict[str, str] = field(default_factory=dict)              # tile -> loc | "sea:<zone>" | "eliminated" (11.7)
 
 
 @dataclass
@@ -111,6 +130,7 @@ class Scene:
     log_tail: list[str] = field(default_factory=list)
     movement: str = ""                                                # activations left etc.
     boabdil: str = ""                                                 # captures / alliance (10.12)
+    optional: OptionalRules | None = None                                 # None: no optional rule in play
 
 
 def piece_from_id(block_id: str, **flags: Any) -> Piece:
@@ -192,6 +212,9 @@ def _battle(info: dict[str, Any]) -> Battle:
     for side, n in (info.get("undeployed") or {}).items():
         b.undeployed[side] = [Piece(_COLOURS.get(side, "white"), None) for _ in range(int(n))]
     b.cards = {s: list(v) for s, v in (info.get("battle_discard") or {}).items()}
+    b.pioneer = str(info["pioneer"]) if info.get("pioneer") else None
+    b.bombardment = {str(s): int(v) for s, v in (info.get("naval") or {}).items() if v}
+    b.sortie = int(info.get("sortie") or 0)
     b.label = str(info.get("step", ""))
     return b
 
@@ -213,6 +236,22 @@ def _own_undeployed(sc: Scene) -> None:
 def _name(loc: Any) -> str:
     L = _components().locations.get(str(loc))
     return L.name if L is not None else str(loc)
+
+
+def _optional(info: Any) -> OptionalRules | None:
+    """The optional rules' part of a view; None when no optional rule is in play (a game
+    without options draws exactly what it drew before section 11 existed)."""
+    if not isinstance(info, dict) or not info.get("rules"):
+        return None
+    bull = info.get("papal_bull")
+    return OptionalRules(
+        rules=[str(r) for r in info.get("rules") or []],
+        mercenaries={str(s): _pieces(bs, public=True) for s, bs in (info.get("mercenaries") or {}).items()},
+        crusaders=_pieces(info.get("crusaders"), public=True),
+        bull=dict(bull) if isinstance(bull, dict) else None,
+        removed_cards=[str(c["id"]) if isinstance(c, dict) else str(c) for c in info.get("removed_cards") or []],
+        out_of_supply={str(s): [str(x) for x in locs or []] for s, locs in (info.get("out_of_supply") or {}).items()},
+        pioneers={str(t): str(w) for t, w in (info.get("pioneers") or {}).items()})
 
 
 def scene(view: dict[str, Any]) -> Scene:
@@ -289,7 +328,7 @@ def scene(view: dict[str, Any]) -> Scene:
             sc.battles.append(Battle(loc=loc, kind="field"))
     mv = view.get("movement")
     if mv:
-        parts = [f"{mv.get('level', '')} movement".strip()]
+        parts = [f"{mv['level']} movement"] if mv.get("level") else []     # no level before one is chosen
         if mv.get("activations_left") is not None:
             parts.append(f"{mv['activations_left']} activation(s) left")
         if mv.get("muster_left"):
@@ -305,6 +344,7 @@ def scene(view: dict[str, Any]) -> Scene:
         if bo.get("allied_until"):
             text += f"; allied until {bo['allied_until']}"
         sc.boabdil = text
+    sc.optional = _optional(view.get("optional"))
     sc.result = view.get("result")
     sc.log_tail = [str(e.get("text", "")) for e in (view.get("log") or [])[-6:]]
     return sc

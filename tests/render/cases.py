@@ -167,6 +167,78 @@ def granada_turn_views() -> tuple[View, ...]:
     return tuple(views)
 
 
+OPTIONS_ALL: dict[str, Any] = {"all": True}
+OPTION_SEEDS = range(1, 9)
+
+
+def _optional_features(view: View) -> dict[str, bool]:
+    """What of the optional rules a Christian view shows (the pictures must draw each)."""
+    opt = view["optional"]
+    on_map = [b for e in view["locations"].values() for bs in e["blocks"].values() for b in bs]
+    return {
+        "out_of_supply": any(opt["out_of_supply"].values()),
+        "pioneers_on_map": any(w in view["locations"] for w in opt["pioneers"].values()),
+        "mercenaries_on_map": any(b.get("special") == "mercenaries" for b in on_map),
+        "mercenaries_in_box": any(opt["mercenaries"].values()),
+        "crusaders_waiting": bool(opt["crusaders"]),
+        "optional_card_in_hand": any(c["id"] in {"CX2", "CX3", "CX4"} for c in view["hand"]),
+    }
+
+
+@functools.cache
+def granada_options_state() -> State:
+    """A game with every optional rule on (``all``), at the first moment of the first of
+    ``OPTION_SEEDS`` whose Christian view shows every optional piece at once: an Out of
+    Supply marker, a Pioneers tile on the map, a Mercenaries block on the map and one in its
+    box, the Crusaders waiting with the Papal Bull, an optional card in the Christian hand."""
+    module = game("granada")
+
+    def every(state: State) -> bool:
+        return all(_optional_features(module.view(state, "christian")).values())
+
+    for seed in OPTION_SEEDS:
+        state = play(module, seed, OPTIONS_ALL, 20000, stop=every)
+        if every(state):
+            return state
+    raise AssertionError("no seeded game with every option showed every optional piece at once")
+
+
+@functools.cache
+def granada_options_late_state() -> State:
+    """With every option on, the first moment of ``OPTION_SEEDS`` with a card removed from
+    play (11.3 General Mobilization played) and a Pioneers tile lost (11.7)."""
+    module = game("granada")
+
+    def late(state: State) -> bool:
+        opt = module.view(state, None)["optional"]
+        return bool(opt["removed_cards"]) and "eliminated" in opt["pioneers"].values()
+
+    for seed in OPTION_SEEDS:
+        state = play(module, seed, OPTIONS_ALL, 20000, stop=late)
+        if late(state):
+            return state
+    raise AssertionError("no seeded game with every option removed a card and lost a Pioneers tile")
+
+
+@functools.cache
+def granada_options_battle_state(key: str) -> State:
+    """With every option on, the first battle of ``OPTION_SEEDS`` whose view shows ``key``
+    (``"pioneer"``: a Pioneers tile deployed in a siege, 11.7; ``"sortie"``: a Sortie card
+    played, 11.5; ``"naval"``: a Naval Bombardment card played, 11.6) with at least one
+    block deployed."""
+    module = game("granada")
+
+    def shows(state: State) -> bool:
+        b = module.view(state, None)["battle"]
+        return bool(b and b.get(key) and any(d for d in (b.get("deployed") or {}).values()))
+
+    for seed in OPTION_SEEDS:
+        state = play(module, seed, OPTIONS_ALL, 20000, stop=shows)
+        if shows(state):
+            return state
+    raise AssertionError(f"no seeded game with every option showed a battle with {key}")
+
+
 # ---------------------------------------------------------------------------------------
 # The cases
 
@@ -197,6 +269,7 @@ def _battle(kind: str) -> Callable[[], State]:
 MIB = 1024 * 1024
 NAVAS_SIZE = (1500, 1000)
 GRANADA_SIZE = (1800, 1347)
+OPTIONS_SIZE = (1800, 1347 + 176)      # a board with optional rules has their strip under the panel
 G = "granada"
 
 CASES: list[Case] = [
@@ -238,6 +311,21 @@ CASES: list[Case] = [
          _draw(G, "board"), "PNG", GRANADA_SIZE, GRANADA_SIZE, 2 * MIB),
     Case("granada_busiest_blocks_christian", G, _views(G, lambda: granada_busiest_state("blocks"), "christian"),
          _draw(G, "board"), "PNG", GRANADA_SIZE, GRANADA_SIZE, 2 * MIB, golden=False),
+    Case("granada_options_board_christian", G, _views(G, granada_options_state, "christian"), _draw(G, "board"),
+         "PNG", GRANADA_SIZE, OPTIONS_SIZE, 2 * MIB, options=OPTIONS_ALL),
+    Case("granada_options_board_spectator", G, _views(G, granada_options_state, None), _draw(G, "board"),
+         "PNG", GRANADA_SIZE, OPTIONS_SIZE, 2 * MIB, options=OPTIONS_ALL),
+    Case("granada_options_hand_christian", G, _views(G, granada_options_state, "christian"), _draw(G, "hand"),
+         "PNG", (800, 400), (1200, 1600), 1 * MIB, options=OPTIONS_ALL),
+    Case("granada_options_siege_pioneer", G, _views(G, lambda: granada_options_battle_state("pioneer"), "christian"),
+         _draw(G, "battle"), "PNG", (1200, 700), (1600, 1000), 1 * MIB, options=OPTIONS_ALL),
+    Case("granada_options_siege_sortie", G, _views(G, lambda: granada_options_battle_state("sortie"), "muslim"),
+         _draw(G, "battle"), "PNG", (1200, 700), (1600, 1000), 1 * MIB, options=OPTIONS_ALL),
+    Case("granada_options_battle_bombardment", G,
+         _views(G, lambda: granada_options_battle_state("naval"), "christian"), _draw(G, "battle"),
+         "PNG", (1200, 700), (1600, 1000), 1 * MIB, options=OPTIONS_ALL),
+    Case("granada_options_late_spectator", G, _views(G, granada_options_late_state, None), _draw(G, "board"),
+         "PNG", GRANADA_SIZE, OPTIONS_SIZE, 2 * MIB, options=OPTIONS_ALL),
     Case("granada_replay", G, lambda: list(granada_turn_views()), _replay,
          "GIF", (600, 400), GRANADA_SIZE, 10 * MIB, golden=False),
 ]

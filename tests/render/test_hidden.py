@@ -85,3 +85,18 @@ def test_granada_naval_secret_choice_stays_secret() -> None:
     assert b is not None and b["kind"] == "naval_battle"
     _same_under_redeal(module, state, granada.battle)
     _same_under_redeal(module, state, granada.board)
+
+
+def test_granada_optional_rules_leak_nothing() -> None:
+    """With every optional rule on, the board (Out of Supply markers, Pioneers tiles riding
+    on concealed stacks, Mercenaries, the strip), the hand and a siege with a Pioneers tile
+    and a Sortie card are unchanged by any redeal of what the viewer cannot see."""
+    from render import granada
+
+    module = cases.game("granada")
+    state = cases.granada_options_state()
+    _same_under_redeal(module, state, granada.board)
+    _same_under_redeal(module, state, granada.hand)
+    siege = cases.granada_options_battle_state("sortie")
+    _same_under_redeal(module, siege, granada.battle)
+    _same_under_redeal(module, siege, granada.board)

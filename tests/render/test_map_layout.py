@@ -2,7 +2,9 @@
 on the busiest moments of real games (stored views, tests/render/cases.py) and on the other
 board views: a stack box sits by its own location, never over a place name, a location
 marker, a badge, a fleet or another box; where it stands off, a leader line joins it to its
-marker; badges (battle markers, disks) sit off every name and every other marker too."""
+marker; badges (battle markers, disks) sit off every name and every other marker too. The
+markers of the optional rules (Out of Supply, Pioneers) are items of their stack's box, so
+every promise about a box holds for them; each lies inside its box or beside its fleets."""
 
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ BOARD_CASES = [
     "granada_busiest_blocks_christian", "granada_busiest_blocks_muslim",
     "granada_board_christian", "granada_board_muslim", "granada_board_spectator", "granada_reveal",
     "granada_battle_field", "granada_battle_siege",
+    # every optional rule on: Out of Supply markers and Pioneers tiles ride in the boxes
+    "granada_options_board_christian", "granada_options_board_spectator", "granada_options_late_spectator",
 ]
 
 
@@ -71,6 +75,19 @@ def test_badges_sit_off_names_and_other_markers(name: str) -> None:
         assert not _hits(r, others), (name, key, _hits(r, others))
         rest = {k: b for k, b in lay.badges.items() if k != key}
         assert not _hits(r, rest), (name, key, _hits(r, rest))
+
+
+@pytest.mark.parametrize("name", BOARD_CASES)
+def test_optional_markers_lie_inside_their_box_or_fleet_rectangle(name: str) -> None:
+    view, lay = _layout(name)
+    opt = view["optional"]
+    where = {f"oos:{side}:{loc}": loc for side, locs in opt["out_of_supply"].items() for loc in locs}
+    where.update({f"pioneer:{t}": w for t, w in opt["pioneers"].items() if w != "eliminated"})
+    assert set(lay.markers) == set(where), name
+    for key, loc in where.items():
+        outer = lay.fleets[loc[4:]] if loc.startswith("sea:") else lay.boxes[loc].rect
+        r = lay.markers[key]
+        assert outer[0] <= r[0] and outer[1] <= r[1] and r[2] <= outer[2] and r[3] <= outer[3], (name, key)
 
 
 def _gap(r: L.Rect, p: tuple[float, float]) -> float:
