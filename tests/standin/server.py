@@ -245,6 +245,8 @@ class StandIn:
         self.allowed_intents = 0  # privileged intents the application may use: none
         self.faults: list[Fault] = []
         self.identifies: list[dict[str, Any]] = []
+        self.dispatched_interactions: list[tuple[int, int]] = []
+        """(shard id, interaction id) of every INTERACTION_CREATE sent on the gateway."""
         self.shard_sessions: list[tuple[int, int]] = []
         """(shard id, count) of every IDENTIFY, in order."""
         self.recommended_shards = 1
@@ -1279,6 +1281,8 @@ class _GatewayConnection:
         return (0 if guild_id is None else (guild_id >> 22) % count) == shard_id
 
     async def send_dispatch(self, event: str, data: dict[str, Any]) -> None:
+        if event == "INTERACTION_CREATE":
+            self.standin.dispatched_interactions.append((self.shard[0], int(data["id"])))
         self.seq += 1
         await self.send({"op": OP_DISPATCH, "t": event, "s": self.seq, "d": data})
 
