@@ -37,11 +37,11 @@ run: $(RUN_STAMP)
 test: $(TEST_STAMP) lint typecheck pytest contract smoke
 
 lint: $(TEST_STAMP)
-	$(BIN)/ruff check engine bot render migrations tests requirements
+	$(BIN)/ruff check engine bot render migrations tests benchmarks requirements
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy engine
-	$(BIN)/mypy bot render migrations
+	$(BIN)/mypy bot render migrations benchmarks
 
 pytest: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q

@@ -75,6 +75,10 @@ def _with_service(url: str, work: Callable[[Any], Coroutine[Any, Any, int]]) -> 
     return asyncio.run(runner())
 
 
+BENCH_WHAT = ("the benchmark (benchmarks/ of a clone; an installed wheel does not ship it: "
+              "run `alcazaba bench` from a clone of the repository after `make install`)")
+
+
 def _optional_module(name: str, what: str) -> Any:
     """Import a part another package provides (Discord front end, benchmarks) on demand."""
     import importlib
@@ -335,7 +339,7 @@ def cmd_replay_check(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
-    bench = _optional_module("bot.bench", "the benchmark (bot.bench)")
+    bench = _optional_module("benchmarks.bench", BENCH_WHAT)
     return _call(bench.main, args)
 
 
@@ -477,7 +481,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list and args_list[0] == "bench":
         # The benchmark may add its own options; it is imported only when asked for.
         try:
-            extend = getattr(_optional_module("bot.bench", "the benchmark (bot.bench)"), "add_arguments", None)
+            extend = getattr(_optional_module("benchmarks.bench", BENCH_WHAT), "add_arguments", None)
         except CommandError:
             extend = None
         if extend is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
@@ -37,6 +37,14 @@ class Settings(BaseSettings):
         default=5000, ge=0, description="How long a SQLite writer waits for another one before failing."
     )
     default_game: str = Field(default="navas", description="Game the terminal table offers first.")
+    shard_count: int | None = Field(
+        default=None, ge=1,
+        description="Gateway shards of the whole bot (all processes); unset = Discord's recommendation.",
+    )
+    shard_ids: list[int] | None = Field(
+        default=None,
+        description="The shards this process runs, e.g. '0,1' (needs SHARD_COUNT); unset = all of them.",
+    )
 
     @field_validator("log_level")
     @classmethod
@@ -54,6 +62,32 @@ class Settings(BaseSettings):
             return None
         return value
 
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _shard_list(cls, value: Any) -> Any:
+        # "0,1" or "0 1" from an environment line, besides the JSON list pydantic reads ("5"
+        # arrives already decoded as the number 5).
+        if isinstance(value, int) and not isinstance(value, bool):
+            return [value]
+        if isinstance(value, str) and not value.strip().startswith("["):
+            parts = [p for p in value.replace(",", " ").split() if p]
+            return [int(p) for p in parts] if parts else None
+        return value
+
+    @model_validator(mode="after")
+    def _shards_fit(self) -> Settings:
+        if self.shard_ids is None:
+            return self
+        if self.shard_count is None:
+            raise ValueError("SHARD_IDS needs SHARD_COUNT: every process must agree on the number of shards")
+        wrong = [i for i in self.shard_ids if not 0 <= i < self.shard_count]
+        if wrong:
+            raise ValueError(f"SHARD_IDS {wrong} are not shards of SHARD_COUNT={self.shard_count} "
+                             f"(0 to {self.shard_count - 1})")
+        if len(set(self.shard_ids)) != len(self.shard_ids):
+            raise ValueError(f"SHARD_IDS names a shard twice: {self.shard_ids}")
+        return self
+
     @property
     def db_url(self) -> str:
         """The database URL actually used (DATABASE_URL, or the SQLite file in DATA_DIR)."""
@@ -64,6 +98,11 @@ class Settings(BaseSettings):
     @property
     def images_dir(self) -> Path:
         return self.data_dir / "images"
+
+
+def shard_of(guild_id: int | None, shard_count: int) -> int:
+    """The shard Discord sends a server's events to (direct messages go to shard 0)."""
+    return 0 if guild_id is None else (guild_id >> 22) % shard_count
 
 
 def sqlite_url(path: Path | str) -> str:

@@ -25,6 +25,7 @@ from bot.discord.images import Images
 from bot.discord.store import Store
 from bot.models import utcnow
 from bot.service import GameService
+from bot.settings import shard_of
 
 if TYPE_CHECKING:
     from bot.discord.cogs.deadlines import Deadlines
@@ -95,8 +96,16 @@ class Tree(app_commands.CommandTree):
             await super().on_error(interaction, error)
 
 
-class AlcazabaBot(commands.Bot):
-    """The Discord client with the game service, the picture renderer and the cogs."""
+class AlcazabaBot(commands.AutoShardedBot):
+    """The Discord client with the game service, the picture renderer and the cogs.
+
+    Sharded (Discord requires it from 2,500 servers): SHARD_COUNT shards in all, of which
+    this process runs SHARD_IDS (all of them when unset). Several processes may share one
+    database, each with its own shards: outbox rows are claimed with a lease (any process
+    may deliver any row), while deadlines and built-in players' turns belong to the
+    process running the game's server's shard (:meth:`owns`), the one its interactions
+    reach.
+    """
 
     def __init__(self, settings: Settings, service: GameService, tuning: Tuning | None = None, *,
                  workers: bool = True) -> None:
@@ -106,7 +115,11 @@ class AlcazabaBot(commands.Bot):
             help_command=None,
             tree_cls=Tree,
             allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+            shard_count=settings.shard_count,
         )
+        # After the constructor: its stub types shard_ids as a list, while None (the
+        # default) means every shard of shard_count.
+        self.shard_ids = settings.shard_ids
         self.settings = settings
         self.service = service
         self.store = Store(service)
@@ -145,8 +158,22 @@ class AlcazabaBot(commands.Bot):
         # Games a built-in player must move in (e.g. the bot stopped mid-turn).
         if not self.workers:
             return
-        for game_pk in await self.service.waiting_for_bots():
+        waiting = await self.service.waiting_for_bots()
+        if self.settings.shard_ids is not None:
+            games = await self.service.games(status="running", limit=None)
+            mine = {g.id for g in games if self.owns(g.guild_id)}
+            waiting = [pk for pk in waiting if pk in mine]
+        for game_pk in waiting:
             self.run_bots(game_pk)
+
+    def owns(self, guild_id: int | None) -> bool:
+        """Whether this process runs the shard of server ``guild_id`` (None: direct messages,
+        shard 0): the one process that keeps that server's games' clocks and moves their
+        built-in players after a restart. One process without SHARD_IDS owns everything."""
+        ids, count = self.settings.shard_ids, self.settings.shard_count
+        if ids is None or count is None:
+            return True
+        return shard_of(guild_id, count) in ids
 
     def run_bots(self, game_pk: int) -> None:
         """Let the built-in player move in the background (one task per game at a time)."""

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.settings import Settings, url_for_db_option
+from bot.settings import Settings, shard_of, url_for_db_option
 
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in ("DATABASE_URL", "DATA_DIR", "DISCORD_TOKEN", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL",
                  "DISCORD_DEV_GUILD_ID", "LOG_LEVEL", "RENDER_CONCURRENCY", "SQLITE_BUSY_TIMEOUT_MS",
-                 "DEFAULT_GAME"):
+                 "DEFAULT_GAME", "SHARD_COUNT", "SHARD_IDS"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)  # no stray .env
 
@@ -59,3 +59,33 @@ def test_db_option_takes_a_path_or_a_url(tmp_path: Path) -> None:
     assert url_for_db_option(None, s) == s.db_url
     assert url_for_db_option("x.db", s) == f"sqlite+aiosqlite:///{tmp_path / 'x.db'}"
     assert url_for_db_option("postgresql+asyncpg://h/db", s) == "postgresql+asyncpg://h/db"
+
+
+def test_shards_of_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings().shard_count is None and Settings().shard_ids is None
+    monkeypatch.setenv("SHARD_COUNT", "4")
+    for text, ids in (("0,2", [0, 2]), ("1 3", [1, 3]), ("[2]", [2]), ("3", [3])):
+        monkeypatch.setenv("SHARD_IDS", text)
+        assert Settings().shard_ids == ids
+
+
+@pytest.mark.parametrize(("count", "ids", "said"), [
+    (None, "0", "SHARD_IDS needs SHARD_COUNT"),
+    ("2", "2", "are not shards of SHARD_COUNT=2"),
+    ("2", "1,1", "names a shard twice"),
+    ("0", None, "greater than or equal to 1"),
+])
+def test_shards_that_cannot_be(monkeypatch: pytest.MonkeyPatch, count: str | None, ids: str | None, said: str) -> None:
+    if count is not None:
+        monkeypatch.setenv("SHARD_COUNT", count)
+    if ids is not None:
+        monkeypatch.setenv("SHARD_IDS", ids)
+    with pytest.raises(ValueError, match=said):
+        Settings()
+
+
+def test_a_server_belongs_to_the_shard_discord_sends_it_to() -> None:
+    # Discord's rule: shard_id = (guild_id >> 22) % num_shards; direct messages go to shard 0.
+    assert shard_of(81384788765712384, 4) == (81384788765712384 >> 22) % 4 == 2
+    assert shard_of(None, 4) == 0
+    assert {shard_of((ms << 22) | 5, 3) for ms in range(6)} == {0, 1, 2}

@@ -246,6 +246,10 @@ async def open_games(si: StandIn, players: list[int], channel: int, count: int =
     for n, (host, guest) in enumerate([(players[0], players[1]), (players[1], players[0])][:count]):
         inter = await si.slash(host, channel, "game new", game="navas", opponent=guest, pace="live", seed=20 + n)
         await si.settle(inter, timeout=30)
+        deadline = time.monotonic() + 60
+        while len(si.threads(channel)) <= n:  # a loaded machine may open the thread after a pause
+            assert time.monotonic() < deadline, "the game's thread was never opened"
+            await asyncio.sleep(0.1)
         thread = si.threads(channel)[n].id
         lobby = si.channel_messages(thread)[0]
         join = next(c["custom_id"] for c in iter_components(lobby.components) if c.get("custom_id"))

@@ -245,6 +245,12 @@ class StandIn:
         self.allowed_intents = 0  # privileged intents the application may use: none
         self.faults: list[Fault] = []
         self.identifies: list[dict[str, Any]] = []
+        self.dispatched_interactions: list[tuple[int, int]] = []
+        """(shard id, interaction id) of every INTERACTION_CREATE sent on the gateway."""
+        self.shard_sessions: list[tuple[int, int]] = []
+        """(shard id, count) of every IDENTIFY, in order."""
+        self.recommended_shards = 1
+        """What GET /gateway/bot recommends (AutoShardedBot asks when SHARD_COUNT is unset)."""
         self._connections: list[_GatewayConnection] = []
         self._sessions: dict[str, _GatewayConnection] = {}
         self._request_event = asyncio.Event()
@@ -265,8 +271,15 @@ class StandIn:
         self.users[uid] = self._user_payload(uid, name)
         return uid
 
-    def add_guild(self, name: str, owner_id: int) -> int:
+    def add_guild(self, name: str, owner_id: int, shard: tuple[int, int] | None = None) -> int:
+        """A server; with ``shard=(id, count)``, one whose id falls in that shard
+        (``(id >> 22) % count``, Discord's rule), for tests of several shards."""
         gid = self._snowflake()
+        if shard is not None:
+            shard_id, count = shard
+            ms = gid >> 22
+            ms += (shard_id - ms) % count
+            gid = (ms << 22) | (gid & 0x3FFFFF)
         self.guilds[gid] = {
             "id": str(gid), "name": name, "icon": None, "owner_id": str(owner_id), "features": [],
             "roles": [
@@ -419,6 +432,24 @@ class StandIn:
         """Until a bot identified on the gateway and received its guilds."""
         await asyncio.wait_for(self._connected.wait(), timeout)
 
+    def ready_shards(self) -> set[int]:
+        """The shard ids that have a ready gateway session now."""
+        return {c.shard[0] for c in self._connections if c.ready}
+
+    async def wait_shards(self, shards: set[int], timeout: float = 60.0) -> None:
+        """Until every shard of ``shards`` has a ready gateway session."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while not shards <= self.ready_shards():
+            if loop.time() > end:
+                raise TimeoutError(f"shards {sorted(shards - self.ready_shards())} never identified")
+            await asyncio.sleep(0.05)
+
+    async def disconnect_shards(self, shards: set[int]) -> None:
+        """Drop the sessions of these shards (what the other shards see when their process dies)."""
+        for conn in [c for c in self._connections if c.shard[0] in shards]:
+            await conn.ws.close()
+
     async def disconnect_all(self) -> None:
         """What the bot sees when Discord drops it (used after killing a bot process too)."""
         self._connected.clear()
@@ -451,9 +482,11 @@ class StandIn:
         return ws
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        conns = [c for c in self._connections if c.ready]
+        """Send an event to the session of its server's shard (direct messages: shard 0)."""
+        guild = data.get("guild_id")
+        conns = [c for c in self._connections if c.ready and c.owns(int(guild) if guild else None)]
         if not conns:
-            raise RuntimeError(f"no bot connected to dispatch {event} to")
+            raise RuntimeError(f"no bot connected to dispatch {event} to (server {guild})")
         for conn in conns:
             await conn.send_dispatch(event, data)
 
@@ -808,6 +841,11 @@ class StandIn:
             }
         if route == "/gateway" and method == "GET":
             return 200, {"url": self.gateway_url}
+        if route == "/gateway/bot" and method == "GET":
+            # What AutoShardedBot asks when SHARD_COUNT is unset: Discord's recommendation.
+            return 200, {"url": self.gateway_url, "shards": self.recommended_shards,
+                         "session_start_limit": {"total": 1000, "remaining": 1000, "reset_after": 0,
+                                                 "max_concurrency": 1}}
         if parts[0] == "applications" and len(parts) >= 3 and parts[2] == "commands":
             return self._commands(method, None, rec, parts[3:])
         if parts[0] == "applications" and len(parts) >= 5 and parts[2] == "guilds" and parts[4] == "commands":
@@ -898,7 +936,9 @@ class StandIn:
         raise ApiError(404, 0, f"404: Not Found ({method} /channels/{'/'.join(parts)})")
 
     async def _dispatch_if_guilds(self, event: str, data: dict[str, Any]) -> None:
-        for conn in [c for c in self._connections if c.ready and c.intents & INTENT_GUILDS]:
+        guild = data.get("guild_id")
+        for conn in [c for c in self._connections
+                     if c.ready and c.intents & INTENT_GUILDS and c.owns(int(guild) if guild else None)]:
             await conn.send_dispatch(event, data)
 
     def _validate_message(self, body: dict[str, Any], files: list[File], *, editing: bool = False) -> None:
@@ -1225,6 +1265,8 @@ class _GatewayConnection:
         self.seq = 0
         self.ready = False
         self.intents = 0
+        self.shard = (0, 1)
+        """(shard id, shard count) of the IDENTIFY: the servers whose events this session gets."""
         self.session_id = secrets.token_hex(16)
         self._lock = asyncio.Lock()
 
@@ -1233,7 +1275,14 @@ class _GatewayConnection:
             if not self.ws.closed:
                 await self.ws.send_str(json.dumps(payload))
 
+    def owns(self, guild_id: int | None) -> bool:
+        """Discord's routing: a server's events go to shard ``(id >> 22) % count``."""
+        shard_id, count = self.shard
+        return (0 if guild_id is None else (guild_id >> 22) % count) == shard_id
+
     async def send_dispatch(self, event: str, data: dict[str, Any]) -> None:
+        if event == "INTERACTION_CREATE":
+            self.standin.dispatched_interactions.append((self.shard[0], int(data["id"])))
         self.seq += 1
         await self.send({"op": OP_DISPATCH, "t": event, "s": self.seq, "d": data})
 
@@ -1257,17 +1306,24 @@ class _GatewayConnection:
                 if self.intents & PRIVILEGED_INTENTS & ~si.allowed_intents:
                     await self.ws.close(code=4014, message=b"Disallowed intent(s).")
                     return
+                shard = data.get("shard") or [0, 1]
+                if len(shard) != 2 or not 0 <= int(shard[0]) < int(shard[1]):
+                    await self.ws.close(code=4010, message=b"Invalid shard.")
+                    return
+                self.shard = (int(shard[0]), int(shard[1]))
+                si.shard_sessions.append(self.shard)
+                guilds = [g for g in si.guilds if self.owns(g)]
                 ready = {
                     "v": 10, "user": si.bot_user, "session_id": self.session_id,
                     "resume_gateway_url": si.gateway_url, "session_type": "normal",
-                    "guilds": [{"id": str(g), "unavailable": True} for g in si.guilds],
+                    "guilds": [{"id": str(g), "unavailable": True} for g in guilds], "shard": list(self.shard),
                     "application": {"id": str(si.application_id), "flags": 0},
                     "private_channels": [], "relationships": [], "presences": [], "guild_join_requests": [],
                     "geo_ordered_rtc_regions": [], "user_settings": {},
                 }
                 await self.send_dispatch("READY", ready)
                 if self.intents & INTENT_GUILDS:
-                    for gid in si.guilds:
+                    for gid in guilds:
                         await self.send_dispatch("GUILD_CREATE", si._guild_create(gid))
                 self.ready = True
                 si._connected.set()

@@ -63,7 +63,8 @@ class Deadlines(Worker):
     async def once(self) -> datetime | None:
         """Bring every running game's clock up to date; the next moment something is due."""
         games = await self.service.games(status="running", paced=True, limit=None)
-        clocked = [g for g in games if present.pace_delta(g.pace) is not None]
+        # Another process's shards keep the clocks of their servers' games (AlcazabaBot.owns).
+        clocked = [g for g in games if present.pace_delta(g.pace) is not None and self.bot.owns(g.guild_id)]
         rows = await self.store.games([g.id for g in clocked])
         next_due: datetime | None = None
         for info in clocked:

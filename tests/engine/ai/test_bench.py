@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from bot import bench, cli
+from benchmarks import bench
+from bot import cli
 
 
 def test_wilson_interval_matches_hand_computed_values() -> None:
