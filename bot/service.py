@@ -204,6 +204,8 @@ class ReplayReport:
     #: what went wrong: 'different' (a move leads to another state), 'fails' (a move is
     #: refused under the installed rules) or 'log' (the log or the header itself); None if ok.
     problem: str | None = None
+    #: the rule a refused move broke (RuleError.rule), when it names one.
+    rule: str | None = None
 
 
 @dataclass(frozen=True)
@@ -1599,7 +1601,8 @@ def _replay_rows(module: GameModule, game: Game, rows: Sequence[Move], snapshot:
             try:
                 new_state = module.apply(state, move.role, loads(move.action))
             except RuleError as exc:
-                return ReplayReport(False, done, f"{what} is not legal: {exc.explain()}", move.seq, "fails")
+                return ReplayReport(False, done, f"{what} is not legal: {exc.explain()}", move.seq, "fails",
+                                    exc.rule)
             standing.append((move, undo_barrier(state, new_state)))
         elif move.kind == "undo":
             last = standing[-1] if standing else None
