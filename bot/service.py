@@ -1085,7 +1085,9 @@ class GameService:
         """Take back ``role``'s last step. Allowed while that step is the last one standing,
         was ``role``'s own, and drew nothing and revealed nothing (``engine.api.undo_barrier``);
         repeat to take back more. Writes an 'undo' row (the log stays append-only) and the
-        state rebuilt by replaying the steps still standing from setup. UndoRefused says why not.
+        state rebuilt by replaying the steps still standing from setup, or from the state
+        stored at the last rules upgrade the log did not replay across (``bot.upgrade``):
+        undo stops there as at a reveal. UndoRefused says why not.
         """
         async with self._write() as session:
             loaded = await self._load(session, game_pk, lock=True)

@@ -90,7 +90,8 @@ class UpgradeReport:
         upgraded = sum(1 for g in self.games if g.recorded_upgrade)
         if upgraded:
             parts.append(f"{upgraded} recorded as upgraded")
-        return f"upgrade-check: {len(self.games)} games: " + "; ".join(parts) + "."
+        count = len(self.games)
+        return f"upgrade-check: {count} game{'' if count == 1 else 's'}: " + "; ".join(parts) + "."
 
 
 def changes(module: GameModule, since: int, to: int) -> list[str]:

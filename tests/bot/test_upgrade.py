@@ -201,3 +201,28 @@ async def test_a_log_that_still_replays_lets_undo_go_on(service: GameService, db
     for _ in range(2):
         await service.undo(pk, "blue", (await service.game(pk)).version, BOB)
     assert (await service.state(pk))[1]["pending"] == 0
+
+
+def test_run_checks_every_game_after_migrating_and_logs_the_summary(tmp_path: Path) -> None:
+    """``alcazaba run`` (here opening the terminal table) replays the stored games first."""
+    import asyncio
+
+    from bot.db import migrate
+    from bot.settings import sqlite_url
+    from tests.bot.test_cli import run_in_terminal
+
+    database = tmp_path / "data" / "alcazaba.db"
+    migrate(sqlite_url(database))
+
+    async def one_game() -> None:
+        service = GameService.open(sqlite_url(database))
+        try:
+            pk = await started(service)
+            await play(service, pk, OPENING)
+        finally:
+            await service.close()
+
+    asyncio.run(one_game())
+    done = run_in_terminal("toy", tmp_path, "run", answers="toy\nnone\n")
+    assert done.returncode == 0, done.stderr
+    assert "upgrade-check: 1 game: 1 replay identically." in done.stderr
