@@ -194,9 +194,14 @@ async def test_a_log_that_still_replays_lets_undo_go_on(service: GameService, db
     pk = await started(service)
     await play(service, pk, [("red", {"type": "add", "n": 1}), ("red", {"type": "bank"}),
                              ("blue", {"type": "add", "n": 1}), ("blue", {"type": "add", "n": 1})])
+    exported = await service.export(pk)
     upgrade_to(2)  # no "add 2" in the log: it replays identically
+    copy = await service.import_game(exported)  # a version 1 file, verified whole under version 2
+    assert (await service.export(copy))["upgrades"][0]["outcome"] == "identical"
+    await service.undo(copy, "blue", (await service.game(copy)).version)
     report = await check_games(service)
-    assert [(g.outcome, g.recorded_upgrade, g.notified) for g in report.games] == [("identical", True, False)]
+    assert [(g.outcome, g.recorded_upgrade, g.notified) for g in report.games] == [("identical", True, False),
+                                                                                  ("identical", False, False)]
     assert report.ok and rules_notices(db_path, pk) == []
     for _ in range(2):
         await service.undo(pk, "blue", (await service.game(pk)).version, BOB)
