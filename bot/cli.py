@@ -115,6 +115,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
             "(docker run -it ...), or play a scripted game with the local command")
     _migrate(url)
     log.info("database ready at %s", _safe_url(url))
+    _upgrade_check_at_start(url)
     if settings.discord_token is not None:
         front = _optional_module("bot.discord", "the Discord front end")
         runner = getattr(front, "run", None)
@@ -338,6 +339,44 @@ def cmd_replay_check(args: argparse.Namespace, settings: Settings) -> int:
     return _with_service(url, work)
 
 
+def _upgrade_check_at_start(url: str) -> None:
+    """``run``: replay every game under the installed rules once the schema is current, and
+    log the summary (a game that no longer replays carries on; the check records it)."""
+    from bot.upgrade import check_games
+
+    async def work(service: Any) -> int:
+        report = await check_games(service)
+        log.info("%s", report.summary())
+        for game in report.games:
+            if game.outcome != "identical":
+                log.warning("%s", game.public)
+        return 0
+
+    try:
+        _with_service(url, work)
+    except Exception:  # the bot still serves its players; the operator reads why in the log
+        log.exception("the upgrade check failed")
+
+
+def cmd_upgrade_check(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.upgrade import check_games
+
+    url = url_for_db_option(args.db, settings)
+    _require_existing_db(url)
+    _migrate(url)
+
+    async def work(service: Any) -> int:
+        report = await check_games(service)
+        for game in report.games:
+            print(game.public)
+            if args.details and game.details:
+                print(f"  details (may show hidden information): {game.details}")
+        print(report.summary())
+        return 0 if report.ok else 1
+
+    return _with_service(url, work)
+
+
 def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
     bench = _optional_module("benchmarks.bench", BENCH_WHAT)
     return _call(bench.main, args)
@@ -453,6 +492,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p = add("replay-check", cmd_replay_check, "replay a game's log; exit 0 only if it reproduces the stored state")
     p.add_argument("target", metavar="FILE|GAME_ID")
     p.add_argument("--db", metavar="PATH", help="SQLite file or database URL")
+
+    p = add("upgrade-check", cmd_upgrade_check,
+            "replay every game under the installed rules; exit 0 only if every one replays identically")
+    p.add_argument("--db", metavar="PATH", help="SQLite file or database URL")
+    p.add_argument("--details", action="store_true",
+                   help="also print each divergence's moves and state keys (may show hidden information)")
 
     p = add("bench", cmd_bench, "benchmark figures, one JSON object per line")
     p.add_argument("--quick", action="store_true", help="a short run")

@@ -79,6 +79,10 @@ class Game(SQLModel, table=True):
     result: str | None = Field(default=None, sa_type=sa.Text, description="JSON result once over")
     created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+    rules_version: int = Field(default=1, sa_column_kwargs={"server_default": "1"},
+                               description="the engine's RULES_VERSION at creation (0005)")
+    schema_revision: str | None = Field(default=None, sa_type=sa.String(32),
+                                        description="the Alembic revision at creation (0005)")
 
 
 class Seat(SQLModel, table=True):
@@ -177,6 +181,32 @@ class Outbox(SQLModel, table=True):
     last_error: str | None = Field(default=None, sa_type=sa.Text)
     failed_at: datetime | None = Field(default=None, sa_type=sa.DateTime,
                                        description="given up: Discord refused it for good")
+
+
+class RulesUpgrade(SQLModel, table=True):
+    """A game met under a newer rules version (migration 0005; ``bot.upgrade``).
+
+    ``seq`` is the game version at the boundary. ``outcome`` is what replaying the log under
+    ``to_version`` found: 'identical' (undo and replay may go on crossing it), 'different'
+    or 'fails' (then ``state`` holds the stored state at ``seq``, the base undo and replay
+    start from; nothing before it is replayed under the new rules). ``report`` is the public
+    sentence (no hidden information).
+    """
+
+    __tablename__ = "rules_upgrade"
+    __table_args__ = (sa.UniqueConstraint("game_pk", "to_version"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_pk: int = Field(sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], nullable=False)
+    seq: int
+    from_version: int
+    to_version: int
+    outcome: str = Field(sa_type=sa.String(16))
+    diverging_seq: int | None = Field(default=None)
+    report: str = Field(sa_type=sa.Text)
+    state: str | None = Field(default=None, sa_type=sa.Text)
+    state_hash: str = Field(sa_type=sa.String(64))
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
 
 
 # --------------------------------------------------------------------------- Discord front end

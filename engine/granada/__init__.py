@@ -32,6 +32,8 @@ from engine.api import Action, RuleError, State, View, describe, find_action
 from engine.rng import Generator
 
 id = "granada"
+RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
+CHANGELOG: dict[int, str] = {1: "The rules as first released."}
 title = "Granada: Last Stand of the Moors"
 # Section 11 optional rules (options.py): each off by default, "all" turns every one on.
 OPTIONS: dict[str, dict[str, Any]] = importlib.import_module("engine.granada.options").OPTIONS

@@ -48,6 +48,8 @@ from engine.granada_city.setup import new_state, roles_for
 from engine.granada_city.view import TITLE, view
 
 id = "granada_city"
+RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
+CHANGELOG: dict[int, str] = {1: "The rules as first released."}
 title = TITLE
 
 OPTIONS: dict[str, dict[str, Any]] = {

@@ -76,6 +76,8 @@ from engine.navas.rules import actions, active, apply
 from engine.navas.view import TITLE, view
 
 id = "navas"
+RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
+CHANGELOG: dict[int, str] = {1: "The rules as first released."}
 title = TITLE
 
 OPTIONS: dict[str, dict[str, Any]] = {

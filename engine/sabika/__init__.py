@@ -41,6 +41,8 @@ from engine.sabika.rules import COLOURS, actions, active, apply, new_state
 from engine.sabika.view import TITLE, view
 
 id = "sabika"
+RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
+CHANGELOG: dict[int, str] = {1: "The rules as first released."}
 title = TITLE
 
 OPTIONS: dict[str, dict[str, Any]] = {
