@@ -32,8 +32,15 @@ from engine.api import Action, RuleError, State, View, describe, find_action
 from engine.rng import Generator
 
 id = "granada"
-RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
-CHANGELOG: dict[int, str] = {1: "The rules as first released."}
+RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
+CHANGELOG: dict[int, str] = {
+    1: "The rules as first released.",
+    2: ("Rules review: the Palace Guard meets a Christian retreat into Granada (10.10), a retreat "
+        "among four times as many enemies is overrun after it (8.6.6), the attacker deploys first so "
+        "the Watchtower card waits for the defender's initiative (8.2, 10.3); auto-pass is a player "
+        "preference, no longer a menu choice; the optional rules of section 11 as options; coastal "
+        "towns for Naval Bombardment in the map data."),
+}
 title = "Granada: Last Stand of the Moors"
 # Section 11 optional rules (options.py): each off by default, "all" turns every one on.
 OPTIONS: dict[str, dict[str, Any]] = importlib.import_module("engine.granada.options").OPTIONS

@@ -76,8 +76,13 @@ from engine.navas.rules import actions, active, apply
 from engine.navas.view import TITLE, view
 
 id = "navas"
-RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
-CHANGELOG: dict[int, str] = {1: "The rules as first released."}
+RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
+CHANGELOG: dict[int, str] = {
+    1: "The rules as first released.",
+    2: ("Damage menus offer distinct outcomes only (alike units are one choice, a single outcome is "
+        "applied without asking); combat and move menus list only zones within reach; the Lopez de "
+        "Haro charge is refused for the card, not the direction."),
+}
 title = TITLE
 
 OPTIONS: dict[str, dict[str, Any]] = {
