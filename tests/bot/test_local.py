@@ -370,7 +370,7 @@ def _reactive_toy() -> types.ModuleType:
     from tests.bot import toygame
 
     module = types.ModuleType("toyreact")
-    window_actions = [{"type": "pass", "label": "pass"}, {"type": "react", "label": "react"}]
+    window_actions = [{"type": "pass", "label": "pass", "pass": True}, {"type": "react", "label": "react"}]
 
     def setup(seed: int, options: dict[str, Any]) -> dict[str, Any]:
         return {**toygame.setup(seed, options), "window": None}
