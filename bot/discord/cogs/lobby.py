@@ -84,13 +84,18 @@ class Lobby(Cog):
         head, _, last = current.rpartition(" ")
         out = []
         for name, s in spec.items():
-            values: list[Any] = list(s.get("choices") or [s.get("default")]) if isinstance(s, dict) else []
+            if not isinstance(s, dict):
+                continue
+            values: list[Any] = list(s.get("choices") or ([True] if s.get("type") == "bool" else [s.get("default")]))
             for value in values:
                 text = f"{name}={present.clip(str(value).lower() if isinstance(value, bool) else str(value), 40)}"
                 if last.casefold() in text.casefold():
                     full = f"{head} {text}".strip()
                     if len(full) <= 100:
-                        out.append(app_commands.Choice(name=full, value=full))
+                        # The name shown carries the option's one-line description (the value is
+                        # what the command receives).
+                        shown = f"{full} · {s['help']}" if s.get("help") else full
+                        out.append(app_commands.Choice(name=present.clip(shown, 100), value=full))
         return out[:25]
 
     async def my_games_auto(self, inter: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
@@ -130,7 +135,9 @@ class Lobby(Cog):
                                 f"({', '.join(sorted(engine.GAMES))}).")
             module = engine.get(game)
             try:
-                opts = present.parse_options(options)
+                spec = getattr(module, "OPTIONS", {}) or {}
+                opts = present.parse_options(options, switches={k for k, v in spec.items()
+                                                                 if isinstance(v, dict) and v.get("type") == "bool"})
             except ValueError as exc:
                 raise UserError(f"Options: {exc}.") from None
             roles = list(module.roles({**_defaults(module), **opts}))
@@ -282,11 +289,25 @@ class Lobby(Cog):
 
     # ------------------------------------------------------------------ ending games
 
-    @game.command(name="resign", description="Give up a game")
+    @game.command(name="resign", description="Give up a game (or hand your seat to someone)")
+    @app_commands.describe(game="The game (number)",
+                           substitute="Who takes your seat; without one, with 3 or more seats the built-in "
+                                      "player does, with 2 the other side wins")
     @app_commands.autocomplete(game=my_games_auto)
-    async def resign(self, inter: discord.Interaction, game: int | None = None) -> None:
+    async def resign(self, inter: discord.Interaction, game: int | None = None,
+                     substitute: discord.User | None = None) -> None:
         async with self.table.guard(inter):
             info, role = await self.table.my_seat(inter, game, running=True)
+            if substitute is not None:
+                if substitute.bot:
+                    raise UserError("A seat goes to a person; without a substitute, the built-in player takes a "
+                                    "seat given up in a game of three or more.")
+                # The service writes the public notice and, if the seat must act now, his prompt.
+                await self.service.substitute(info.id, role, substitute.id, display_name(substitute))
+                self.bot.poke()
+                await inter.followup.send(f"You left game #{info.id}; {substitute.mention} now holds the {role} "
+                                          "seat.", ephemeral=True)
+                return
             await self.service.resign(info.id, role, inter.user.id)
             self.bot.poke()
             self.bot.run_bots(info.id)
