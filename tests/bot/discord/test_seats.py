@@ -92,7 +92,7 @@ async def test_a_whole_game_of_granada_city_with_four_seats(table: Harness, rng:
     assert info.roles == ["red", "blue", "green", "yellow"]
     seats = {s.user_id: s.role for s in info.seats if s.user_id is not None}
     assert seats[h.alice] == "red" and len(seats) == 3
-    assert [s.role for s in info.seats if s.is_bot] == ["yellow"]
+    assert len([s for s in info.seats if s.is_bot]) == 1, "the seat left free went to the built-in player"
 
     await drive(h, 1, rng, max_steps=3000)
     await h.si.wait_message(lambda m: m.channel_id == thread and "🏁" in m.content, timeout=30)
