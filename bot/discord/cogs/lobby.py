@@ -199,11 +199,13 @@ class Lobby(Cog):
         if inter.guild_id is not None and info.guild_id not in (None, inter.guild_id):
             raise UserError(f"Game #{game_pk} is played on another server.")
         dg = await self.store.game(game_pk)
-        if dg.invited_user_id and inter.user.id not in (dg.invited_user_id, info.created_by):
-            raise UserError(f"The free seat of game #{game_pk} is reserved for <@{dg.invited_user_id}>.")
         free = info.free_roles
         if not free:
             raise UserError(f"Every seat of game #{game_pk} is taken.")
+        # An invitation reserves one seat (the last free one), not all of them.
+        if (dg.invited_user_id and inter.user.id not in (dg.invited_user_id, info.created_by)
+                and not info.roles_of(dg.invited_user_id) and len(free) <= 1):
+            raise UserError(f"The free seat of game #{game_pk} is reserved for <@{dg.invited_user_id}>.")
         if role in (None, "", "random"):
             role = secrets.choice(free)
         elif role not in info.roles:
