@@ -391,7 +391,7 @@ class Lobby(Cog):
                                f"**{present.game_name(info.title, info.id)}** in {thread.mention}.{invite}")
             await inter.followup.send(f"Rematch: game #{info.id} in {thread.mention}.", ephemeral=True)
 
-    @game.command(name="claim", description="Claim a game whose opponent let his deadline pass")
+    @game.command(name="claim", description="Claim a game (or, with 3+ seats, the seat) of a player past his deadline")
     @app_commands.autocomplete(game=my_games_auto)
     async def claim(self, inter: discord.Interaction, game: int | None = None) -> None:
         async with self.table.guard(inter):
@@ -405,6 +405,11 @@ class Lobby(Cog):
                 raise UserError("Only an opponent of the late player can claim the game.")
             await self.service.forfeit(info.id, late, reason=f"{late} ran out of time")
             self.bot.poke()
+            if len(info.roles) > 2:
+                self.bot.run_bots(info.id)  # the built-in player now holds the late seat
+                await inter.followup.send(f"{late} ran out of time in game #{info.id}: the built-in player takes "
+                                          "the seat.", ephemeral=True)
+                return
             await inter.followup.send(f"You claimed game #{info.id}: {late} ran out of time.", ephemeral=True)
 
 
