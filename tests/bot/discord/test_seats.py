@@ -5,6 +5,7 @@ picture is checked against what a spectator may know."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -45,10 +46,21 @@ async def exported_game(h: Harness) -> tuple[dict[str, Any], Any]:
         await svc.close()
 
 
+def drawn(game_id: str, kind: str, state: dict[str, Any], role: str | None) -> set[bytes]:
+    """The picture ``kind`` of ``role``'s view of ``state``, as the service may draw it: from
+    the state it holds in memory, or from the one it read back from the database (JSON with
+    sorted keys). The two are the same state; render.granada_city and render.sabika follow
+    the order of a view's dicts in places (ties of the scores, the players' workers), so the
+    two may differ in pixels, and either is the right picture."""
+    module = engine.get(game_id)
+    draw = getattr(render.module(game_id), kind)
+    read_back = json.loads(json.dumps(state, sort_keys=True))
+    return {draw(module.view(state, role)), draw(module.view(read_back, role))}
+
+
 def check_public(h: Harness, game_id: str, states: list[dict[str, Any]]) -> None:
     """Nothing private in public: no private log line in any public text, and every public
     picture is the one drawn from the spectator's view at the move its message names."""
-    module = engine.get(game_id)
     final = states[-1]
     public_lines = {e["text"] for e in visible_log(final["log"], None)}
     private = {e["text"] for e in final["log"] if "to" in e} - public_lines
@@ -58,16 +70,15 @@ def check_public(h: Harness, game_id: str, states: list[dict[str, Any]]) -> None
             assert not any(p in text for p in private), text
         for f in msg.files:
             png_ok(f.data)
-            spectator = module.view(states[move_number(msg.content)], None)
             kind = f.filename.removesuffix(".png")
-            assert f.data == getattr(render.module(game_id), kind)(spectator), f"{f.filename} of {msg.content!r}"
+            assert f.data in drawn(game_id, kind, states[move_number(msg.content)], None), \
+                f"{f.filename} of {msg.content!r} is not the spectator's"
             pictures += 1
     assert pictures >= 2, "the thread showed the board"
 
 
 def check_dms(h: Harness, game_id: str, states: list[dict[str, Any]], seats: dict[int, str]) -> None:
     """Each player's DMs: his own pictures, never another seat's private lines."""
-    module = engine.get(game_id)
     final = states[-1]
     for user, role in seats.items():
         dms = h.dm_messages(user)
@@ -78,7 +89,7 @@ def check_dms(h: Harness, game_id: str, states: list[dict[str, Any]], seats: dic
             assert not any(t in msg.content for t in theirs)
         m, f = next((m, f) for m in dms for f in m.files if f.filename == "board.png")
         png_ok(f.data)
-        assert f.data == render.board(game_id, module.view(states[move_number(m.content)], role))
+        assert f.data in drawn(game_id, "board", states[move_number(m.content)], role)
 
 
 async def test_a_whole_game_of_granada_city_with_four_seats(table: Harness, rng: random.Random) -> None:
