@@ -185,3 +185,22 @@ async def test_a_solo_game_of_sabika_against_yusuf(table: Harness, rng: random.R
     assert h.si.violations == []
     check_public(h, "sabika", states)
     check_dms(h, "sabika", states, {h.alice: "blue"})
+
+
+async def test_resigning_a_solo_game_ends_it_unwon(table: Harness) -> None:
+    """One seat: nobody is left to win and no seat is handed to the built-in player."""
+    h = table
+    await h.cmd(h.alice, "game new", game="sabika", options="players=1", pace="live", seed=5)
+    thread = h.si.threads(h.channel)[-1].id
+    gave_up = await h.cmd(h.alice, "game resign", channel=thread, game=1)
+    assert "You resigned" in h.answers(gave_up)[-1].content
+    await h.si.wait_message(lambda m: m.channel_id == thread and "🏁 No winner: blue resigned" in m.content,
+                            timeout=20)
+    svc = GameService.open(h.settings.db_url)
+    try:
+        info = await svc.game(1)
+    finally:
+        await svc.close()
+    assert info.status == "finished" and info.result is not None and info.result["winner"] is None
+    assert not info.seats[0].is_bot
+    assert h.si.violations == []
