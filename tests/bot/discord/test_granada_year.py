@@ -117,6 +117,10 @@ async def test_a_year_of_granada_through_discord(table: Harness, typed: str | No
 
     # Thread: the public log, grouped; maps through the year.
     public_lines = [e["text"] for e in visible_log(final["log"], None)]
+    if options:
+        # Every optional rule of section 11 is in play, and the thread saw one at work.
+        assert set(module.view(final, None)["optional"]["rules"]) == set(module.OPTIONS) - {"all"}
+        assert any("enters the map" in line and "(Mercenaries, 11.1)" in line for line in public_lines)
     posts = si.channel_messages(thread)
     posted = [line[2:] for m in posts if m.content.startswith("• ") for line in m.content.split("\n")]
     assert set(public_lines) <= set(posted)
