@@ -198,6 +198,8 @@ def _local(settings: Settings, url: str, game_id: str, seats: list[str], autopla
 
 def cmd_local(args: argparse.Namespace, settings: Settings) -> int:
     options = parse_options(args.option or [])
+    if args.players is not None:
+        options["players"] = args.players
     if options and args.resume is not None:
         raise CommandError("--option sets up a new game; a resumed game keeps the options it was created with")
     url = url_for_db_option(args.db, settings)
@@ -475,6 +477,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p.add_argument("game", metavar="GAME", help="game id, e.g. navas")
     p.add_argument("--seat", action="append", metavar="ROLE", help="a role you play (repeat; default: all)")
     p.add_argument("--autoplay", action="store_true", help="the built-in player takes every seat")
+    p.add_argument("--players", type=int, metavar="N",
+                   help="number of seats of a new game, where the game lets it vary (same as --option players=N)")
     p.add_argument("--seed", type=int, help="random seed of a new game")
     p.add_argument("--resume", type=int, metavar="ID", help="continue the stored game ID")
     p.add_argument("--option", action="append", metavar="KEY=VALUE",

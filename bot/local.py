@@ -26,6 +26,7 @@ from typing import Any
 import engine
 import render
 from bot.service import GameInfo, GameService, NotAllowed, ServiceError, StaleVersion, _bot_seed
+from bot.viewkeys import pass_action
 from engine.api import RuleError, View, describe
 from engine.players import choose
 
@@ -57,24 +58,6 @@ def program_name(argv0: str | None = None) -> str:
         return str(absolute.relative_to(Path.cwd()))
     except ValueError:
         return str(absolute)
-
-
-def is_reaction(view: View) -> bool:
-    """A prompt that only asks whether to react (a window for a special card, a challenge):
-    the engine says so with ``reaction`` or a pending decision of kind ``window``. The same
-    test as the Discord front end's auto-pass (bot/discord/cogs/delivery.py)."""
-    if view.get("reaction"):
-        return True
-    pending = view.get("pending")
-    return isinstance(pending, dict) and pending.get("kind") in ("window", "reaction")
-
-
-def pass_action(view: View) -> dict[str, Any] | None:
-    """The pass the engine offers on a reaction prompt, or None (the table adds no rule)."""
-    if not is_reaction(view):
-        return None
-    passes = [a for a in view.get("actions") or [] if a.get("type") == "pass"]
-    return passes[0] if passes else None
 
 
 class LocalError(Exception):

@@ -785,8 +785,9 @@ class GameService:
                 if not s.is_bot and s.user_id is not None]
 
     async def resign(self, game_pk: int, role: str, user_id: int | None = None) -> GameInfo:
-        """A player gives up. In a two-role game the other role wins; with more roles the
-        built-in player takes the seat and the game goes on."""
+        """A player gives up. In a two-role game the other role wins, a solo game ends unwon;
+        with more roles the built-in player takes the seat, the game goes on and the other
+        players are told by a note of their own."""
         return await self._give_up(game_pk, role, user_id, reason=f"{role} resigned",
                                    event=f"{role} resigns", check_holder=True)
 
@@ -807,9 +808,10 @@ class GameService:
             seat = self._require_holder(loaded, role, user_id) if check_holder else loaded.seats.get(role)
             game = loaded.game
             game.updated_at = utcnow()
-            if len(roles) == 2:
-                winner = next(r for r in roles if r != role)
-                result = {"winner": winner, "reason": reason, "score": {}}
+            if len(roles) <= 2:
+                # Two seats: the other wins. One seat (a solo game): the game ends unwon.
+                winner = next((r for r in roles if r != role), None)
+                result: dict[str, Any] = {"winner": winner, "reason": reason, "score": {}}
                 game.status = "finished"
                 game.result = dumps(result)
                 game.active = "[]"
@@ -822,6 +824,14 @@ class GameService:
                     seat.display_name = "built-in player"
                 self._notify(session, loaded, game.version, [f"{event}; the built-in player takes over."],
                              [], None, {"type": "resigned", "role": role, "reason": reason})
+                # The other players are told where they read their prompts, not only in the thread.
+                text = (f"{event} in game #{game_pk}; the built-in player takes the {role} seat and the "
+                        "game goes on.")
+                session.add_all(
+                    Outbox(game_pk=game_pk, kind="dm", recipient=str(other.user_id),
+                           payload=dumps({"type": "note", "game": game_pk, "role": other.role, "text": text}),
+                           dedupe_key=f"g{game_pk}:v{game.version}:gaveup:{role}:to:{other.role}")
+                    for other in self._people(loaded) if other.role != role)
             return self._info(game, loaded.seats.values())
 
     async def substitute(self, game_pk: int, role: str, user_id: int, display_name: str) -> GameInfo:

@@ -8,7 +8,7 @@ a spectator view or public log lines only.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -203,8 +203,9 @@ def hand_text(hand: Any) -> str:
     return ", ".join(items) if items else "empty"
 
 
-def parse_options(text: str | None) -> dict[str, Any]:
-    """``key=value`` pairs separated by commas or spaces; numbers and true/false are typed."""
+def parse_options(text: str | None, switches: Collection[str] = ()) -> dict[str, Any]:
+    """``key=value`` pairs separated by commas or spaces; numbers and true/false are typed. A
+    bare name of ``switches`` (the game's true/false options, e.g. ``all``) turns it on."""
     import json
 
     out: dict[str, Any] = {}
@@ -212,6 +213,9 @@ def parse_options(text: str | None) -> dict[str, Any]:
         return out
     for part in re.split(r"[,\s]+", text.strip()):
         if not part:
+            continue
+        if part in switches:
+            out[part] = True
             continue
         if "=" not in part:
             raise ValueError(f"options are written key=value (got {clip(part, 40)!r})")

@@ -482,11 +482,14 @@ class Table:
         if info.options:
             lines.append("Options: " + ", ".join(f"{k}={v}" for k, v in info.options.items()))
         seats = []
+        # An invitation still open holds one seat: the last free one.
+        reserved = (info.free_roles[-1] if dg.invited_user_id and info.free_roles
+                    and not info.roles_of(dg.invited_user_id) else None)
         for role in info.roles:
             seat = info.seat(role)
             if seat is not None:
                 seats.append(present.seat_line(role, seat.user_id, seat.is_bot, seat.display_name))
-            elif dg.invited_user_id and info.status == "open":
+            elif role == reserved and info.status == "open":
                 seats.append(f"**{role}**: free (reserved for <@{dg.invited_user_id}>)")
             else:
                 seats.append(f"**{role}**: free")

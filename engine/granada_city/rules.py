@@ -607,6 +607,13 @@ def competitors(state: State) -> dict[str, list[tuple[str, int]]]:
     return out
 
 
+def seated(state: State, table: dict[str, int]) -> list[tuple[str, int]]:
+    """``table``'s entries in seat order (Dirk after the players), not in the dict's order: a
+    state read back from JSON with sorted keys must step and log the same."""
+    order = {w: i for i, w in enumerate(state["roles"])}
+    return sorted(table.items(), key=lambda item: (order.get(item[0], len(order)), item[0]))
+
+
 def hold_scoring(state: State, card: str) -> None:
     report = score(card, competitors(state), state["cities"], state["options"]["simplified"])
     for who, pts in report["points"].items():
@@ -617,10 +624,10 @@ def hold_scoring(state: State, card: str) -> None:
         winners = [f"{name(r['who'])} {r['points']}" for r in entry["ranking"] if r["points"]]
         if winners:
             parts.append(f"{type_name(kind)} ({entry['total']}): {', '.join(winners)}")
-    moats = [f"{name(w)} {n}" for w, n in report["moats"].items() if n]
+    moats = [f"{name(w)} {n}" for w, n in seated(state, report["moats"]) if n]
     log(state, f"Scoring {card} (the {SCORING_NAMES[card]}): " + ("; ".join(parts) or "no buildings")
         + ". Longest moats: " + (", ".join(moats) or "none") + ". Scores: "
-        + ", ".join(f"{name(w)} {s}" for w, s in state["scores"].items()) + ".")
+        + ", ".join(f"{name(w)} {s}" for w, s in seated(state, state["scores"])) + ".")
     if state["dirk"] is not None and card in ("A", "B"):
         n = 6 if card == "A" else len(state["bag"]) // 3
         n = min(n, len(state["bag"]))
@@ -681,7 +688,7 @@ def finish(state: State) -> None:
         reason = f"{name(winners[0])} has the most victory points ({top})"
     else:
         reason = f"{' and '.join(name(w) for w in winners)} share the win with {top} victory points"
-    score_all = dict(state["scores"])
+    score_all = dict(seated(state, state["scores"]))
     state["result"] = {"winner": winners[0] if len(winners) == 1 else None, "winners": winners,
                        "reason": reason, "score": score_all}
     state["stage"] = "over"

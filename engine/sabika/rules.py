@@ -1448,7 +1448,9 @@ def _r_tribute(s: State, dec: dict[str, Any], a: Action) -> None:
     else:
         names = {"track": "Paria track", "dinars": "Dinars", "seal": "Seals", "pp": "PP"}
         log(s, f"{role} pays the tribute of {dec['total']} Parias: "
-               + ", ".join(f"{n} by {names[m]}" for m, n in paid.items()) + ".")
+               # In the fixed order of the means, not the dict's: a state read back from JSON
+               # with sorted keys must log the same.
+               + ", ".join(f"{paid[m]} by {names[m]}" for m in names if m in paid) + ".")
 
 
 def _r_start_player(s: State, dec: dict[str, Any], a: Action) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import random
+import re
 import sys
 import types
 from collections.abc import Iterator
@@ -14,6 +16,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+import engine
 from bot.local import LocalError, Table, play, program_name
 from bot.service import GameService, ServiceError
 from engine.players import choose
@@ -370,7 +373,7 @@ def _reactive_toy() -> types.ModuleType:
     from tests.bot import toygame
 
     module = types.ModuleType("toyreact")
-    window_actions = [{"type": "pass", "label": "pass"}, {"type": "react", "label": "react"}]
+    window_actions = [{"type": "pass", "label": "pass", "pass": True}, {"type": "react", "label": "react"}]
 
     def setup(seed: int, options: dict[str, Any]) -> dict[str, Any]:
         return {**toygame.setup(seed, options), "window": None}
@@ -448,3 +451,74 @@ async def test_autopass_is_the_seat_preference_discord_sets(service: GameService
     await play(service, "toyreact", resume=info.id, out=screen, ask=Keyboard("5", "q"))
     assert "  (auto-pass) blue: pass" in screen.lines
     assert "blue may react." not in screen.lines
+
+
+# ------------------------------------------------------------------ issues 9 and 10: more seats, one seat
+
+
+class RandomKeyboard(Keyboard):
+    """Answers each order prompt with a random number among the orders the screen listed
+    since the prompt's heading: a player at the keyboard who knows no strategy."""
+
+    def __init__(self, screen: Screen, seed: int) -> None:
+        super().__init__()
+        self.screen = screen
+        self.rng = random.Random(seed)
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        heading = max(i for i, line in enumerate(self.screen.lines) if line.startswith("--- "))
+        listed = [line for line in self.screen.lines[heading:] if re.match(r"^\s+\d+\. ", line)]
+        assert listed, f"asked {prompt!r} with no order listed"
+        return str(self.rng.randint(1, len(listed)))
+
+
+@pytest.mark.slow
+async def test_a_two_player_game_of_granada_city_with_dirk_finishes_at_the_table(service: GameService,
+                                                                                 tmp_path: Path) -> None:
+    """``alcazaba local granada_city --players 2 --seat red``: red at the keyboard, blue the
+    built-in player, Dirk the rulebook's imaginary third player (2 players)."""
+    screen = Screen()
+    images = tmp_path / "images"
+    status = await play(service, "granada_city", seats=["red"], seed=4, options={"players": 2},
+                        images_dir=images, out=screen, ask=RandomKeyboard(screen, 4))
+    assert status == 0 and screen.lines[-1].startswith("game 1 finished: ")
+    info = await service.game(1)
+    assert info.roles == ["red", "blue"] and info.status == "finished"
+    exported = await service.export(1)
+    assert exported["options"]["players"] == 2
+    assert {m["role"] for m in exported["moves"]} == {"red", "blue"}
+    _, state = await service.state(1)
+    view = engine.get("granada_city").view(state, None)
+    assert view["dirk"] is not None and "Dirk" in screen.text, "Dirk took part"
+    assert (await service.replay_check(1)).ok
+    assert _decoded(images / "granada_city-1-red.png").format == "PNG"
+    assert not (images / "granada_city-1-blue.png").exists(), "only the seat at the keyboard gets its board"
+
+
+def test_a_three_player_game_of_sabika_by_built_in_players(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """``alcazaba local sabika --players 3 --autoplay``, to the end."""
+    from bot.cli import main
+
+    db = tmp_path / "s.db"
+    status = main(["local", "sabika", "--players", "3", "--autoplay", "--seed", "2", "--db", str(db)])
+    out = capsys.readouterr().out.splitlines()
+    assert status == 0 and out[-1].startswith("game 1 finished: ")
+    assert "blue: built-in player, yellow: built-in player, pink: built-in player" in out[0]
+    result = json.loads(out[-1].removeprefix("game 1 finished: "))
+    assert set(result["score"]) == {"blue", "yellow", "pink"}
+
+
+async def test_a_solo_game_of_sabika_at_the_table_shows_yusufs_turns(service: GameService) -> None:
+    """One seat: Yusuf's turns are the engine's own steps, printed as they happen; the table
+    never waits for anyone but the player."""
+    screen = Screen()
+    status = await play(service, "sabika", seed=3, options={"players": 1}, out=screen,
+                        ask=RandomKeyboard(screen, 3))
+    assert status == 0 and screen.lines[-1].startswith("game 1 finished: ")
+    info = await service.game(1)
+    assert info.roles == ["blue"] and not info.seats[0].is_bot
+    yusuf = [line for line in screen.lines if "Yusuf" in line]
+    assert len(yusuf) >= 5
+    assert {m["role"] for m in (await service.export(1))["moves"]} == {"blue"}

@@ -163,7 +163,10 @@ class Deadlines(Worker):
         for role in late:
             seat = info.seat(role)
             assert seat is not None and seat.user_id is not None
-            if action == "claim":
+            if action == "claim" and len(info.roles) > 2:
+                text = (f"⌛ Your time in **{present.game_name(info.title, info.id)}** ran out. The other players "
+                        "may now give your seat to the built-in player; move now to keep it.")
+            elif action == "claim":
                 text = (f"⌛ Your time in **{present.game_name(info.title, info.id)}** ran out. Your opponent may "
                         "now claim the game; move now to keep it going.")
             else:
@@ -174,7 +177,10 @@ class Deadlines(Worker):
         if action == "claim":
             opponents = {s.user_id for s in info.seats if s.user_id is not None and s.role not in late}
             pings = " ".join(f"<@{u}>" for u in opponents)
-            await self.post(info, f"⌛ {names} let the deadline pass. {pings} you may end the game with /game claim.",
+            # With three seats or more a claim hands the late seat to the built-in player
+            # (GameService.forfeit); with two it ends the game.
+            what = "give the seat to the built-in player" if len(info.roles) > 2 else "end the game"
+            await self.post(info, f"⌛ {names} let the deadline pass. {pings} you may {what} with /game claim.",
                             self.nonce(info, nonces.CLAIMABLE))
             await self.store.update_game(info.id, overdue_role=late[0])
         else:

@@ -54,8 +54,9 @@ from bot.discord import nonces, present
 from bot.discord.cogs.base import Worker
 from bot.discord.nonces import Nonces
 from bot.discord.table import DM_FILE_LIMIT, Outgoing
-from bot.models import dumps, utcnow
+from bot.models import utcnow
 from bot.service import GameInfo, OutboxItem, SeatInfo
+from bot.viewkeys import pass_action, phase_key
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
@@ -65,8 +66,6 @@ log = logging.getLogger("bot.discord.delivery")
 BATCH = 50
 TURN_NOTE = "⏳ **It is your turn.**"
 """Heads a prompt when the turn came to the seat (not when it goes on after its own step)."""
-MAP_KEYS = ("year", "turn", "round", "phase", "active_side")
-"""View fields whose change marks a new phase of play: the spectator map is posted then."""
 IMMEDIATE = ("finished", "aborted", "started", "seated")
 """Thread rows posted at once rather than held for more lines."""
 PERMANENT = frozenset({10003, 50001, 50013, 50083, 10013})
@@ -79,34 +78,6 @@ MAX_TRIES = 25
 """Tries of a row failing for any other reason before it is given up (backoff reaches an hour
 apart after 10 tries: about half a day)."""
 FRESH_TRIES = 3
-
-
-def phase_key(view: dict[str, Any]) -> str | None:
-    """What changes when a phase ends or a battle is fought: round, phase... and the last
-    battle's record, when the view has one."""
-    parts = []
-    for key in MAP_KEYS:
-        value = view.get(key)
-        if isinstance(value, dict):
-            value = value.get("name") or value.get("id")
-        if value is not None and not isinstance(value, list | dict):
-            parts.append(f"{key}={value}")
-    last = view.get("last_battle")
-    if last:
-        parts.append("fought=" + hashlib.sha256(dumps(last).encode()).hexdigest()[:10])
-    battle = view.get("battle")
-    if isinstance(battle, dict):
-        parts.append(f"battle={battle.get('loc') or battle.get('location') or battle.get('kind') or 'on'}")
-    return "|".join(parts)[:200] if parts else None
-
-
-def is_reaction(view: dict[str, Any]) -> bool:
-    """A prompt that only asks whether to react (a window for a special card, a challenge):
-    the engine says so with ``reaction`` or a pending decision of kind ``window``."""
-    if view.get("reaction"):
-        return True
-    pending = view.get("pending")
-    return isinstance(pending, dict) and pending.get("kind") in ("window", "reaction")
 
 
 def backoff(attempts: int, base: float = 5.0) -> float:
@@ -289,14 +260,13 @@ class Delivery(Worker):
 
     async def autopass(self, info: GameInfo, role: str, user_id: int) -> bool:
         """Pass for a player who asked for it, on a prompt whose only answers are a reaction
-        or a pass (the engine offers the pass, flagged ``"pass": true`` or of type "pass";
-        the bot adds no rule)."""
+        or a pass (the view says ``reaction`` and flags its pass ``"pass": true``; the bot adds
+        no rule: bot.viewkeys)."""
         gv = await self.service.view(info.id, role, user_id)
-        actions = list(gv.view.get("actions") or [])
-        passes = [a for a in actions if a.get("pass") is True] or [a for a in actions if a.get("type") == "pass"]
-        if not passes or not is_reaction(gv.view):
+        chosen = pass_action(gv.view)
+        if chosen is None:
             return False
-        await self.service.apply(info.id, role, passes[0], gv.version, user_id)
+        await self.service.apply(info.id, role, chosen, gv.version, user_id)
         log.info("auto-passed for %s in game %s at move %s", role, info.id, gv.version)
         self.bot.run_bots(info.id)
         self.bot.poke()

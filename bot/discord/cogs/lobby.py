@@ -84,13 +84,18 @@ class Lobby(Cog):
         head, _, last = current.rpartition(" ")
         out = []
         for name, s in spec.items():
-            values: list[Any] = list(s.get("choices") or [s.get("default")]) if isinstance(s, dict) else []
+            if not isinstance(s, dict):
+                continue
+            values: list[Any] = list(s.get("choices") or ([True] if s.get("type") == "bool" else [s.get("default")]))
             for value in values:
                 text = f"{name}={present.clip(str(value).lower() if isinstance(value, bool) else str(value), 40)}"
                 if last.casefold() in text.casefold():
                     full = f"{head} {text}".strip()
                     if len(full) <= 100:
-                        out.append(app_commands.Choice(name=full, value=full))
+                        # The name shown carries the option's one-line description (the value is
+                        # what the command receives).
+                        shown = f"{full} · {s['help']}" if s.get("help") else full
+                        out.append(app_commands.Choice(name=present.clip(shown, 100), value=full))
         return out[:25]
 
     async def my_games_auto(self, inter: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
@@ -130,7 +135,9 @@ class Lobby(Cog):
                                 f"({', '.join(sorted(engine.GAMES))}).")
             module = engine.get(game)
             try:
-                opts = present.parse_options(options)
+                spec = getattr(module, "OPTIONS", {}) or {}
+                opts = present.parse_options(options, switches={k for k, v in spec.items()
+                                                                 if isinstance(v, dict) and v.get("type") == "bool"})
             except ValueError as exc:
                 raise UserError(f"Options: {exc}.") from None
             roles = list(module.roles({**_defaults(module), **opts}))
@@ -192,11 +199,13 @@ class Lobby(Cog):
         if inter.guild_id is not None and info.guild_id not in (None, inter.guild_id):
             raise UserError(f"Game #{game_pk} is played on another server.")
         dg = await self.store.game(game_pk)
-        if dg.invited_user_id and inter.user.id not in (dg.invited_user_id, info.created_by):
-            raise UserError(f"The free seat of game #{game_pk} is reserved for <@{dg.invited_user_id}>.")
         free = info.free_roles
         if not free:
             raise UserError(f"Every seat of game #{game_pk} is taken.")
+        # An invitation reserves one seat (the last free one), not all of them.
+        if (dg.invited_user_id and inter.user.id not in (dg.invited_user_id, info.created_by)
+                and not info.roles_of(dg.invited_user_id) and len(free) <= 1):
+            raise UserError(f"The free seat of game #{game_pk} is reserved for <@{dg.invited_user_id}>.")
         if role in (None, "", "random"):
             role = secrets.choice(free)
         elif role not in info.roles:
@@ -282,11 +291,25 @@ class Lobby(Cog):
 
     # ------------------------------------------------------------------ ending games
 
-    @game.command(name="resign", description="Give up a game")
+    @game.command(name="resign", description="Give up a game (or hand your seat to someone)")
+    @app_commands.describe(game="The game (number)",
+                           substitute="Who takes your seat; without one, with 3 or more seats the built-in "
+                                      "player does, with 2 the other side wins")
     @app_commands.autocomplete(game=my_games_auto)
-    async def resign(self, inter: discord.Interaction, game: int | None = None) -> None:
+    async def resign(self, inter: discord.Interaction, game: int | None = None,
+                     substitute: discord.User | None = None) -> None:
         async with self.table.guard(inter):
             info, role = await self.table.my_seat(inter, game, running=True)
+            if substitute is not None:
+                if substitute.bot:
+                    raise UserError("A seat goes to a person; without a substitute, the built-in player takes a "
+                                    "seat given up in a game of three or more.")
+                # The service writes the public notice and, if the seat must act now, his prompt.
+                await self.service.substitute(info.id, role, substitute.id, display_name(substitute))
+                self.bot.poke()
+                await inter.followup.send(f"You left game #{info.id}; {substitute.mention} now holds the {role} "
+                                          "seat.", ephemeral=True)
+                return
             await self.service.resign(info.id, role, inter.user.id)
             self.bot.poke()
             self.bot.run_bots(info.id)
@@ -368,7 +391,7 @@ class Lobby(Cog):
                                f"**{present.game_name(info.title, info.id)}** in {thread.mention}.{invite}")
             await inter.followup.send(f"Rematch: game #{info.id} in {thread.mention}.", ephemeral=True)
 
-    @game.command(name="claim", description="Claim a game whose opponent let his deadline pass")
+    @game.command(name="claim", description="Claim a game (or, with 3+ seats, the seat) of a player past his deadline")
     @app_commands.autocomplete(game=my_games_auto)
     async def claim(self, inter: discord.Interaction, game: int | None = None) -> None:
         async with self.table.guard(inter):
@@ -382,6 +405,11 @@ class Lobby(Cog):
                 raise UserError("Only an opponent of the late player can claim the game.")
             await self.service.forfeit(info.id, late, reason=f"{late} ran out of time")
             self.bot.poke()
+            if len(info.roles) > 2:
+                self.bot.run_bots(info.id)  # the built-in player now holds the late seat
+                await inter.followup.send(f"{late} ran out of time in game #{info.id}: the built-in player takes "
+                                          "the seat.", ephemeral=True)
+                return
             await inter.followup.send(f"You claimed game #{info.id}: {late} ran out of time.", ephemeral=True)
 
 

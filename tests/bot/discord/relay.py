@@ -43,7 +43,7 @@ def actions(state: State, role: str) -> list[Action]:
     if role not in active(state):
         return []
     if state["window"]:
-        return [{"type": "cheer", "label": "cheer"}, {"type": "pass", "label": "pass"}]
+        return [{"type": "cheer", "label": "cheer"}, {"type": "pass", "label": "pass", "pass": True}]
     return [{"type": "run", "label": "run a lap"}, {"type": "pass", "label": "pass"}]
 
 
@@ -79,7 +79,8 @@ def view(state: State, role: str | None) -> View:
     prompt = ("Cheer or let it pass?" if state["window"] == role else "Run a lap or pass?") if acting \
         else f"Waiting for {', '.join(active(state)) or 'nobody'}."
     return {"prompt": prompt, "actions": actions(state, role) if role else [], "log": visible_log(state["log"], role),
-            "laps": dict(state["laps"]), "reaction": bool(state["window"] and state["window"] == role)}
+            "laps": dict(state["laps"]), "reaction": bool(state["window"] and state["window"] == role),
+            "phase": f"lap {sum(state['laps'].values())}", "focus": None}
 
 
 def result(state: State) -> dict[str, Any] | None:

@@ -46,11 +46,11 @@ def moves_first(actions: list[dict[str, Any]], rng: random.Random) -> int:
     return rng.choice(moves or pages)
 
 
-def course(seed: int) -> list[tuple[str, dict[str, Any]]] | None:
+def course(seed: int, options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]] | None:
     """The moves of a game played by the engine alone under :func:`moves_first` until 1483,
     if it gets there within ``MAX_CLICKS`` with both players asked something during a battle."""
     module = engine.get("granada")
-    state = module.setup(seed, {})
+    state = module.setup(seed, options)
     rng = random.Random(CLICKS_SEED)
     moves: list[tuple[str, dict[str, Any]]] = []
     in_battle: set[str] = set()
@@ -68,10 +68,11 @@ def course(seed: int) -> list[tuple[str, dict[str, Any]]] | None:
 
 
 @cache
-def first_seed() -> tuple[int, tuple[tuple[str, str], ...]]:
-    """The first seed whose game qualifies (see :func:`course`), and that game's moves."""
+def first_seed(options: str = "{}") -> tuple[int, tuple[tuple[str, str], ...]]:
+    """The first seed whose game qualifies (see :func:`course`), and that game's moves, under
+    ``options`` (JSON)."""
     for seed in range(1, 41):
-        moves = course(seed)
+        moves = course(seed, json.loads(options))
         if moves is not None:
             return seed, tuple((role, json.dumps(action, sort_keys=True)) for role, action in moves)
     raise AssertionError("no seed from 1 to 40 reaches 1483 under the click policy")
@@ -81,11 +82,14 @@ def picture_digests(view: dict[str, Any]) -> dict[str, str]:
     return {p.kind: p.digest for p in render.pictures("granada", view)}
 
 
-async def test_a_year_of_granada_through_discord(table: Harness) -> None:
+# Without options, and with every optional rule of section 11 (``/game new options:all``).
+@pytest.mark.parametrize(("typed", "options"), [(None, {}), ("all", {"all": True})], ids=["basic", "all-options"])
+async def test_a_year_of_granada_through_discord(table: Harness, typed: str | None, options: dict[str, Any]) -> None:
     h = table
     si = h.si
-    seed, expected = first_seed()
-    thread = await h.open_game("granada", side="christian", pace="72h", seed=seed)
+    seed, expected = first_seed(json.dumps(options))
+    extra = {"options": typed} if typed else {}
+    thread = await h.open_game("granada", side="christian", pace="72h", seed=seed, **extra)
     clicks = await drive(h, 1, random.Random(CLICKS_SEED), pick=moves_first, max_steps=2 * MAX_CLICKS,
                          until=lambda state: state["year"] >= 2)
     await si.wait_quiet(1.0)
@@ -97,6 +101,7 @@ async def test_a_year_of_granada_through_discord(table: Harness) -> None:
         exported = await svc.export(1)
     finally:
         await svc.close()
+    assert exported["options"].get("all", False) == options.get("all", False)
     # Exactly the engine's course: every click through Discord became the move it stood for.
     assert [(m["role"], json.dumps(m["action"], sort_keys=True)) for m in exported["moves"]] == list(expected)
     states = replay_states(exported)
@@ -112,6 +117,10 @@ async def test_a_year_of_granada_through_discord(table: Harness) -> None:
 
     # Thread: the public log, grouped; maps through the year.
     public_lines = [e["text"] for e in visible_log(final["log"], None)]
+    if options:
+        # Every optional rule of section 11 is in play, and the thread saw one at work.
+        assert set(module.view(final, None)["optional"]["rules"]) == set(module.OPTIONS) - {"all"}
+        assert any("enters the map" in line and "(Mercenaries, 11.1)" in line for line in public_lines)
     posts = si.channel_messages(thread)
     posted = [line[2:] for m in posts if m.content.startswith("• ") for line in m.content.split("\n")]
     assert set(public_lines) <= set(posted)

@@ -153,3 +153,58 @@ async def test_a_manager_hands_a_seat_to_another_member(table: Harness) -> None:
     quit_ = await h.cmd(h.carol, "game resign", channel=thread)
     assert "You resigned game #1 (blue)" in h.answers(quit_)[-1].content
     assert h.si.violations == []
+
+
+async def test_granada_optional_rules_are_autocompleted_with_their_description(table: Harness) -> None:
+    """Issue 11: each optional rule of section 11 is offered at ``/game new options:``, with
+    the engine's one-line description; ``all`` alone turns every one on; all are off by default."""
+    import engine
+
+    h = table
+    spec = engine.get("granada").OPTIONS
+    inter = await h.si.autocomplete(h.alice, h.channel, "game new", "options", game="granada", options="")
+    await h.si.answered(inter)
+    choices = inter.callbacks[0].json["data"]["choices"]
+    offered = {c["value"].partition("=")[0] for c in choices}
+    assert offered == set(spec)
+    for c in choices:
+        name = c["value"].partition("=")[0]
+        assert len(c["name"]) <= 100 and c["name"].startswith(c["value"] + " · ")
+        assert spec[name]["help"][:30] in c["name"]
+    assert "all=true" in [c["value"] for c in choices]
+    # Typing narrows the list, the words already typed are kept.
+    inter = await h.si.autocomplete(h.alice, h.channel, "game new", "options", game="granada",
+                                    options="sortie=true pap")
+    await h.si.answered(inter)
+    assert [c["value"] for c in inter.callbacks[0].json["data"]["choices"]] == ["sortie=true papal_bull=true"]
+    # "all" alone, then the default: nothing on.
+    await h.cmd(h.alice, "game new", game="granada", side="christian", options="all")
+    await h.cmd(h.alice, "game new", game="granada", side="christian")
+    svc = GameService.open(h.settings.db_url)
+    try:
+        assert (await svc.game(1)).options.get("all") is True
+        assert not (await svc.game(2)).options.get("all")
+    finally:
+        await svc.close()
+    assert h.si.violations == []
+
+
+async def test_an_invitation_reserves_one_seat_of_many(table: Harness) -> None:
+    """Four seats, bob invited: carol may take a seat while two others are free, not the last."""
+    h = table
+    await h.cmd(h.alice, "game new", game="granada_city", side="red", opponent=h.bob, options="players=3")
+    thread = h.si.threads(h.channel)[-1].id
+    joined = await h.cmd(h.carol, "game join", channel=thread, game=1, side="blue")
+    assert "You play **blue**" in h.answers(joined)[-1].content
+    await h.si.wait_message(lambda m: m.channel_id == thread and "**green**: free (reserved for" in m.content
+                            and "**blue**: <@" in m.content, timeout=20)
+    refused = await h.cmd(h.mod, "game join", channel=thread, game=1)
+    assert f"reserved for <@{h.bob}>" in h.answers(refused)[-1].content
+    joined = await h.cmd(h.bob, "game join", channel=thread, game=1)
+    assert "You play **green**" in h.answers(joined)[-1].content
+    svc = GameService.open(h.settings.db_url)
+    try:
+        assert (await svc.game(1)).status == "running"
+    finally:
+        await svc.close()
+    assert h.si.violations == []

@@ -1,0 +1,34 @@
+"""What a front end reads from a view without knowing the game (DESIGN.md, "What a view
+carries"): ``phase``, ``reaction`` and the pass marked ``"pass": true``. The Discord front end
+and the terminal table both ask these questions here, so that neither guesses at a game's
+own keys and both answer a reaction prompt the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.api import View
+
+
+def phase_key(view: View) -> str | None:
+    """The view's ``phase``: it changes exactly when a new public picture is worth posting (a
+    new turn, phase or battle). None when the view says nothing, so no picture is forced."""
+    phase = view.get("phase")
+    if phase is None or isinstance(phase, list | dict):
+        return None
+    return str(phase)[:200]
+
+
+def is_reaction(view: View) -> bool:
+    """A prompt that only asks whether to react: the engine says so with ``reaction``."""
+    return view.get("reaction") is True
+
+
+def pass_action(view: View) -> dict[str, Any] | None:
+    """The pass the engine offers on a reaction prompt (the action marked ``"pass": true``),
+    or None: on any other prompt, or when the engine offers no marked pass (the front ends add
+    no rule)."""
+    if not is_reaction(view):
+        return None
+    return next((a for a in view.get("actions") or [] if a.get("pass") is True), None)
