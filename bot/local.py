@@ -26,7 +26,7 @@ from typing import Any
 import engine
 import render
 from bot.service import GameInfo, GameService, NotAllowed, ServiceError, StaleVersion, _bot_seed
-from bot.viewkeys import pass_action
+from bot.viewkeys import autopass_hint, pass_action
 from engine.api import RuleError, View, describe
 from engine.players import choose
 
@@ -341,6 +341,9 @@ class Table:
         self.out(f"--- {info.title} #{self.game_pk} - {role} - move {view.version} ---")
         await self.show_new_lines(role)
         self.out(str(view.view.get("prompt", "")))
+        hint = autopass_hint(view.view, "type 'autopass on'")
+        if hint:
+            self.out(hint)
         for number, action in enumerate(actions, start=1):
             self.out(f"  {number:>3}. {describe(action)}")
         extra = "u = take back, " if view.can_undo else ""

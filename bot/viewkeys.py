@@ -32,3 +32,9 @@ def pass_action(view: View) -> dict[str, Any] | None:
     if not is_reaction(view):
         return None
     return next((a for a in view.get("actions") or [] if a.get("pass") is True), None)
+
+
+def autopass_hint(view: View, how: str) -> str | None:
+    """The line a front end adds under a reaction prompt that offers a pass, saying how to let
+    it be passed (``how``: that front end's own command). The engine's prompt names no front end."""
+    return f"Auto-pass such questions: {how}." if pass_action(view) is not None else None

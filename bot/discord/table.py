@@ -27,6 +27,7 @@ from bot.discord import ids, orders, present
 from bot.discord.errors import UserError
 from bot.discord.views import ActionButton, ActionSelect, JoinButton, PageButton, StartButton, UndoButton
 from bot.service import GameInfo, GameView, NotAllowed, ServiceError, StaleVersion, StepResult
+from bot.viewkeys import autopass_hint
 from engine.api import RuleError
 
 if TYPE_CHECKING:
@@ -302,6 +303,9 @@ class Table:
         prompt = str(v.get("prompt") or "")
         if prompt:
             lines.append(("➡️ " if acting else "") + prompt)
+        hint = autopass_hint(v, "`/prefs autopass:True`") if acting else None
+        if hint:
+            lines.append(hint)
         if acting and info.deadline_at is not None:
             lines.append(f"⏰ Deadline {present.when(info.deadline_at)}")
         recent = present.log_texts((v.get("log") or [])[-RECENT_LINES:])

@@ -117,7 +117,6 @@ BATTLE_MODULES = ("battle", "siege", "seabattle", "cards")
 
 _STATIC: dict[str, dict[str, Any]] = {}
 #: The line a reaction prompt ends with: auto-pass is the front end's preference (DESIGN.md).
-AUTO_PASS_HINT = 'Auto-pass such questions: "/prefs autopass on" on Discord, "autopass on" at the terminal.'
 
 
 def phase(state: State, focus: str | None) -> str:
@@ -275,8 +274,6 @@ def view(state: State, role: str | None) -> View:
     elif frame is not None and role is not None and role in active:
         hook = getattr(st.handler(frame), "prompt", None)
         prompt = hook(state, role, frame) if hook else "Your decision."
-        if reaction:
-            prompt += "\n" + AUTO_PASS_HINT
     elif active:
         prompt = "Waiting for " + " and ".join(a.capitalize() for a in active) + "."
     opp = st.other(role) if role in st.SIDES else None

@@ -429,6 +429,10 @@ async def test_autopass_passes_reaction_prompts_of_that_seat_only(service: GameS
     assert screen.lines.count("  (auto-pass) blue: pass") == 1
     assert screen.lines.count("blue may react.") == 1, "asked once, before auto-pass was on"
     assert screen.lines.count("red may react.") == 1, "red's window is still asked"
+    hint = "Auto-pass such questions: type 'autopass on'."
+    asked = [i for i, line in enumerate(screen.lines) if line.endswith(" may react.")]
+    assert [screen.lines[i + 1] for i in asked] == [hint, hint], "each reaction prompt says how to auto-pass"
+    assert screen.lines.count(hint) == 2, "and no other prompt does"
     info = await service.game(1)
     assert info.seat("blue").prefs == {"autopass": True}  # type: ignore[union-attr]
     assert info.seat("red").prefs == {}  # type: ignore[union-attr]
