@@ -114,3 +114,27 @@ def test_sabika_pictures_do_not_depend_on_key_order(seed: int, count: int) -> No
     views = _views("sabika", seed, count, (30, 90))
     assert any(w["at"] is not None for v in views for p in v["players"].values() for w in p["workers"].values())
     assert _check("sabika", views) == {"board"}
+
+
+def _builders_share_a_square(view: View) -> bool:
+    """A seat's two Builders on one square, one standing and one lying: two discs that differ
+    only by the stroke across the lying one, drawn in the order of the seat's workers."""
+    for p in [*view["players"].values(), *([view["yusuf"]] if view.get("yusuf") else [])]:
+        one, two = p["workers"]["builder1"], p["workers"]["builder2"]
+        if one["at"] is not None and one["at"] == two["at"] and one["up"] != two["up"]:
+            return True
+    return False
+
+
+@pytest.mark.parametrize(("seed", "count"), [(1, 3), (2, 2), (6, 1)])
+def test_sabika_builders_on_one_square_keep_their_order(seed: int, count: int) -> None:
+    module = engine.GAMES["sabika"]
+    state = module.setup(seed, {"players": count})
+    for n in range(600):
+        view = module.view(state, None)
+        if _builders_share_a_square(view):
+            break
+        assert module.result(state) is None, "the game ended before two Builders shared a square"
+        state = _step(module, state, n, seed)
+    assert _builders_share_a_square(view)
+    _check("sabika", [view, *(module.view(state, role) for role in view["roles"])])
