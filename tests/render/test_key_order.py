@@ -138,3 +138,17 @@ def test_sabika_builders_on_one_square_keep_their_order(seed: int, count: int) -
         state = _step(module, state, n, seed)
     assert _builders_share_a_square(view)
     _check("sabika", [view, *(module.view(state, role) for role in view["roles"])])
+
+
+@pytest.mark.parametrize(("game_id", "seed", "count", "stops"),
+                         [("granada_city", 1, 2, (0, 25)), ("granada_city", 3, 5, (0, 25)),
+                          ("sabika", 1, 1, (30, 90)), ("sabika", 4, 4, (30, 90))])
+def test_a_state_read_back_from_the_database_draws_the_same_pictures(game_id: str, seed: int, count: int,
+                                                                      stops: tuple[int, ...]) -> None:
+    """As the service does: the same state held in memory and read back as sorted-keys JSON."""
+    module = engine.GAMES[game_id]
+    for state in _states(game_id, seed, count, stops):
+        read_back = json.loads(json.dumps(state, sort_keys=True))
+        for role in [*module.view(state, None)["roles"], None]:
+            assert render.images(game_id, module.view(read_back, role)) == render.images(game_id,
+                                                                                         module.view(state, role))
