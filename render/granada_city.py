@@ -246,7 +246,12 @@ def draw_scores(img: Image.Image, view: View, box: C.Box) -> None:
     scores = view.get("scores", {})
     best = max(list(scores.values()) + [1])
     y = top
-    for who, pts in sorted(scores.items(), key=lambda kv: -kv[1]):
+    # ties in seat order (Dirk last), never the dict's order: a view read back from the
+    # database has its keys sorted, and the same view must draw the same picture
+    seats = [r for r in view.get("roles", []) if r in scores] + (["dirk"] if "dirk" in scores else [])
+    seats += sorted(set(scores) - set(seats))
+    for who in sorted(seats, key=lambda r: -scores[r]):
+        pts = scores[who]
         moat = view.get("moats", {}).get(who)
         extra = f" · moat {moat}" if moat is not None else ""
         hand = view.get("hand_counts", {}).get(who)

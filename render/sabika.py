@@ -53,7 +53,7 @@ def _secondaries(view: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     out = []
     for kind in ("raw", "marble"):
         squares = view["board"]["raw_squares" if kind == "raw" else "marble_squares"]
-        for key in squares:
+        for key in sorted(squares, key=int):  # component order, not the dict's
             out.append((kind, key, DATA["secondary"][kind][int(key)]))
     return out
 
@@ -109,16 +109,20 @@ def _draw_rondels(img: Image.Image, view: dict[str, Any]) -> None:
             draw.rectangle((x - 15, y - 11, x + 15, y + 11), fill=(235, 235, 240) if has else C.PAPER,
                            outline=C.INK, width=1)
             C.text(draw, (x, y), "Ma" if has else "-", C.font(12, True), anchor="mm")
-    # Workers: the Sultan's, each seat's
+    # Workers: the Sultan's, then each seat's in seat order, each seat's in the order of
+    # WORKER_LETTER: the order of the discs on a square never follows a dict's key order (a
+    # view read back from the database has its keys sorted; it must draw the same picture)
     occupants: dict[tuple[str, int], list[tuple[C.Colour, str, bool]]] = {}
-    for rondel, squares in view["board"]["sultan"].items():
-        for sq in squares:
+    sultan = view["board"]["sultan"]
+    for rondel in RINGS:
+        for sq in sultan.get(rondel, []):
             occupants.setdefault((rondel, sq), []).append(((212, 175, 55), "S", False))
-    seats = dict(view["players"])
+    seats = {who: view["players"][who] for who in view["seats"] if who in view["players"]}
     if view.get("yusuf"):
         seats["yusuf"] = view["yusuf"]
     for who, p in seats.items():
-        for w, info in p["workers"].items():
+        for w in sorted(p["workers"], key=list(WORKER_LETTER).index):
+            info = p["workers"][w]
             if info["at"] is None:
                 continue
             rondel = {"B": "outer", "M": "middle", "P": "inner"}[WORKER_LETTER[w]]
@@ -180,7 +184,8 @@ def _panel_map(draw: ImageDraw.ImageDraw, view: dict[str, Any], x: float, y: flo
     top = y
     y = C.panel(draw, (x, y, x + w, y + 228), f"Cities (Trade card {b['trade']})")
     f = C.font(13)
-    for c, info in b["cities"].items():
+    for c in [c for c in CITIES if c in b["cities"]]:  # the map's order, not the dict's
+        info = b["cities"][c]
         seal = " seal" if info["seal"] else ""
         left = " ".join(p[0].upper() for p in info["left"])
         right = " ".join(p[0].upper() for p in info["right"])
