@@ -31,7 +31,10 @@ reference machine); ``--only PREFIX`` limits the run to figures whose name start
 player's figures (engine/ai): the level against the easy player, sides alternating, games
 played on every core at once; ``ai.winrate.<game>.<level>`` with its 95% Wilson interval and
 ``ai.think_s.<game>.<level>``. It is never part of the other runs: at the issue's sizes (100
-games a side of 1212, 20 of Granada) it takes hours.
+games a side of 1212, 20 of Granada) it takes hours. ``--level easy_vs_random`` measures the
+built-in ("easy") player itself (issues 9 and 10): it in one seat, uniformly random legal play in
+every other, the seat rotating over the same deals; ``--games`` then counts games in all (default
+200) and the figure is ``ai.winrate.<game>.easy_vs_random``, same format, target 0.8.
 """
 
 from __future__ import annotations
@@ -1072,7 +1075,11 @@ def rss_of_service_process(db: Path, samples: int) -> tuple[list[float], str]:
 
 AI_GAMES_PER_SIDE = {"navas": 100, "granada": 20}
 """Games per side of ``--ai`` (issue 15): a Granada game is some 400 decisions a side."""
-AI_TARGETS = {"normal": 0.80, "hard": 0.90}
+EASY_VS_RANDOM = "easy_vs_random"
+"""The level that measures the built-in player (engine.players) against random players."""
+EASY_VS_RANDOM_GAMES = 200
+"""Games in all of ``easy_vs_random`` (issues 9 and 10), whatever the number of seats."""
+AI_TARGETS = {"normal": 0.80, "hard": 0.90, EASY_VS_RANDOM: 0.80}
 AI_MAX_STEPS = 20_000
 
 
@@ -1088,10 +1095,30 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def winners_of(res: dict[str, Any], roles: Sequence[str]) -> list[str]:
+    """Every role sharing the win: the result's ``winners`` (Granada of Dirk Henn), else its one
+    ``winner``; a result with neither is a draw of every role (a two-player shared victory of
+    Sabika, a Granada that nobody wins). Scores are not read: "nobody wins" is not a shared win."""
+    if res.get("winners") is not None:
+        return list(res["winners"])
+    if res.get("winner") is not None:
+        return [res["winner"]]
+    return list(roles)
+
+
+def credit(game: dict[str, Any]) -> float:
+    """The measured player's share of one game: 1 for a win alone, 1/k for a win shared by k
+    (a two-player draw is the half it always was), 0 for a loss or an unfinished game."""
+    winners = game["winners"]
+    return 1.0 / len(winners) if game["ai_role"] in winners else 0.0
+
+
 def ai_game(job: tuple[str, str, int, str, int | None]) -> dict[str, Any]:
     """One game: the search at ``level`` in seat ``ai_role`` against the easy player in every
-    other seat. Top-level so that a process pool can run it. Returns the winner and the search's
-    thinking times (decisions with more than one option only: the others return at once)."""
+    other seat, or for ``easy_vs_random`` the easy player against uniformly random legal play.
+    Top-level so that a process pool can run it. Returns the winners and the measured player's
+    thinking times (for the search, decisions with more than one option only: the others return
+    at once; for the easy player, every decision)."""
     from engine import ai, players
 
     game_id, level, seed, ai_role, iterations = job
@@ -1104,7 +1131,14 @@ def ai_game(job: tuple[str, str, int, str, int | None]) -> dict[str, Any]:
         active = list(module.active(state))
         role = ai_role if ai_role in active else active[0]
         decision_seed = seeds.randbelow(1 << 62)
-        if role == ai_role:
+        if level == EASY_VS_RANDOM:
+            if role == ai_role:
+                t0 = time.perf_counter()
+                action = players.choose(module, state, role, decision_seed)
+                think.append(time.perf_counter() - t0)
+            else:
+                action = Generator(decision_seed).choice(module.actions(state, role))
+        elif role == ai_role:
             t0 = time.perf_counter()
             action, stats = ai.choose_with_stats(module, state, role, decision_seed, level, iterations)
             if stats.iterations:
@@ -1114,8 +1148,10 @@ def ai_game(job: tuple[str, str, int, str, int | None]) -> dict[str, Any]:
         state = module.apply(state, role, action)
         steps += 1
     res = module.result(state)
+    roles = list(module.roles(default_options(module)))
     return {"game": game_id, "level": level, "seed": seed, "ai_role": ai_role,
-            "winner": None if res is None else res.get("winner"), "finished": res is not None,
+            "winner": None if res is None else res.get("winner"),
+            "winners": [] if res is None else winners_of(res, roles), "finished": res is not None,
             "steps": steps, "think": think}
 
 
@@ -1128,7 +1164,8 @@ def play_ai_jobs(jobs: list[tuple[str, str, int, str, int | None]], workers: int
 
     def note(game: dict[str, Any]) -> None:
         done.append(game)
-        mark = "won" if game["winner"] == game["ai_role"] else "lost" if game["winner"] else "drew"
+        share = credit(game)
+        mark = "won" if share == 1.0 else "lost" if share == 0.0 else f"shared ({share:.2f})"
         print(f"bench --ai: {label} {len(done)}/{len(jobs)}: seed {game['seed']} as {game['ai_role']} {mark} "
               f"in {game['steps']} steps ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
 
@@ -1145,31 +1182,42 @@ def play_ai_jobs(jobs: list[tuple[str, str, int, str, int | None]], workers: int
 def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None, iterations: int | None,
                workers: int, out: Callable[[dict[str, Any]], None]) -> None:
     """``ai.winrate.<game>.<level>`` (with its 95% Wilson interval) and ``ai.think_s.<game>.<level>``:
-    the level against the easy player, sides alternating, the same deals from both sides
-    (game 2k and 2k+1 share seed k)."""
+    the level against the easy player (``easy_vs_random``: the easy player against random ones),
+    in the game's default seats, the seat rotating over the same deals (game nk + i, i < n seats,
+    has seed k + 1). ``per_side`` is games per seat for a search level and games in all for
+    ``easy_vs_random``, as the issues count them. A shared win counts its share (see ``credit``)."""
 
     for game_id in games:
         module = engine.get(game_id)
         roles = list(module.roles(default_options(module)))
-        n_side = per_side if per_side is not None else AI_GAMES_PER_SIDE.get(game_id, 20)
         for level in levels:
+            if level == EASY_VS_RANDOM:
+                total = per_side if per_side is not None else EASY_VS_RANDOM_GAMES
+            else:
+                total = len(roles) * (per_side if per_side is not None else AI_GAMES_PER_SIDE.get(game_id, 20))
             jobs = [(game_id, level, 1 + k // len(roles), roles[k % len(roles)], iterations)
-                    for k in range(n_side * len(roles))]
+                    for k in range(total)]
             started = time.perf_counter()
             done = play_ai_jobs(jobs, workers, f"{game_id} {level}")
-            wins = sum(1 for g in done if g["winner"] == g["ai_role"])
-            draws = sum(1 for g in done if g["winner"] is None)
-            low, high = wilson(wins + 0.5 * draws, len(done))
-            rate = (wins + 0.5 * draws) / len(done)
-            by_side = {r: {"wins": sum(1 for g in done if g["ai_role"] == r and g["winner"] == r),
+            wins = sum(1 for g in done if g["winners"] == [g["ai_role"]])
+            shared = sum(1 for g in done if g["ai_role"] in g["winners"] and len(g["winners"]) > 1)
+            draws = sum(1 for g in done if g["finished"] and len(g["winners"]) == len(roles))
+            points = sum(credit(g) for g in done)
+            low, high = wilson(points, len(done))
+            rate = points / len(done)
+            by_side = {r: {"wins": sum(1 for g in done if g["ai_role"] == r and g["winners"] == [r]),
                            "games": sum(1 for g in done if g["ai_role"] == r)} for r in roles}
             target = AI_TARGETS.get(level)
             line: dict[str, Any] = {"name": f"ai.winrate.{game_id}.{level}", "unit": "fraction",
                                     "rate": round(rate, 4), "ci95": [round(low, 4), round(high, 4)],
-                                    "wins": wins, "draws": draws, "games": len(done), "by_side": by_side,
+                                    "wins": wins, "shared": shared, "draws": draws, "games": len(done),
+                                    "seats": len(roles), "by_side": by_side,
                                     "unfinished": sum(1 for g in done if not g["finished"]),
-                                    "opponent": "easy", "iterations": iterations or "level default",
                                     "wall_s": round(time.perf_counter() - started, 1)}
+            if level == EASY_VS_RANDOM:
+                line |= {"player": "easy", "opponent": "random"}
+            else:
+                line |= {"opponent": "easy", "iterations": iterations or "level default"}
             if target is not None:
                 line["target"] = f">= {target:g}"
                 line["meets_target"] = rate >= target
@@ -1191,10 +1239,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ai", action="store_true",
                         help="only the search player against the easy player (long; ai.winrate, ai.think_s)")
     parser.add_argument("--game", action="append", metavar="G", help="with --ai: a game (repeatable; default all)")
-    parser.add_argument("--level", action="append", choices=["normal", "hard"],
-                        help="with --ai: a level (repeatable; default normal and hard)")
+    parser.add_argument("--level", action="append", choices=["normal", "hard", EASY_VS_RANDOM],
+                        help="with --ai: a level (repeatable; default normal and hard); easy_vs_random "
+                             "measures the built-in player against random players")
     parser.add_argument("--games", type=int, metavar="N",
-                        help="with --ai: games per side (default: navas 100, granada 20; --quick: 2)")
+                        help="with --ai: games per side (default: navas 100, granada 20; --quick: 2); "
+                             f"for easy_vs_random games in all (default {EASY_VS_RANDOM_GAMES}; --quick: 2)")
     parser.add_argument("--iterations", type=int, metavar="K",
                         help="with --ai: search iterations per decision instead of the level's own")
     parser.add_argument("--workers", type=int, metavar="W",

@@ -3,11 +3,13 @@ moats end to end, and beats random players."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from benchmarks import bench
 from engine.granada_city import choose, rules
 from engine.granada_city.data import CATALOG, moats_of
 
 from .helpers import build, card, game, put_in_yard, remove_tile, set_hand, step, tile, turn_of, with_moats
-from .winrate import measure
 
 
 def test_it_pays_exactly_when_the_cards_allow() -> None:
@@ -59,7 +61,10 @@ def test_it_lays_a_moat_to_extend_its_longest_moat() -> None:
 
 
 def test_it_wins_most_three_player_games_against_random_players() -> None:
-    figures = measure(6, 3)
+    lines: list[dict[str, Any]] = []
+    bench.ai_figures(["granada_city"], [bench.EASY_VS_RANDOM], 6, None, 1, lines.append)
+    figures = lines[0]
+    assert figures["games"] == 6 and figures["seats"] == 3, figures
     assert figures["wins"] >= 5, figures
 
 

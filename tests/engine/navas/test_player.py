@@ -84,12 +84,3 @@ def test_the_chosen_move_never_loses_at_once_when_a_safe_one_exists(options: dic
                     assert all(worlds.risk([a]) > 0 for a in legal), pick
             s = apply(s, role, rng.choice(legal))
     assert checked > 200 and losing_positions > 0
-
-
-def test_the_strength_measure_plays_both_sides_to_the_end() -> None:
-    from . import strength
-
-    summary = strength.match(2, seed=3)
-    assert summary["games"] == 2 and summary["as_christian"].endswith("/1") and summary["as_muslim"].endswith("/1")
-    low, high = summary["interval95"]
-    assert 0.0 <= low <= summary["win_rate"] <= high <= 1.0
