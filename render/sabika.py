@@ -18,7 +18,8 @@ from PIL import Image, ImageDraw
 
 from render import common as C
 
-WIDTH, HEIGHT = 1600, 1000
+WIDTH, HEIGHT = 1600, 1500
+SHOP_TOP = 900
 HEADER = 56
 CENTRE = (400.0, HEADER + 400.0)
 RINGS = {"outer": (250.0, 370.0), "middle": (150.0, 250.0), "inner": (50.0, 150.0)}
@@ -177,52 +178,213 @@ def _panel_displays(draw: ImageDraw.ImageDraw, view: dict[str, Any], x: float, y
     return y + 16
 
 
-def _panel_map(draw: ImageDraw.ImageDraw, view: dict[str, Any], x: float, y: float, w: float) -> float:
-    from engine.sabika.data import CITIES
+MAP_POS: dict[str, tuple[float, float]] = {
+    # Reconstructed schematic (the rulebook shows the map only as a picture): west to east and
+    # north (Europe) to south (Maghreb), the Near East at the right, as engine/sabika's
+    # regions and routes imply; only the relative places matter, routes are drawn from the data.
+    "granada": (0.09, 0.50), "barcelona": (0.24, 0.24), "genoa": (0.42, 0.12), "florence": (0.56, 0.27),
+    "ragusa": (0.72, 0.16), "constantinople": (0.91, 0.22), "fez": (0.08, 0.86), "tlemcen": (0.27, 0.76),
+    "tunis": (0.50, 0.62), "cairo": (0.90, 0.82)}
+REGION_LABEL = {"europe": (0.30, 0.02, "EUROPE"), "maghreb": (0.20, 0.94, "MAGHREB"),
+                "near_east": (0.78, 0.52, "NEAR EAST")}
+ITEM_COLOUR: dict[str, C.RGB] = {"gypsum": (245, 245, 240), "wood": (150, 100, 55), "marble": (185, 195, 210),
+                                 "ceramic": (40, 150, 150), "sugar": (255, 255, 255), "clothes": (180, 60, 150),
+                                 "pottery": (200, 110, 60)}
+ITEM_LETTER = {"gypsum": "Gy", "wood": "Wd", "marble": "Ma", "ceramic": "Ce", "sugar": "Su", "clothes": "Si",
+               "pottery": "Cl"}
+Rect = tuple[float, float, float, float]
+
+
+def _who_order(view: dict[str, Any]) -> list[str]:
+    """Seats in seat order, Yusuf last: never the order of a dict's keys."""
+    return [w for w in view["seats"] if w in view["players"] or (w == "yusuf" and view.get("yusuf"))]
+
+
+def _panel_map(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> None:
+    """The Cities as a schematic map: routes with their Dinar cost, each City's colour, demand,
+    Seal (gold star while it lies there) and the Ships on its two sides."""
+    from engine.sabika.data import CITIES, DATA
 
     b = view["board"]
-    top = y
-    y = C.panel(draw, (x, y, x + w, y + 228), f"Cities (Trade card {b['trade']})")
-    f = C.font(13)
+    x0, y0, x1, y1 = box
+    top = C.panel(draw, box, f"Map of the Cities (Trade card {b['trade']})")
+    mx0, my0, mx1, my1 = x0 + 60, top + 14, x1 - 70, y1 - 30
+
+    def at(place: str) -> tuple[float, float]:
+        u, v = MAP_POS[place]
+        return mx0 + u * (mx1 - mx0), my0 + v * (my1 - my0)
+
+    for region, (u, v, label) in REGION_LABEL.items():
+        C.text(draw, (mx0 + u * (mx1 - mx0), my0 + v * (my1 - my0)), label, C.font(14, True), fill=C.MUTED,
+               anchor="mm")
+    for a, c, cost in DATA["map"]["routes"]:
+        pa, pc = at(a), at(c)
+        draw.line((*pa, *pc), fill=C.PANEL_EDGE, width=3)
+        mid = ((pa[0] + pc[0]) / 2, (pa[1] + pc[1]) / 2)
+        draw.ellipse((mid[0] - 10, mid[1] - 10, mid[0] + 10, mid[1] + 10), fill=C.PAPER, outline=C.PANEL_EDGE)
+        C.text(draw, mid, str(cost), C.font(13, True), anchor="mm")
+    gx, gy = at("granada")
+    draw.rectangle((gx - 14, gy - 14, gx + 14, gy + 14), fill=(120, 40, 40), outline=C.INK, width=2)
+    C.text(draw, (gx, gy + 26), "Granada", C.font(15, True), anchor="mm")
     for c in [c for c in CITIES if c in b["cities"]]:  # the map's order, not the dict's
         info = b["cities"][c]
-        seal = " seal" if info["seal"] else ""
-        left = " ".join(p[0].upper() for p in info["left"])
-        right = " ".join(p[0].upper() for p in info["right"])
+        cx, cy = at(c)
         swatch: C.Colour = C.OI.SKY if info["colour"] == "blue" else C.OI.VERMILLION
-        draw.rectangle((x + 12, y + 2, x + 24, y + 14), fill=swatch, outline=C.INK)
-        C.text(draw, (x + 30, y), f"{CITIES[c]['name']} ({info['colour']}, wants {info['demand']}){seal}", f)
-        C.text(draw, (x + w - 150, y), f"{left or '-'} | {right or '-'}", C.font(13, True))
-        y += 20
-    return top + 240
+        draw.ellipse((cx - 16, cy - 16, cx + 16, cy + 16), fill=swatch, outline=C.INK, width=2)
+        C.text(draw, (cx, cy), ITEM_LETTER.get(info["demand"], info["demand"][:2]), C.font(13, True),
+               fill=C.contrast_ink(swatch), anchor="mm")
+        C.text(draw, (cx, cy + 27), CITIES[c]["name"], C.font(15, True), anchor="mm")
+        if info["seal"]:
+            draw.polygon(C.star_points(cx + 22, cy - 16, 10, 4, 5), fill=(212, 175, 55), outline=C.INK)
+        for side, sign in (("left", -1), ("right", 1)):
+            for k, who in enumerate(info[side]):
+                sx = cx + sign * (30 + 20 * k)
+                _disc(draw, (sx, cy), 9, PLAYER_COLOURS.get(who, C.MUTED), who[0].upper())
+    C.text(draw, (x0 + 12, y1 - 22), "city: demand inside, star = Seal still there, discs = Ships (left | right)",
+           C.font(13), fill=C.MUTED)
 
 
-def _panel_players(draw: ImageDraw.ImageDraw, view: dict[str, Any], x: float, y: float, w: float) -> float:
-    f = C.font(13)
-    seats = list(view["seats"])
-    h = 28 + 62 * len(seats)
-    y = C.panel(draw, (x, y, x + w, y + h), "Players: PP / Dinars / Parias / Seals / Favour")
-    for who in seats:
-        p = view["yusuf"] if who == "yusuf" else view["players"][who]
-        _disc(draw, (x + 24, y + 12), 11, PLAYER_COLOURS[who], who[0].upper())
-        money = "-" if who == "yusuf" else p["dinars"]
-        mark = " (start)" if view.get("start") == who else ""
-        C.text(draw, (x + 42, y + 2), f"{who}{mark}: {p['pp']} PP, {money} D, {p['parias']} Par, {p['seals']} Seals,"
-                                      f" favour {p['favour']}, ships {p['ships']}", C.font(13, True))
-        if who == "yusuf":
-            line = (f"majors {len(p['majors'])}, minors {len(p['minors'])}, poems {len(p['poems'])}+{len(p['grey'])}, "
-                    f"storehouses {len(p['storehouses'])}, tiles left {p['pile']}")
-        else:
-            stores = " | ".join(f"{','.join(st['items']) or '-'} /{cap}" for st, cap in zip(p["stores"], p["capacity"],
-                                                                                        strict=True))
-            line = f"stores: {stores}; raw: {','.join(p['processing']) or '-'}"
-        C.text(draw, (x + 42, y + 20), line[:120], f)
-        if who != "yusuf":
-            line2 = (f"majors {len(p['majors'])}, minors {len(p['minors'])}, balances {len(p['balances'])}, "
-                     f"poems blue {len(p['blue'])} red {len(p['red'])} grey {len(p['grey'])}")
-            C.text(draw, (x + 42, y + 38), line2, f)
-        y += 62
-    return y + 12
+def _item(draw: ImageDraw.ImageDraw, box: Rect, item: str | None, size: int) -> None:
+    if item is None:
+        draw.rectangle(box, fill=C.PAPER, outline=C.MUTED)
+        return
+    colour = ITEM_COLOUR.get(item, C.MUTED)
+    draw.rectangle(box, fill=colour, outline=C.INK, width=1)
+    C.text(draw, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), ITEM_LETTER.get(item, item[:2]),
+           C.font(size, True), fill=C.contrast_ink(colour), anchor="mm")
+
+
+def _workshop(draw: ImageDraw.ImageDraw, view: dict[str, Any], who: str, box: Rect, large: bool) -> None:
+    """A player's workshop: tokens, the four Storehouses with their boxes filled, raw materials
+    waiting to be processed, constructions and poems. ``large`` for the viewer's own."""
+    p = view["players"][who]
+    x0, y0, x1, y1 = box
+    fs = 17 if large else 13
+    mark = " (start)" if view.get("start") == who else ""
+    you = " - you" if view.get("role") == who else ""
+    top = C.panel(draw, box, f"{who.capitalize()}'s workshop{you}{mark}", title_size=20 if large else 15)
+    _disc(draw, (x1 - 24, y0 + 20), 13 if large else 10, PLAYER_COLOURS[who], who[0].upper())
+    tokens = (f"{p['pp']} PP   {p['dinars']} Dinars   {p['parias']} Parias   favour {p['favour']}   "
+              f"{p['seals']} Seals   {p['ships']} Ships")
+    C.text(draw, (x0 + 12, top), tokens, C.fit_font(tokens, fs + 1, x1 - x0 - 24, True))
+    y = top + fs + 10
+    cell = 34 if large else 22
+    sx = x0 + 12
+    for i, (st, cap) in enumerate(zip(p["stores"], p["capacity"], strict=True)):
+        items = list(st["items"])
+        w = max(cap, len(items), 1) * (cell + 3) + 10
+        draw.rectangle((sx, y, sx + w, y + cell + (22 if large else 16)), fill=(228, 214, 186), outline=C.INK)
+        C.text(draw, (sx + 4, y + 1), f"S{i + 1} {','.join(st['tiles']) or ''}", C.font(fs - 4, True))
+        for k in range(max(cap, len(items))):
+            bx = sx + 5 + k * (cell + 3)
+            by = y + (18 if large else 13)
+            _item(draw, (bx, by, bx + cell, by + cell - 2), items[k] if k < len(items) else None, fs - 4)
+        sx += w + 8
+    y += cell + (30 if large else 22)
+    if p["processing"]:
+        C.text(draw, (x0 + 12, y + 4), "Raw:", C.font(fs - 2, True))
+        for k, item in enumerate(p["processing"]):
+            bx = x0 + 60 + k * (cell + 3) if large else x0 + 48 + k * (cell + 3)
+            _item(draw, (bx, y, bx + cell, y + cell - 4), item, fs - 4)
+        y += cell + 4
+    f = C.font(fs - 1)
+    lines = [f"Constructions: {' '.join(p['row']) or '-'}   Majors: {' '.join(p['majors']) or '-'}",
+             f"Balances: {', '.join(p['balances']) or '-'}",
+             f"Poems blue: {' '.join(p['blue']) or '-'}   red: {' '.join(p['red']) or '-'}   "
+             f"grey: {' '.join(p['grey']) or '-'}"]
+    if p.get("start_tile"):
+        lines.append(f"Starting tile {p['start_tile']}")
+    elif p.get("offer"):
+        lines.append(f"Starting tiles offered: {' / '.join(p['offer'])}")
+    elif p.get("start_tile_chosen"):
+        lines.append("Starting tile chosen (face down)")
+    for line in lines:
+        for part in C.wrap(line, f, x1 - x0 - 24):
+            if y + fs + 2 > y1 - 4:
+                return
+            C.text(draw, (x0 + 12, y), part, f)
+            y += fs + 4
+
+
+def _yusuf_board(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> None:
+    """Yusuf's board (solo): his tokens, his Worker tiles (revealed, the pile and the three
+    decks as counts only), where his Workers stand, what he has built and carved."""
+    y_ = view["yusuf"]
+    x0, y0, x1, y1 = box
+    top = C.panel(draw, box, "Yusuf's board", title_size=20)
+    _disc(draw, (x1 - 24, y0 + 20), 13, PLAYER_COLOURS["yusuf"], "Y")
+    fs = 16
+    tokens = f"{y_['pp']} PP   {y_['parias']} Parias   favour {y_['favour']}   {y_['seals']} Seals   {y_['ships']} Ships"
+    C.text(draw, (x0 + 12, top), tokens, C.fit_font(tokens, fs + 1, x1 - x0 - 24, True))
+    y = top + 28
+    # the decks and the pile: face down, counts only
+    dx = x0 + 12
+    for name in ("builder", "merchant", "poet"):
+        draw.rectangle((dx, y, dx + 96, y + 56), fill=(60, 60, 60), outline=C.INK, width=2)
+        C.text(draw, (dx + 48, y + 16), name.capitalize(), C.font(14, True), fill=(250, 250, 250), anchor="mm")
+        C.text(draw, (dx + 48, y + 38), f"{y_['decks'][name]} cards", C.font(14), fill=(250, 250, 250), anchor="mm")
+        dx += 106
+    draw.rectangle((dx, y, dx + 96, y + 56), fill=(90, 80, 70), outline=C.INK, width=2)
+    C.text(draw, (dx + 48, y + 16), "Tile pile", C.font(14, True), fill=(250, 250, 250), anchor="mm")
+    C.text(draw, (dx + 48, y + 38), f"{y_['pile']} tiles", C.font(14), fill=(250, 250, 250), anchor="mm")
+    y += 66
+    f = C.font(fs - 1)
+    workers = "  ".join(f"{w}: {'-' if y_['workers'][w]['at'] is None else y_['workers'][w]['at']}"
+                        for w in sorted(y_["workers"], key=list(WORKER_LETTER).index))
+    discards = ", ".join(f"{w} {len(y_['discards'].get(w, []))}" for w in ("builder", "merchant", "poet"))
+    lines = [f"Workers on squares: {workers}",
+             f"Worker tiles revealed: {', '.join(y_['revealed']) or '-'}",
+             f"Card in play: {y_['card'] or '-'}   discards: {discards}",
+             f"Majors: {' '.join(y_['majors']) or '-'}   Minors: {' '.join(y_['minors']) or '-'}",
+             f"Poems: {' '.join(y_['poems']) or '-'}   grey: {' '.join(y_['grey']) or '-'}",
+             f"Storehouses: {' '.join(y_['storehouses']) or '-'}",
+             f"Trades with: {', '.join(y_['presence']) or '-'}   desires: {', '.join(y_['desired_types']) or '-'}"]
+    for line in lines:
+        for part in C.wrap(line, f, x1 - x0 - 24):
+            if y + fs > y1 - 4:
+                return
+            C.text(draw, (x0 + 12, y), part, f)
+            y += fs + 5
+
+
+def layout(view: dict[str, Any]) -> dict[str, Rect]:
+    """Where each part of the board picture goes. The viewing player's workshop is large (left),
+    the opponents' small (right column); a spectator sees all workshops small in two columns;
+    Yusuf's board, in solo, takes the right column. Keys: ``rondels``, ``offer``, ``map``,
+    ``workshop:<seat>``, ``yusuf``; everything is ordered by seats, never by a dict's keys."""
+    rects: dict[str, Rect] = {"rondels": (0, HEADER, 810, SHOP_TOP - 50), "offer": (820, HEADER + 10, WIDTH - 10,
+                                                                                    HEADER + 260),
+                              "map": (820, HEADER + 270, WIDTH - 10, SHOP_TOP - 10)}
+    seats = [w for w in _who_order(view) if w != "yusuf"]
+    me = view.get("role") if view.get("role") in seats else None
+    others = [w for w in seats if w != me]
+    right: list[str] = [*others, *(["yusuf"] if view.get("yusuf") else [])]
+    bottom = HEIGHT - 10
+    if me is not None:
+        rects[f"workshop:{me}"] = (10, SHOP_TOP, 800, bottom)
+        column: tuple[float, float] = (820, WIDTH - 10)
+        slots = right
+    else:
+        column = (10, WIDTH - 10)
+        slots = right
+    if me is None and len(slots) > 1:  # spectator: two columns of small panels
+        rows = (len(slots) + 1) // 2
+        h = (bottom - SHOP_TOP - 10 * (rows - 1)) / rows
+        for k, who in enumerate(slots):
+            cx = 10 if k % 2 == 0 else 810
+            cy = SHOP_TOP + (k // 2) * (h + 10)
+            rects["yusuf" if who == "yusuf" else f"workshop:{who}"] = (cx, cy, cx + 780, cy + min(h, 200))
+        return rects
+    weights = [2.4 if w == "yusuf" else 1.0 for w in slots]
+    total = sum(weights) or 1.0
+    room = bottom - SHOP_TOP - 10 * max(0, len(slots) - 1)
+    y = float(SHOP_TOP)
+    for who, wgt in zip(slots, weights, strict=True):
+        h = min(room * wgt / total, 200 if who != "yusuf" else 520)
+        rects["yusuf" if who == "yusuf" else f"workshop:{who}"] = (column[0], y, column[0] + min(780, column[1] -
+                                                                                                  column[0]), y + h)
+        y += h + 10
+    return rects
 
 
 def _header(draw: ImageDraw.ImageDraw, view: dict[str, Any]) -> None:
@@ -241,13 +403,19 @@ def draw_board(view: dict[str, Any]) -> Image.Image:
     _draw_rondels(img, view)
     draw = ImageDraw.Draw(img)
     _header(draw, view)
-    x, w = 820.0, WIDTH - 830.0
-    y = _panel_displays(draw, view, x, HEADER + 10, w)
-    y = _panel_map(draw, view, x, y, w)
-    _panel_players(draw, view, x, y, w)
+    rects = layout(view)
+    x0, y0, x1, _ = rects["offer"]
+    _panel_displays(draw, view, x0, y0, x1 - x0)
+    _panel_map(draw, view, rects["map"])
+    me = view.get("role")
+    for who in _who_order(view):
+        if who == "yusuf":
+            _yusuf_board(draw, view, rects["yusuf"])
+        else:
+            _workshop(draw, view, who, rects[f"workshop:{who}"], large=who == me)
     prompt = view.get("prompt", "")
-    for i, line in enumerate(C.wrap(prompt, C.font(16), 760)[:3]):
-        C.text(draw, (20, HEIGHT - 80 + i * 22), line, C.font(16, True))
+    for i, line in enumerate(C.wrap(prompt, C.font(16), 780)[:2]):
+        C.text(draw, (20, SHOP_TOP - 46 + i * 22), line, C.font(16, True))
     return img
 
 
