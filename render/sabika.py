@@ -214,7 +214,7 @@ def _panel_map(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> No
         u, v = MAP_POS[place]
         return mx0 + u * (mx1 - mx0), my0 + v * (my1 - my0)
 
-    for region, (u, v, label) in REGION_LABEL.items():
+    for u, v, label in REGION_LABEL.values():
         C.text(draw, (mx0 + u * (mx1 - mx0), my0 + v * (my1 - my0)), label, C.font(14, True), fill=C.MUTED,
                anchor="mm")
     for a, c, cost in DATA["map"]["routes"]:
@@ -288,10 +288,14 @@ def _workshop(draw: ImageDraw.ImageDraw, view: dict[str, Any], who: str, box: Re
             _item(draw, (bx, y, bx + cell, y + cell - 4), item, fs - 4)
         y += cell + 4
     f = C.font(fs - 1)
-    lines = [f"Constructions: {' '.join(p['row']) or '-'}   Majors: {' '.join(p['majors']) or '-'}",
-             f"Balances: {', '.join(p['balances']) or '-'}",
-             f"Poems blue: {' '.join(p['blue']) or '-'}   red: {' '.join(p['red']) or '-'}   "
-             f"grey: {' '.join(p['grey']) or '-'}"]
+    if large:
+        y = _cards(draw, p, x0 + 12, y + 4, x1 - 12)
+        lines = [f"Balances: {', '.join(p['balances']) or '-'}"]
+    else:
+        lines = [f"Constructions: {' '.join(p['row']) or '-'}   Majors: {' '.join(p['majors']) or '-'}",
+                 f"Balances: {', '.join(p['balances']) or '-'}",
+                 f"Poems blue: {' '.join(p['blue']) or '-'}   red: {' '.join(p['red']) or '-'}   "
+                 f"grey: {' '.join(p['grey']) or '-'}"]
     if p.get("start_tile"):
         lines.append(f"Starting tile {p['start_tile']}")
     elif p.get("offer"):
@@ -304,6 +308,35 @@ def _workshop(draw: ImageDraw.ImageDraw, view: dict[str, Any], who: str, box: Re
                 return
             C.text(draw, (x0 + 12, y), part, f)
             y += fs + 4
+
+
+CARD_FILL: dict[str, C.RGB] = {"row": C.PAPER, "majors": (200, 170, 130), "blue": C.OI.SKY,
+                              "red": C.OI.VERMILLION, "grey": (170, 170, 170)}
+
+
+def _cards(draw: ImageDraw.ImageDraw, p: dict[str, Any], x: float, y: float, right: float) -> float:
+    """The viewer's cards face up, one row per kind: the construction row (in its order),
+    the Major Constructions, then the blue, red and grey Poems."""
+    from engine.sabika.data import MAJORS, MINORS
+
+    for kind, label in (("row", "Row"), ("majors", "Majors"), ("blue", "Blue poems"), ("red", "Red poems"),
+                        ("grey", "Grey poems")):
+        C.text(draw, (x, y + 14), label, C.font(15, True), anchor="lm")
+        cx = x + 112
+        for c in p[kind]:
+            if cx + 70 > right:
+                break
+            fill = CARD_FILL[kind]
+            sub = MINORS[c]["type"] if c in MINORS else MAJORS[c]["type"] if c in MAJORS else ""
+            draw.rounded_rectangle((cx, y, cx + 70, y + 30), 4, fill=fill, outline=C.INK, width=1)
+            C.text(draw, (cx + 35, y + 9), c, C.font(13, True), fill=C.contrast_ink(fill), anchor="mm")
+            if sub:
+                C.text(draw, (cx + 35, y + 22), sub, C.font(11), fill=C.contrast_ink(fill), anchor="mm")
+            cx += 76
+        if not p[kind]:
+            C.text(draw, (cx, y + 14), "-", C.font(15), fill=C.MUTED, anchor="lm")
+        y += 36
+    return y + 4
 
 
 def _yusuf_board(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> None:
@@ -362,18 +395,18 @@ def layout(view: dict[str, Any]) -> dict[str, Rect]:
     bottom = HEIGHT - 10
     if me is not None:
         rects[f"workshop:{me}"] = (10, SHOP_TOP, 800, bottom)
-        column: tuple[float, float] = (820, WIDTH - 10)
-        slots = right
-    else:
-        column = (10, WIDTH - 10)
-        slots = right
-    if me is None and len(slots) > 1:  # spectator: two columns of small panels
+    column = (820.0, WIDTH - 10.0)
+    slots = right
+    if me is None and view.get("yusuf"):  # spectator of a solo game: the player small, Yusuf at the right
+        rects[f"workshop:{others[0]}"] = (10, SHOP_TOP, 800, SHOP_TOP + 200)
+        slots = ["yusuf"]
+    elif me is None:  # spectator: two columns of small panels
         rows = (len(slots) + 1) // 2
-        h = (bottom - SHOP_TOP - 10 * (rows - 1)) / rows
+        ph = min((bottom - SHOP_TOP - 10 * (rows - 1)) / rows, 200)
         for k, who in enumerate(slots):
             cx = 10 if k % 2 == 0 else 810
-            cy = SHOP_TOP + (k // 2) * (h + 10)
-            rects["yusuf" if who == "yusuf" else f"workshop:{who}"] = (cx, cy, cx + 780, cy + min(h, 200))
+            cy = SHOP_TOP + (k // 2) * (ph + 10)
+            rects[f"workshop:{who}"] = (cx, cy, cx + 780, cy + ph)
         return rects
     weights = [2.4 if w == "yusuf" else 1.0 for w in slots]
     total = sum(weights) or 1.0
