@@ -200,6 +200,17 @@ def _who_order(view: dict[str, Any]) -> list[str]:
     return [w for w in view["seats"] if w in view["players"] or (w == "yusuf" and view.get("yusuf"))]
 
 
+def _map_area(box: Rect) -> Rect:
+    x0, y0, x1, y1 = box
+    return x0 + 60, y0 + 8 + 18 * 1.45 + 14, x1 - 70, y1 - 30
+
+
+def map_points(box: Rect) -> dict[str, tuple[float, float]]:
+    """Where Granada and each City are drawn in the map panel ``box`` (tests read them)."""
+    mx0, my0, mx1, my1 = _map_area(box)
+    return {c: (mx0 + u * (mx1 - mx0), my0 + v * (my1 - my0)) for c, (u, v) in MAP_POS.items()}
+
+
 def _panel_map(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> None:
     """The Cities as a schematic map: routes with their Dinar cost, each City's colour, demand,
     Seal (gold star while it lies there) and the Ships on its two sides."""
@@ -207,12 +218,12 @@ def _panel_map(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> No
 
     b = view["board"]
     x0, y0, x1, y1 = box
-    top = C.panel(draw, box, f"Map of the Cities (Trade card {b['trade']})")
-    mx0, my0, mx1, my1 = x0 + 60, top + 14, x1 - 70, y1 - 30
+    C.panel(draw, box, f"Map of the Cities (Trade card {b['trade']})")
+    mx0, my0, mx1, my1 = _map_area(box)
+    points = map_points(box)
 
     def at(place: str) -> tuple[float, float]:
-        u, v = MAP_POS[place]
-        return mx0 + u * (mx1 - mx0), my0 + v * (my1 - my0)
+        return points[place]
 
     for u, v, label in REGION_LABEL.values():
         C.text(draw, (mx0 + u * (mx1 - mx0), my0 + v * (my1 - my0)), label, C.font(14, True), fill=C.MUTED,
