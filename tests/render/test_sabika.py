@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from PIL import Image
 
@@ -11,7 +12,7 @@ import render
 from render import sabika as picture
 
 
-def _played(n: int, steps: int, **options: object) -> dict:  # type: ignore[type-arg]
+def _played(n: int, steps: int, **options: object) -> dict[str, Any]:
     s = sabika.setup(3, {"players": n, **options})
     for i in range(steps):
         if sabika.result(s) is not None:
@@ -28,7 +29,7 @@ def test_board_is_a_png_showing_the_workers_in_their_colours() -> None:
     assert img.format == "PNG" and img.size == (picture.WIDTH, picture.HEIGHT)
     placed = [w for p in view["players"].values() for w in p["workers"].values() if w["at"] is not None]
     assert placed
-    colours = {c for _, c in img.convert("RGB").getcolors(1 << 20)}
+    colours = {c for _, c in img.convert("RGB").getcolors(1 << 20) or []}
     assert picture.PLAYER_COLOURS["blue"] in colours and picture.PLAYER_COLOURS["pink"] in colours
 
 
@@ -36,7 +37,7 @@ def test_solo_board_shows_yusuf_and_the_event() -> None:
     s = _played(1, 200, events="mixed")
     view = sabika.view(s, "blue")
     img = Image.open(io.BytesIO(render.board("sabika", view))).convert("RGB")
-    assert picture.PLAYER_COLOURS["yusuf"] in {c for _, c in img.getcolors(1 << 20)}
+    assert picture.PLAYER_COLOURS["yusuf"] in {c for _, c in img.getcolors(1 << 20) or []}
 
 
 def test_what_a_player_cannot_see_does_not_change_the_picture() -> None:
@@ -47,13 +48,13 @@ def test_what_a_player_cannot_see_does_not_change_the_picture() -> None:
     assert [p.kind for p in render.pictures("sabika", view)] == ["board"]
 
 
-def _image(view: dict) -> Image.Image:  # type: ignore[type-arg]
+def _image(view: dict[str, Any]) -> Image.Image:
     return Image.open(io.BytesIO(picture.board(view))).convert("RGB")
 
 
 def _count(img: Image.Image, box: tuple[float, float, float, float], colour: tuple[int, int, int]) -> int:
-    region = img.crop(tuple(int(v) for v in box))  # type: ignore[arg-type]
-    return sum(n for n, c in region.getcolors(1 << 20) if c == colour)
+    region = img.crop((int(box[0]), int(box[1]), int(box[2]), int(box[3])))
+    return sum(n for n, c in region.getcolors(1 << 20) or [] if c == colour)
 
 
 def _area(r: tuple[float, float, float, float]) -> float:
