@@ -2,11 +2,16 @@
 
 :func:`board` draws the three rondels (squares by action, Workers as discs lettered B/M/P in
 the player's colour, the Sultan's Workers as gold discs lettered S, Yusuf's as black discs
-lettered Y), the Secondary Actions between the rings (Raw Material letter or Marble), and
-panels for the displays, the Cities, the Round track with the Sultan's Wishes and the Event,
-and each player's tokens, Storehouses and constructions. Players are told apart by a letter
-as well as by colour. Face-down things (decks, piles, bag, other players' Starting tiles)
-appear only as counts, as in the view.
+lettered Y), the Secondary Actions between the rings (Raw Material letter or Marble), the
+displays on offer, a schematic map of the Cities (Europe above, the Maghreb below, the Near
+East at the right; routes with their Dinar cost from the component data; each City's colour,
+demand, Seal and Ships), and a workshop per player (tokens, the four Storehouses with their
+boxes and contents, Raw Materials, constructions, poems). The viewer's workshop is large with
+his cards face up, each opponent's small; a spectator sees them all small; in solo, Yusuf's
+board (his decks and tile pile as counts, revealed tiles, Workers, PP). :func:`layout` returns
+where each part goes so tests can check it. Players are told apart by a letter as well as by
+colour. Face-down things (decks, piles, bag, other players' Starting tiles) appear only as
+counts, as in the view; everything is ordered by seats or component ids, never by dict order.
 """
 
 from __future__ import annotations
