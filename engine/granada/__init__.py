@@ -95,16 +95,49 @@ def _frame_actions(state: State, role: str) -> list[Action]:
     return acts
 
 
+# How apply copies each top-level key of the state (STATE SHAPE in state.py). A generic deep
+# copy (marshal) of the whole state was a third to a half of a step (issue 15); these keys
+# have a fixed shape, so each is copied with the cheapest operation that still leaves no
+# mutable object shared with the input:
+#   records: {key: {field: scalar}} (block records)
+#   flat:    {key: scalar}
+#   lists:   {key: [scalar, ...]}
+# Scalars (and None) are shared; "log" is shared entry by entry (entries are never changed
+# once written), which keeps the copy's cost independent of the game's length. Any other
+# key (the decision stack, "entries", "boabdil", options added later...) gets the generic
+# deep copy. tests/engine/granada/test_copy.py checks over random games that the copy is
+# equal to the generic one and shares no list or dict with its input.
+_RECORDS = frozenset({"blocks"})
+_FLAT = frozenset({"disks", "control", "castle", "bids"})
+_LISTS = frozenset({"hands", "decks", "discards", "battle_discard", "surrender", "hand_known", "known"})
+
+
 def _copy(state: State) -> State:
-    """One deep copy per apply; the log is shared entry by entry (entries are never changed
-    once written), which keeps the copy's cost independent of the game's length."""
+    """The private copy ``apply`` mutates: equal to a deep copy, sharing nothing mutable."""
     from engine.api import clone
 
-    log = state["log"]
-    body = {k: v for k, v in state.items() if k != "log"}
-    new: State = clone(body)
-    new["log"] = list(log)
-    return new
+    new: State = {}
+    rest: dict[str, Any] = {}
+    for key, value in state.items():
+        if key == "log":
+            new[key] = list(value)
+        elif value is None or value.__class__ in _SCALARS:
+            new[key] = value
+        elif key in _RECORDS:
+            new[key] = {k: rec.copy() for k, rec in value.items()}
+        elif key in _FLAT:
+            new[key] = value.copy()
+        elif key in _LISTS:
+            new[key] = {k: list(v) for k, v in value.items()}
+        else:
+            rest[key] = value
+    if rest:
+        new.update(clone(rest))
+    # the copy keeps the input's key order (json.dumps without sort_keys, marshal) exactly
+    return {key: new[key] for key in state}
+
+
+_SCALARS = (str, int, float, bool)
 
 
 def apply(state: State, role: str, action: Action) -> State:
