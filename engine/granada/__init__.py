@@ -91,7 +91,8 @@ def _frame_actions(state: State, role: str) -> list[Action]:
     mod = st.handler(frame)
     if role not in mod.active(state, frame):
         return []
-    acts: list[Action] = mod.actions(state, role, frame)
+    with st.frozen_index(state):
+        acts: list[Action] = mod.actions(state, role, frame)
     return acts
 
 
@@ -166,7 +167,8 @@ def apply(state: State, role: str, action: Action) -> State:
         assert top is not None
         top.setdefault("_menu", {})[role] = menus.chosen(action)
         return new
-    legal = mod.actions(state, role, frame)
+    with st.frozen_index(state):
+        legal = mod.actions(state, role, frame)
     found = find_action(legal, action)
     if found is None:
         what = getattr(mod, "RULE", None)

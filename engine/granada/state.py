@@ -221,8 +221,46 @@ def log_private(state: State, side: str, text: str) -> None:
 
 # ---------------------------------------------------------------- blocks and units
 
+# While a read-only query runs on a state (the legal actions of a step: engine.granada
+# ``_frame_actions``, and apply's check of the order against them, before its copy), its
+# location index is computed once instead of once per helper (issue 15). The memo is a
+# [state, index] pair that only that very state object hits, and the state cannot change
+# during the query (the legal actions are a pure function of the state); callers never
+# mutate the index. Another thread replacing the current pair only causes misses.
+_MEMO: list[Any] | None = None
+
+
+class frozen_index:
+    """``with frozen_index(state): ...`` memoises :func:`by_location` of ``state`` inside."""
+
+    __slots__ = ("state", "saved")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def __enter__(self) -> None:
+        global _MEMO
+        self.saved = _MEMO
+        if self.saved is None or self.saved[0] is not self.state:
+            _MEMO = [self.state, None]
+
+    def __exit__(self, *exc: object) -> None:
+        global _MEMO
+        _MEMO = self.saved
+
+
 def by_location(state: State) -> dict[str, list[str]]:
     """loc -> block ids there (map locations, boxes and sea zones alike), in id order."""
+    memo = _MEMO
+    if memo is not None and memo[0] is state:
+        index: dict[str, list[str]] | None = memo[1]
+        if index is None:
+            index = memo[1] = _by_location(state)
+        return index
+    return _by_location(state)
+
+
+def _by_location(state: State) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for bid, rec in state["blocks"].items():
         loc = rec["loc"]
