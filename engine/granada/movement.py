@@ -25,7 +25,6 @@ One frame ``{"module": "movement", "kind": "movement", "side": s, ...}`` per Mov
 from __future__ import annotations
 
 import functools
-
 from typing import Any
 
 from engine.api import Action, RuleError, State

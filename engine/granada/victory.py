@@ -18,7 +18,6 @@ Muslims win ties.
 from __future__ import annotations
 
 import functools
-
 from typing import Any
 
 from engine.api import State
