@@ -260,14 +260,28 @@ def by_location(state: State) -> dict[str, list[str]]:
     return _by_location(state)
 
 
+# Index by the blocks' locations, most recent last: the same placement comes back at every
+# step (the legal actions of a state, then apply's check of the order against them) and
+# between most steps only a few blocks move, so the locations tuple is a cheap, exact key.
+_INDEX_CACHE: dict[tuple[tuple[str, ...], tuple[str, ...]], dict[str, list[str]]] = {}
+_INDEX_CACHE_SIZE = 64
+
+
 def _by_location(state: State) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for bid, rec in state["blocks"].items():
-        loc = rec["loc"]
+    blocks = state["blocks"]
+    key = (tuple(blocks), tuple([rec["loc"] for rec in blocks.values()]))
+    out = _INDEX_CACHE.get(key)
+    if out is not None:
+        return out
+    out = {}
+    for bid, loc in zip(key[0], key[1]):
         if loc in out:
             out[loc].append(bid)
         else:
             out[loc] = [bid]
+    if len(_INDEX_CACHE) >= _INDEX_CACHE_SIZE:
+        del _INDEX_CACHE[next(iter(_INDEX_CACHE))]
+    _INDEX_CACHE[key] = out
     return out
 
 
