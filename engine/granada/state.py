@@ -133,6 +133,7 @@ guard_defends (10.10): Christians at Granada with blocks in the Nasrid Palace Gu
 
 from __future__ import annotations
 
+import functools
 import importlib
 from types import ModuleType
 from typing import Any
@@ -288,6 +289,10 @@ def _by_location(state: State) -> dict[str, list[str]]:
 def blocks_at(state: State, loc: str, side: str | None = None,
               index: dict[str, list[str]] | None = None) -> list[str]:
     """Blocks at a map location (not counting carried blocks at sea), optionally of one side."""
+    if index is None:
+        memo = _MEMO
+        if memo is not None and memo[0] is state:  # a legal-actions query: index once
+            index = by_location(state)
     if index is not None:
         ids = index.get(loc, [])
     else:
@@ -377,8 +382,10 @@ def article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
 
+@functools.cache
 def block_name(block_id: str) -> str:
-    """A human name of a block's face (only for lines its viewer may read)."""
+    """A human name of a block's face (only for lines its viewer may read); static data,
+    named in every menu label, hence cached."""
     b = data().blocks[block_id]
     extra = "".join(s for s, f in ((" cavalry", b.horse), (" crossbow", b.crossbow),
                                    (" artillery", b.gun)) if f)
