@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from engine.api import Action, RuleError, State, View, describe, find_action
+from engine.api import Action, RuleError, State, View, clone, describe, find_action
 from engine.rng import Generator
 
 id = "granada"
@@ -55,15 +55,12 @@ def setup(seed: int, options: dict[str, Any]) -> State:
 
 
 def active(state: State) -> list[str]:
-    from engine.granada import state as st
 
     return st.active_roles(state)
 
 
 def actions(state: State, role: str) -> list[Action]:
     """The role's legal actions as offered to a player: at most 25 at a time (menus.py)."""
-    from engine.granada import menus
-    from engine.granada import state as st
 
     full = _frame_actions(state, role)
     if not full:
@@ -81,7 +78,6 @@ def legal_actions(state: State, role: str) -> list[Action]:
 
 def _frame_actions(state: State, role: str) -> list[Action]:
     """The actions of the frame on top (the rules' own choices)."""
-    from engine.granada import state as st
 
     if state.get("result") is not None:
         return []
@@ -115,8 +111,6 @@ _LISTS = frozenset({"hands", "decks", "discards", "battle_discard", "surrender",
 
 def _copy(state: State) -> State:
     """The private copy ``apply`` mutates: equal to a deep copy, sharing nothing mutable."""
-    from engine.api import clone
-
     new: State = {}
     rest: dict[str, Any] = {}
     for key, value in state.items():
@@ -125,7 +119,7 @@ def _copy(state: State) -> State:
         elif value is None or value.__class__ in _SCALARS:
             new[key] = value
         elif key in _RECORDS:
-            new[key] = {k: rec.copy() for k, rec in value.items()}
+            new[key] = _CopyOnAccess(value)
         elif key in _FLAT:
             new[key] = value.copy()
         elif key in _LISTS:
@@ -141,9 +135,58 @@ def _copy(state: State) -> State:
 _SCALARS = (str, int, float, bool)
 
 
+class _CopyOnAccess(dict):
+    """The block records of the state one apply is building: each record is copied the first
+    time this step reaches it, so that a step pays for the few blocks it touches, not for all
+    137 (issue 15). Every way a record can come out of the dict copies it first; read-only
+    scans (engine.granada.state's location index) read ``dict.values`` directly. ``_seal``
+    turns it back into a plain dict when the step ends: records the step never reached are
+    then shared with the input state, which is why states are values (apply copies, nobody
+    changes a state in place after apply returned it; engine.ai clones before it edits)."""
+
+    __slots__ = ("_own",)
+
+    def __init__(self, records: dict[str, Any]) -> None:
+        super().__init__(records)
+        self._own: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        rec = dict.__getitem__(self, key)
+        if key not in self._own:
+            rec = rec.copy()
+            dict.__setitem__(self, key, rec)
+            self._own.add(key)
+        return rec
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        dict.__setitem__(self, key, value)
+        self._own.add(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default  # noqa: SIM401 (self.get would recurse)
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        return [self[k] for k in self]
+
+    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]
+        return [(k, self[k]) for k in self]
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("block records are edited one by one during a step")
+
+    pop = popitem = setdefault = update = copy = __ior__ = __or__ = __ror__ = _refuse
+
+
+def _seal(state: State) -> State:
+    """The state apply returns: plain dicts only (JSON, marshal and the contract's tools)."""
+    for key in _RECORDS:
+        value = state.get(key)
+        if isinstance(value, _CopyOnAccess):
+            state[key] = dict.copy(value)
+    return state
+
+
 def apply(state: State, role: str, action: Action) -> State:
-    from engine.granada import menus, victory
-    from engine.granada import state as st
 
     if not isinstance(action, dict) or "type" not in action:
         raise RuleError("an action is a dict with a 'type'")
@@ -166,7 +209,7 @@ def apply(state: State, role: str, action: Action) -> State:
         top = st.top(new)
         assert top is not None
         top.setdefault("_menu", {})[role] = menus.chosen(action)
-        return new
+        return _seal(new)
     with st.frozen_index(state):
         legal = mod.actions(state, role, frame)
     found = find_action(legal, action)
@@ -182,13 +225,11 @@ def apply(state: State, role: str, action: Action) -> State:
     st.handler(top).apply(new, role, found, top)
     run(new)
     victory.check_instant(new)
-    return new
+    return _seal(new)
 
 
 def run(state: State) -> None:
     """Let the frames on top progress automatically until someone must decide."""
-    from engine.granada import state as st
-    from engine.granada import victory
 
     for _ in range(10000):
         if state.get("result") is not None:
@@ -230,7 +271,6 @@ def concealed_ids(state: State, role: str | None) -> set[str]:
 def choose(state: State, role: str, seed: int) -> Action:
     """The built-in player: a random legal action, weighted so that phases end sensibly
     (frames may weight their own actions with ``choose_weight``)."""
-    from engine.granada import state as st
 
     legal = _frame_actions(state, role)
     if not legal:
@@ -248,3 +288,10 @@ def choose(state: State, role: str, seed: int) -> Action:
         if x < 0:
             return a
     return legal[-1]
+
+
+# The rule modules the dispatch above calls at every step, imported once the contract's
+# functions exist (importing engine.granada.setup first, above, keeps "setup" the function);
+# an import inside each function cost about a microsecond a call (issue 15).
+from engine.granada import menus, victory  # noqa: E402
+from engine.granada import state as st  # noqa: E402

@@ -270,7 +270,8 @@ _INDEX_CACHE_SIZE = 64
 
 def _by_location(state: State) -> dict[str, list[str]]:
     blocks = state["blocks"]
-    key = (tuple(blocks), tuple([rec["loc"] for rec in blocks.values()]))
+    # dict.values: a read-only scan, which apply's copy-on-access blocks need not copy for
+    key = (tuple(blocks), tuple([rec["loc"] for rec in dict.values(blocks)]))
     out = _INDEX_CACHE.get(key)
     if out is not None:
         return out
@@ -296,7 +297,7 @@ def blocks_at(state: State, loc: str, side: str | None = None,
     if index is not None:
         ids = index.get(loc, [])
     else:
-        ids = [b for b, rec in state["blocks"].items() if rec["loc"] == loc]
+        ids = [b for b, rec in dict.items(state["blocks"]) if rec["loc"] == loc]
     if side is None:
         return list(ids)
     own = _OWNER or _owners()
