@@ -86,7 +86,7 @@ and may define:
     choose_weight(action) -> float    # weight of an action for the built-in player
 
 Dispatch (engine/granada/__init__.py): ``actions(state, role)`` calls the top frame's
-module; ``apply`` clones the state once, matches the action against the legal ones, calls
+module; ``apply`` matches the action against the legal ones, copies the state once, calls
 the top frame's ``apply``, then :func:`settle` runs ``advance`` on whatever frame is on top
 until it returns False, and checks instant victory.
 
@@ -129,6 +129,13 @@ Changes since version 1: start_naval_battle also receives the Naval Battle card 
 finish_frame also marks the location of a finished {"kind": "battle"} as fought in the
 current Combat Phase (so a follow-on battle caused by a retreat is not declared twice);
 guard_defends (10.10): Christians at Granada with blocks in the Nasrid Palace Guard box.
+Issue 15 (speed): during a frame's ``apply``/``advance``, ``state["blocks"]`` is a
+copy-on-access dict (engine.granada._CopyOnAccess): each record is copied when the step
+first reaches it, through ``[]``, ``get``, ``values()`` or ``items()`` (the last two return
+lists); ``pop``/``setdefault``/``update``/``copy`` are refused. Read-only scans of every
+record may use ``dict.values(state["blocks"])``, as :func:`by_location` does. A state apply
+returned shares the records the step did not reach with its input: states are values,
+never changed in place once returned (tests and tools build new states from clones).
 """
 
 from __future__ import annotations
