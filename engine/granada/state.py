@@ -134,8 +134,9 @@ copy-on-access dict (engine.granada._CopyOnAccess): each record is copied when t
 first reaches it, through ``[]``, ``get``, ``values()`` or ``items()`` (the last two return
 lists); ``pop``/``setdefault``/``update``/``copy`` are refused. Read-only scans of every
 record may use ``dict.values(state["blocks"])``, as :func:`by_location` does. A state apply
-returned shares the records the step did not reach with its input: states are values,
-never changed in place once returned (tests and tools build new states from clones).
+returned shares the records the step did not reach with its input: states are values, so
+code that edits a returned state in place (a test arranging a position) edits the states
+before it too, which only matters if it still uses them; engine.ai clones before it edits.
 """
 
 from __future__ import annotations
