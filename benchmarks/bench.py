@@ -74,7 +74,7 @@ TARGETS: dict[str, tuple[str, float, str]] = {
     # figure -> (statistic, limit, text) from issue 6
     "service.step": ("p95", 3.0, "p95 <= 3 ms"),  # issue 13 (issue 6 asked for 25 ms)
     "render.board.granada": ("median", 150.0, "<= 150 ms"),
-    "engine.step.granada": ("median", 0.25, "median <= 0.25 ms"),
+    "engine.step.granada": ("median", 0.06, "median <= 60 µs (issue 15)"),
     "engine.game.granada": ("median", 1000.0, "median <= 1 s"),
 }
 FLOORS: dict[str, float] = {
@@ -196,6 +196,63 @@ def play_random(module: GameModule, seed: int, max_steps: int = MAX_GAME_STEPS, 
             step_ms.append((clock() - s0) * 1000)
         moves.append((role, action))
     return PlayedGame(seed, moves, state, clock() - t0, step_ms, finished)
+
+
+# --------------------------------------------------------------------------- engine speed (issue 15)
+
+LATE_STEP = 600
+PLAYOUT_FROM_STEP = 300
+
+
+def engine_speed_figures(bench: Bench, game_id: str = "granada") -> None:
+    """Issue 15's figures: whether a step's cost grows with the game's length, and how many
+    random playouts a search could run per second.
+
+    ``engine.step.<game>.late`` is the time of the steps after the 600th of the random games
+    of ``engine.step.<game>``; its baseline is the steps up to the 600th, so ``ratio`` says
+    how much a long game slows a step (issue 15: at most 1.2). ``engine.playouts_per_s.<game>``
+    plays UNIFORM RANDOM LEGAL actions (the offered ``actions()``, as ``engine.step`` does)
+    from the state after 300 random steps of a game to the end, one sample per playout.
+    """
+    if game_id not in engine.GAMES:
+        bench.emit(skipped(f"engine.step.{game_id}.late", f"{game_id} is not registered"))
+        return
+    module = engine.GAMES[game_id]
+    games = bench.played.get(game_id) or [play_random(module, seed, time_steps=True) for seed in range(1, 11)]
+    early = [ms for g in games for ms in g.step_ms[:LATE_STEP]]
+    late = [ms for g in games for ms in g.step_ms[LATE_STEP:]]
+    if late:
+        bench.emit(figure(f"engine.step.{game_id}.late", "ms", late, baseline=early,
+                          target=f"median <= 1.2 x the steps up to the {LATE_STEP}th (issue 15)",
+                          meets_target=statistics.median(late) <= 1.2 * statistics.median(early)))
+    else:
+        bench.emit(skipped(f"engine.step.{game_id}.late", f"no random game went past {LATE_STEP} steps"))
+    start: State | None = None
+    for seed in range(1, 50):
+        game = play_random(module, seed, max_steps=PLAYOUT_FROM_STEP)
+        if not game.finished:
+            start = game.state
+            break
+    if start is None:
+        bench.emit(skipped(f"engine.playouts_per_s.{game_id}", f"every game ended before step {PLAYOUT_FROM_STEP}"))
+        return
+    budget = 3.0 if bench.plan.quick else 15.0
+    rates: list[float] = []
+    steps: list[int] = []
+    began = time.perf_counter()
+    seed = 0
+    while len(rates) < 3 or time.perf_counter() - began < budget:
+        pick = Generator(10_000 + seed)
+        seed += 1
+        state, n = start, 0
+        t0 = time.perf_counter()
+        while n < MAX_GAME_STEPS and (move := pick_move(module, state, pick)) is not None:
+            state = module.apply(state, *move)
+            n += 1
+        rates.append(1.0 / (time.perf_counter() - t0))
+        steps.append(n)
+    bench.emit(figure(f"engine.playouts_per_s.{game_id}", "playouts/s", rates, policy="uniform random legal actions",
+                      from_step=PLAYOUT_FROM_STEP, playout_steps_median=statistics.median(steps)))
 
 
 # --------------------------------------------------------------------------- the run
@@ -1292,6 +1349,7 @@ def main(argv: argparse.Namespace | Sequence[str] | None = None) -> int:
         bench = Bench(plan, workdir, print_line, only)
         sections: list[tuple[tuple[str, ...], Callable[[], Any]]] = [
             (("engine.",), bench.engine_figures),
+            (("engine.step.granada.late", "engine.playouts_per_s."), lambda: engine_speed_figures(bench)),
             (("service.", "throughput.", "storage.bytes", "memory."), lambda: asyncio.run(bench.service_figures())),
             (("throughput.pg_two_processes",), bench.pg_two_processes),
             (("storage.granada_game_bytes",), lambda: asyncio.run(bench.granada_game_bytes())),

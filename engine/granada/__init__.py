@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from engine.api import Action, RuleError, State, View, describe, find_action
+from engine.api import Action, RuleError, State, View, clone, describe, find_action
 from engine.rng import Generator
 
 id = "granada"
@@ -64,15 +64,12 @@ def setup(seed: int, options: dict[str, Any]) -> State:
 
 
 def active(state: State) -> list[str]:
-    from engine.granada import state as st
 
     return st.active_roles(state)
 
 
 def actions(state: State, role: str) -> list[Action]:
     """The role's legal actions as offered to a player: at most 25 at a time (menus.py)."""
-    from engine.granada import menus
-    from engine.granada import state as st
 
     full = _frame_actions(state, role)
     if not full:
@@ -90,7 +87,6 @@ def legal_actions(state: State, role: str) -> list[Action]:
 
 def _frame_actions(state: State, role: str) -> list[Action]:
     """The actions of the frame on top (the rules' own choices)."""
-    from engine.granada import state as st
 
     if state.get("result") is not None:
         return []
@@ -100,25 +96,113 @@ def _frame_actions(state: State, role: str) -> list[Action]:
     mod = st.handler(frame)
     if role not in mod.active(state, frame):
         return []
-    acts: list[Action] = mod.actions(state, role, frame)
+    with st.frozen_index(state):
+        acts: list[Action] = mod.actions(state, role, frame)
     return acts
 
 
-def _copy(state: State) -> State:
-    """One deep copy per apply; the log is shared entry by entry (entries are never changed
-    once written), which keeps the copy's cost independent of the game's length."""
-    from engine.api import clone
+# How apply copies each top-level key of the state (STATE SHAPE in state.py). A generic deep
+# copy (marshal) of the whole state was a third to a half of a step (issue 15); these keys
+# have a fixed shape, so each is copied with the cheapest operation that still leaves no
+# mutable object shared with the input:
+#   records: {key: {field: scalar}} (block records)
+#   flat:    {key: scalar}
+#   lists:   {key: [scalar, ...]}
+# Scalars (and None) are shared; "log" is shared entry by entry (entries are never changed
+# once written), which keeps the copy's cost independent of the game's length. Any other
+# key (the decision stack, "entries", "boabdil", options added later...) gets the generic
+# deep copy. tests/engine/granada/test_copy.py checks over random games that the copy is
+# equal to the generic one and shares no list or dict with its input.
+_RECORDS = frozenset({"blocks"})
+_FLAT = frozenset({"disks", "control", "castle", "bids"})
+_LISTS = frozenset({"hands", "decks", "discards", "battle_discard", "surrender", "hand_known", "known"})
 
-    log = state["log"]
-    body = {k: v for k, v in state.items() if k != "log"}
-    new: State = clone(body)
-    new["log"] = list(log)
-    return new
+
+def _copy(state: State) -> State:
+    """The private copy ``apply`` mutates: equal to a deep copy, sharing nothing mutable."""
+    new: State = {}
+    for key, value in state.items():
+        if key == "log":
+            new[key] = list(value)
+        elif value is None or value.__class__ in _SCALARS:
+            new[key] = value
+        elif key in _RECORDS:
+            new[key] = _CopyOnAccess(value)
+        elif key in _FLAT:
+            new[key] = value.copy()
+        elif key in _LISTS:
+            new[key] = {k: list(v) for k, v in value.items()}
+        else:
+            new[key] = _deep(value)
+    return new  # in the input's key order (stored JSON stays byte-identical)
+
+
+_SCALARS = (str, int, float, bool)
+_CONTAINERS = (dict, list)
+
+
+def _deep(value: Any) -> Any:
+    """A deep copy of a small JSON value (the decision stack, "entries"...): for a kilobyte
+    of nested frames, faster than a marshal round trip, which builds every string anew."""
+    if value.__class__ is dict:
+        return {k: (_deep(v) if v.__class__ in _CONTAINERS else v) for k, v in value.items()}
+    if value.__class__ is list:
+        return [_deep(v) if v.__class__ in _CONTAINERS else v for v in value]
+    return clone(value)
+
+
+class _CopyOnAccess(dict):
+    """The block records of the state one apply is building: each record is copied the first
+    time this step reaches it, so that a step pays for the few blocks it touches, not for all
+    137 (issue 15). Every way a record can come out of the dict copies it first; read-only
+    scans (engine.granada.state's location index) read ``dict.values`` directly. ``_seal``
+    turns it back into a plain dict when the step ends: records the step never reached are
+    then shared with the input state, which is why states are values (apply copies, nobody
+    changes a state in place after apply returned it; engine.ai clones before it edits)."""
+
+    __slots__ = ("_own",)
+
+    def __init__(self, records: dict[str, Any]) -> None:
+        super().__init__(records)
+        self._own: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        rec = dict.__getitem__(self, key)
+        if key not in self._own:
+            rec = rec.copy()
+            dict.__setitem__(self, key, rec)
+            self._own.add(key)
+        return rec
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        dict.__setitem__(self, key, value)
+        self._own.add(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default  # noqa: SIM401 (self.get would recurse)
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        return [self[k] for k in self]
+
+    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]
+        return [(k, self[k]) for k in self]
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("block records are edited one by one during a step")
+
+    pop = popitem = setdefault = update = copy = __ior__ = __or__ = __ror__ = _refuse
+
+
+def _seal(state: State) -> State:
+    """The state apply returns: plain dicts only (JSON, marshal and the contract's tools)."""
+    for key in _RECORDS:
+        value = state.get(key)
+        if isinstance(value, _CopyOnAccess):
+            state[key] = dict.copy(value)
+    return state
 
 
 def apply(state: State, role: str, action: Action) -> State:
-    from engine.granada import menus, victory
-    from engine.granada import state as st
 
     if not isinstance(action, dict) or "type" not in action:
         raise RuleError("an action is a dict with a 'type'")
@@ -141,8 +225,9 @@ def apply(state: State, role: str, action: Action) -> State:
         top = st.top(new)
         assert top is not None
         top.setdefault("_menu", {})[role] = menus.chosen(action)
-        return new
-    legal = mod.actions(state, role, frame)
+        return _seal(new)
+    with st.frozen_index(state):
+        legal = mod.actions(state, role, frame)
     found = find_action(legal, action)
     if found is None:
         what = getattr(mod, "RULE", None)
@@ -156,13 +241,11 @@ def apply(state: State, role: str, action: Action) -> State:
     st.handler(top).apply(new, role, found, top)
     run(new)
     victory.check_instant(new)
-    return new
+    return _seal(new)
 
 
 def run(state: State) -> None:
     """Let the frames on top progress automatically until someone must decide."""
-    from engine.granada import state as st
-    from engine.granada import victory
 
     for _ in range(10000):
         if state.get("result") is not None:
@@ -204,7 +287,6 @@ def concealed_ids(state: State, role: str | None) -> set[str]:
 def choose(state: State, role: str, seed: int) -> Action:
     """The built-in player: a random legal action, weighted so that phases end sensibly
     (frames may weight their own actions with ``choose_weight``)."""
-    from engine.granada import state as st
 
     legal = _frame_actions(state, role)
     if not legal:
@@ -222,3 +304,10 @@ def choose(state: State, role: str, seed: int) -> Action:
         if x < 0:
             return a
     return legal[-1]
+
+
+# The rule modules the dispatch above calls at every step, imported once the contract's
+# functions exist (importing engine.granada.setup first, above, keeps "setup" the function);
+# an import inside each function cost about a microsecond a call (issue 15).
+from engine.granada import menus, victory  # noqa: E402
+from engine.granada import state as st  # noqa: E402

@@ -72,6 +72,7 @@ DISK_CASTLES = {"el_zegri": "malaga", "sidi_yahya": "baza"}    # 5.2.1, 10.6, 10
 SEA_ONLY = ("oran",)  # reached by sea only: no road on the map
 
 DATA_DIR = Path(__file__).with_name("data")
+_DEFAULT_DIR = str(DATA_DIR)  # load() is called on every rule lookup: no Path work there
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +231,9 @@ def load(data_dir: str | Path | None = None) -> Components:
 
     ``data_dir`` lets tests validate a modified copy of the data.
     """
-    return _load(str(Path(data_dir) if data_dir is not None else DATA_DIR))
+    if data_dir is None:
+        return _load(_DEFAULT_DIR)
+    return _load(str(Path(data_dir)))
 
 
 @functools.cache

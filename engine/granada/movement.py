@@ -24,6 +24,7 @@ One frame ``{"module": "movement", "kind": "movement", "side": s, ...}`` per Mov
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from engine.api import Action, RuleError, State
@@ -152,6 +153,12 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
     return _top_actions(state, frame, hand)
 
 
+@functools.cache
+def _sorted_locations() -> tuple[str, ...]:
+    """The map's locations in id order (static data, listed at every movement decision)."""
+    return tuple(sorted(st.data().locations))
+
+
 def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[Action]:
     side = frame["side"]
     acts: list[Action] = []
@@ -162,7 +169,7 @@ def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[A
         can_act = frame["acts"] is None or frame["acts"] > 0
         if can_act:
             idx = st.by_location(state)
-            for loc in sorted(st.data().locations):
+            for loc in _sorted_locations():
                 if loc in frame["activated"]:
                     continue
                 mine = st.blocks_at(state, loc, side, idx)

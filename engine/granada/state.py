@@ -86,7 +86,7 @@ and may define:
     choose_weight(action) -> float    # weight of an action for the built-in player
 
 Dispatch (engine/granada/__init__.py): ``actions(state, role)`` calls the top frame's
-module; ``apply`` clones the state once, matches the action against the legal ones, calls
+module; ``apply`` matches the action against the legal ones, copies the state once, calls
 the top frame's ``apply``, then :func:`settle` runs ``advance`` on whatever frame is on top
 until it returns False, and checks instant victory.
 
@@ -129,10 +129,19 @@ Changes since version 1: start_naval_battle also receives the Naval Battle card 
 finish_frame also marks the location of a finished {"kind": "battle"} as fought in the
 current Combat Phase (so a follow-on battle caused by a retreat is not declared twice);
 guard_defends (10.10): Christians at Granada with blocks in the Nasrid Palace Guard box.
+Issue 15 (speed): during a frame's ``apply``/``advance``, ``state["blocks"]`` is a
+copy-on-access dict (engine.granada._CopyOnAccess): each record is copied when the step
+first reaches it, through ``[]``, ``get``, ``values()`` or ``items()`` (the last two return
+lists); ``pop``/``setdefault``/``update``/``copy`` are refused. Read-only scans of every
+record may use ``dict.values(state["blocks"])``, as :func:`by_location` does. A state apply
+returned shares the records the step did not reach with its input: states are values, so
+code that edits a returned state in place (a test arranging a position) edits the states
+before it too, which only matters if it still uses them; engine.ai clones before it edits.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from types import ModuleType
 from typing import Any
@@ -221,25 +230,82 @@ def log_private(state: State, side: str, text: str) -> None:
 
 # ---------------------------------------------------------------- blocks and units
 
+# While a read-only query runs on a state (the legal actions of a step: engine.granada
+# ``_frame_actions``, and apply's check of the order against them, before its copy), its
+# location index is computed once instead of once per helper (issue 15). The memo is a
+# [state, index] pair that only that very state object hits, and the state cannot change
+# during the query (the legal actions are a pure function of the state); callers never
+# mutate the index. Another thread replacing the current pair only causes misses.
+_MEMO: list[Any] | None = None
+
+
+class frozen_index:
+    """``with frozen_index(state): ...`` memoises :func:`by_location` of ``state`` inside."""
+
+    __slots__ = ("state", "saved")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def __enter__(self) -> None:
+        global _MEMO
+        self.saved = _MEMO
+        if self.saved is None or self.saved[0] is not self.state:
+            _MEMO = [self.state, None]
+
+    def __exit__(self, *exc: object) -> None:
+        global _MEMO
+        _MEMO = self.saved
+
+
 def by_location(state: State) -> dict[str, list[str]]:
     """loc -> block ids there (map locations, boxes and sea zones alike), in id order."""
-    out: dict[str, list[str]] = {}
-    for bid, rec in state["blocks"].items():
-        loc = rec["loc"]
+    memo = _MEMO
+    if memo is not None and memo[0] is state:
+        index: dict[str, list[str]] | None = memo[1]
+        if index is None:
+            index = memo[1] = _by_location(state)
+        return index
+    return _by_location(state)
+
+
+# Index by the blocks' locations, most recent last: the same placement comes back at every
+# step (the legal actions of a state, then apply's check of the order against them) and
+# between most steps only a few blocks move, so the locations tuple is a cheap, exact key.
+_INDEX_CACHE: dict[tuple[tuple[str, ...], tuple[str, ...]], dict[str, list[str]]] = {}
+_INDEX_CACHE_SIZE = 64
+
+
+def _by_location(state: State) -> dict[str, list[str]]:
+    blocks = state["blocks"]
+    # dict.values: a read-only scan, which apply's copy-on-access blocks need not copy for
+    key = (tuple(blocks), tuple([rec["loc"] for rec in dict.values(blocks)]))
+    out = _INDEX_CACHE.get(key)
+    if out is not None:
+        return out
+    out = {}
+    for bid, loc in zip(key[0], key[1]):
         if loc in out:
             out[loc].append(bid)
         else:
             out[loc] = [bid]
+    if len(_INDEX_CACHE) >= _INDEX_CACHE_SIZE:
+        del _INDEX_CACHE[next(iter(_INDEX_CACHE))]
+    _INDEX_CACHE[key] = out
     return out
 
 
 def blocks_at(state: State, loc: str, side: str | None = None,
               index: dict[str, list[str]] | None = None) -> list[str]:
     """Blocks at a map location (not counting carried blocks at sea), optionally of one side."""
+    if index is None:
+        memo = _MEMO
+        if memo is not None and memo[0] is state:  # a legal-actions query: index once
+            index = by_location(state)
     if index is not None:
         ids = index.get(loc, [])
     else:
-        ids = [b for b, rec in state["blocks"].items() if rec["loc"] == loc]
+        ids = [b for b, rec in dict.items(state["blocks"]) if rec["loc"] == loc]
     if side is None:
         return list(ids)
     own = _OWNER or _owners()
@@ -325,8 +391,10 @@ def article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
 
+@functools.cache
 def block_name(block_id: str) -> str:
-    """A human name of a block's face (only for lines its viewer may read)."""
+    """A human name of a block's face (only for lines its viewer may read); static data,
+    named in every menu label, hence cached."""
     b = data().blocks[block_id]
     extra = "".join(s for s, f in ((" cavalry", b.horse), (" crossbow", b.crossbow),
                                    (" artillery", b.gun)) if f)

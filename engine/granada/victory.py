@@ -17,6 +17,7 @@ Muslims win ties.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from engine.api import State
@@ -95,6 +96,12 @@ def declare(state: State, winner: str | None, reason: str) -> None:
     st.log(state, f"Game over: {winner.capitalize() if winner else 'nobody'} wins — {reason}.")
 
 
+@functools.cache
+def _royals() -> tuple[str, ...]:
+    """Ferdinand's and Isabella's block ids (static data, looked up after every step)."""
+    return tuple(b for b, blk in st.data().blocks.items() if blk.special in ("ferdinand", "isabella"))
+
+
 def check_instant(state: State) -> None:
     """2.1, checked after every step."""
     if state.get("result") is not None:
@@ -102,8 +109,7 @@ def check_instant(state: State) -> None:
     if state["castle"].get("granada") == "christian":
         declare(state, "christian", "the Alhambra castle in Granada has fallen (2.1)")
         return
-    comps = st.data().blocks
-    royals = [b for b, blk in comps.items() if blk.special in ("ferdinand", "isabella")]
+    royals = _royals()
     if royals and all(state["blocks"][b]["loc"] == "eliminated" for b in royals):
         declare(state, "muslim", "Ferdinand and Isabella have both been eliminated (2.1)")
 

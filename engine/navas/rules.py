@@ -133,10 +133,20 @@ def apply(state: State, role: str, action: Action) -> State:
     found = find_action(legal, action) if isinstance(action, dict) else None
     if found is None:
         raise _refuse(state, role, action, legal)
-    new = clone(state)
+    new = _copy(state)
     _dispatch(new, role, strip_label(found))
     flow.run(new)
     return new
+
+
+def _copy(state: State) -> State:
+    """The private copy apply changes: a deep copy, except that the log's entries are shared
+    (an entry is never changed once written, core.log), so that a step's cost does not grow
+    with the game's length (issue 15). The key order is kept, for byte-identical storage."""
+    body: State = clone({k: v for k, v in state.items() if k != "log"})
+    if "log" in state:
+        body["log"] = list(state["log"])
+    return {k: body[k] for k in state}
 
 
 def _dispatch(state: State, role: str, action: Action) -> None:

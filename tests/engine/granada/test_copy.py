@@ -1,0 +1,93 @@
+"""The copy ``apply`` makes (issue 15): equal to a deep copy, and the input never changes.
+
+``engine.granada._copy`` copies each key of the state by its known shape instead of a
+generic deep copy, and hands the block records over copy-on-access (``_CopyOnAccess``). If
+a rule module ever stores a list inside a block record, or a dict in a key declared flat,
+or reaches a record by a way that does not copy it, ``apply`` would change its input: these
+tests play random games (every optional rule on and off) and check every intermediate state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import engine.granada as g
+from engine.api import clone
+from engine.rng import Generator
+
+
+def containers(value: Any, out: dict[int, Any]) -> None:
+    """Every list and dict inside ``value`` by id (the log's entries included)."""
+    if isinstance(value, dict):
+        out[id(value)] = value
+        for v in value.values():
+            containers(v, out)
+    elif isinstance(value, list):
+        out[id(value)] = value
+        for v in value:
+            containers(v, out)
+
+
+def states(seed: int, options: dict[str, Any], steps: int = 900) -> list[dict[str, Any]]:
+    pick = Generator(seed)
+    state = g.setup(seed, options)
+    seen = [state]
+    for _ in range(steps):
+        if g.result(state) is not None:
+            break
+        role = next(r for r in g.active(state) if g.legal_actions(state, r))
+        legal = g.legal_actions(state, role)
+        state = g.apply(state, role, legal[pick.randbelow(len(legal))])
+        seen.append(state)
+    return seen
+
+
+@pytest.mark.parametrize("seed,options", [(1, {}), (2, {}), (5, {"all": True}), (6, {"all": True})])
+def test_the_copy_equals_a_deep_copy_and_shares_only_log_entries(seed: int, options: dict[str, Any]) -> None:
+    for state in states(seed, options)[::7]:
+        copied = g._copy(state)
+        for rec in copied["blocks"].values():  # a step that reaches every block
+            rec["moved"] = rec["moved"]
+        copied = g._seal(copied)
+        assert type(copied["blocks"]) is dict
+        assert copied == clone(state)
+        assert list(copied) == list(state), "key order is kept (stored JSON stays byte-identical)"
+        entries = set(_all(state["log"])) - {id(state["log"])}
+        shared = set(_all(copied)) & set(_all(state))
+        assert shared <= entries, "only log entries (never changed once written) may be shared"
+
+
+def _all(value: Any) -> dict[int, Any]:
+    out: dict[int, Any] = {}
+    containers(value, out)
+    return out
+
+
+@pytest.mark.parametrize("seed,options", [(3, {"all": True}), (4, {})])
+def test_apply_never_changes_its_input_whatever_the_order(seed: int, options: dict[str, Any]) -> None:
+    for state in states(seed, options, steps=700)[::5]:
+        before = clone(state)
+        for role in g.active(state):
+            for action in g.legal_actions(state, role):
+                after = g.apply(state, role, action)
+                assert state == before
+                assert type(after["blocks"]) is dict
+
+
+def test_every_way_out_of_the_copied_records_copies_first() -> None:
+    source = {"A": {"loc": "x"}, "B": {"loc": "y"}, "C": {"loc": "z"}}
+    cow = g._CopyOnAccess(source)
+    cow["A"]["loc"] = "changed"
+    cow.get("B")["loc"] = "changed"  # type: ignore[index]
+    for rec in cow.values():
+        rec["inside"] = True
+    for _, rec in cow.items():
+        rec["fresh"] = True
+    assert source == {"A": {"loc": "x"}, "B": {"loc": "y"}, "C": {"loc": "z"}}
+    assert dict.copy(cow)["C"] == {"loc": "z", "inside": True, "fresh": True}
+    for refused in (lambda: cow.pop("A"), cow.popitem, lambda: cow.setdefault("D", {}),
+                    lambda: cow.update({}), cow.copy):
+        with pytest.raises(TypeError):
+            refused()
