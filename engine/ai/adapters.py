@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 from engine.api import Action, GameModule, State, clone
 
-NAVIGATION = frozenset({"menu", "auto_pass_on", "auto_pass_off"})
-"""Action types that are not moves: paging a long menu and a player's auto-pass preference."""
+NAVIGATION = frozenset({"menu"})
+"""Action types that are not moves: paging a long menu."""
 
 
 @dataclass(frozen=True)

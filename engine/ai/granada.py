@@ -1,7 +1,7 @@
 """Granada: Last Stand of the Moors for the search: canonical information sets, an evaluation.
 
-The canonical form mirrors :func:`engine.granada.views.redeal` with every shuffle replaced by
-a fixed order:
+The canonical form is Granada's own (:func:`engine.granada.views.canonical`: its re-deal with
+every shuffle replaced by a fixed order, one source of truth with ``redeal``):
 
 * the opponent's blocks the role never identified keep their records (where they stand,
   inside or not, moved, fresh), but which block holds which record is fixed: the records
@@ -25,100 +25,21 @@ against the pace the Christians need, plus the strength (shields) each side has 
 from __future__ import annotations
 
 import functools
-import json
 import math
-from typing import Any
 
+from engine import granada as granada_rules
 from engine.ai.adapters import Adapter, Budget
-from engine.api import State, clone
+from engine.api import State
 from engine.granada import state as st
 from engine.granada import victory
 from engine.granada.views import PUBLIC_PLACES
-from engine.rng import Generator, seed_state
 
 OUT_OF_PLAY = ("bag:", "recruit:") + PUBLIC_PLACES
 LAST_YEAR = 6
 
 
-def _remap(value: Any, mapping: dict[str, str]) -> Any:
-    if isinstance(value, str):
-        return mapping.get(value, value)
-    if isinstance(value, list):
-        return [_remap(v, mapping) for v in value]
-    if isinstance(value, dict):
-        return {mapping.get(k, k): _remap(v, mapping) for k, v in value.items()}
-    return value
-
-
-def _hidden_blocks(state: State, role: str) -> list[str]:
-    """The opponent's blocks whose identity ``role`` does not know (views.redeal's pool)."""
-    if state.get("result") is not None:
-        return []
-    d = st.data()
-    opp = st.other(role)
-    known = set(state["known"][role])
-    pool = []
-    for bid in sorted(state["blocks"]):
-        b = d.blocks[bid]
-        rec = state["blocks"][bid]
-        if b.side != opp or b.colour == "grey" or b.optional or bid in known or rec["revealed"]:
-            continue
-        if rec["loc"] in PUBLIC_PLACES:
-            continue
-        if b.fleet and rec["loc"] != f"bag:{opp}":
-            continue
-        pool.append(bid)
-    return pool
-
-
 def canonical(state: State, role: str) -> State:
-    new: State = clone(state)
-    d = st.data()
-    opp = st.other(role)
-    pool = _hidden_blocks(new, role)
-    if pool:
-        records = {bid: new["blocks"][bid] for bid in pool}
-        named = json.dumps([new["stack"], new.get("entries") or {}])
-
-        def rank(holder: str) -> tuple[str, int, str]:
-            at = named.find(f'"{holder}"')
-            return json.dumps(records[holder], sort_keys=True), (at if at >= 0 else len(named)), holder
-
-        bag_key = f"bag:{opp}"
-        slots_fixed = sorted((b for b in pool if records[b]["loc"] != bag_key), key=rank)
-        slots_bag = sorted((b for b in pool if records[b]["loc"] == bag_key), key=rank)
-        land = [b for b in pool if not d.blocks[b].fleet]
-        chosen = land[:len(slots_fixed)]
-        rest = [b for b in pool if b not in set(chosen)]
-        mapping = dict(zip(slots_fixed, chosen)) | dict(zip(slots_bag, rest))
-        for slot, bid in mapping.items():
-            new["blocks"][bid] = dict(records[slot])
-        new["stack"] = _remap(new["stack"], mapping)
-        for ent in (new.get("entries") or {}).values():
-            for side in list(ent):
-                ent[side] = _remap(ent[side], mapping)
-    seen = [c for c in new["hand_known"][opp] if c in new["hands"][opp]]
-    hidden_hand = [c for c in new["hands"][opp] if c not in seen]
-    bid = new["bids"][opp]
-    secret_bid = bid not in (None, "none")
-    cards = sorted(hidden_hand + list(new["decks"][opp]) + ([bid] if secret_bid else []))
-    if secret_bid:
-        biddable = [c for c in cards if d.cards[c].bid is not None]
-        new_bid = biddable[0] if biddable else bid
-        cards.remove(new_bid)
-        new["bids"][opp] = new_bid
-    new["hands"][opp] = seen + cards[:len(hidden_hand)]
-    new["decks"][opp] = cards[len(hidden_hand):]
-    new["decks"][role] = sorted(new["decks"][role])
-    new["decks"]["naval"] = sorted(new["decks"]["naval"])
-    fixed = Generator(0)
-    for frame in new["stack"]:
-        hook = getattr(st.handler(frame), "redeal", None)
-        if hook is not None:
-            hook(new, role, frame, fixed)
-    new["log"] = [e for e in new["log"] if "to" not in e or role in e["to"]]
-    new["rng"] = seed_state(0)
-    return new
+    return granada_rules.canonical(state, role)
 
 
 def _strength(state: State) -> dict[str, float]:

@@ -45,7 +45,7 @@ title = "Granada: Last Stand of the Moors"
 # Section 11 optional rules (options.py): each off by default, "all" turns every one on.
 OPTIONS: dict[str, dict[str, Any]] = importlib.import_module("engine.granada.options").OPTIONS
 
-__all__ = ["OPTIONS", "actions", "active", "apply", "choose", "concealed_ids", "id", "legal_actions", "redeal",
+__all__ = ["OPTIONS", "actions", "active", "apply", "canonical", "choose", "concealed_ids", "id", "legal_actions", "redeal",
            "result", "roles", "setup", "title", "view"]
 
 
@@ -275,6 +275,14 @@ def redeal(state: State, role: str, seed: int) -> State:
     from engine.granada import views
 
     return views.redeal(state, role, seed)
+
+
+def canonical(state: State, role: str) -> State:
+    """The representative of all states ``role`` cannot tell apart (the re-deal in a fixed
+    order): what a search samples from, so its decision cannot depend on hidden facts."""
+    from engine.granada import views
+
+    return views.canonical(state, role)
 
 
 def concealed_ids(state: State, role: str | None) -> set[str]:

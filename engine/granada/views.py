@@ -103,6 +103,7 @@ Frames may re-deal their own hidden data with ``redeal(state, role, frame, gen)`
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from engine import rng
@@ -374,10 +375,24 @@ def _remap(value: Any, mapping: dict[str, str]) -> Any:
 
 
 def redeal(state: State, role: str, seed: int) -> State:
+    """Everything hidden from ``role`` drawn again, consistent with all ``role`` has seen."""
+    return _deal(state, role, rng.Generator(seed))
+
+
+def canonical(state: State, role: str) -> State:
+    """One representative of every state ``role`` cannot tell from ``state``: the same re-deal
+    with every shuffle replaced by a fixed order (the search samples from it, engine/ai), so
+    ``canonical(s, r) == canonical(redeal(s, r, k), r)``."""
+    return _deal(state, role, None)
+
+
+def _deal(state: State, role: str, gen: rng.Generator | None) -> State:
+    """The one re-deal: ``gen`` shuffles; without it, everything takes a fixed order (the
+    records by content and by where the decision frames name their holder)."""
     from engine.api import clone
 
     new: State = clone(state)
-    gen = rng.Generator(seed)
+    order = gen.shuffle if gen is not None else _fixed_order
     d = st.data()
     opp = st.other(role)
     known = set(new["known"][role])
@@ -396,17 +411,27 @@ def redeal(state: State, role: str, seed: int) -> State:
             if loc in unseen:              # face up on the map only (5.1)
                 pool.append(bid)
             continue
-        if bid in known or rec["revealed"]:
+        # "revealed" means face up on the map; a record in the bag or a box keeps it from its
+        # last outing (a fleet's always), which tells role nothing there
+        if bid in known or (rec["revealed"] and loc not in unseen):
             continue
         pool.append(bid)
     records = {bid: new["blocks"][bid] for bid in pool}
+    if gen is None:   # which block held which record must not matter: order the holders by content
+        named = json.dumps([new["stack"], new.get("entries") or {}, new.get("pioneers") or {}])
+
+        def rank(holder: str) -> tuple[str, int, str]:
+            at = named.find(f'"{holder}"')
+            return json.dumps(records[holder], sort_keys=True), (at if at >= 0 else len(named)), holder
+
+        pool.sort(key=rank)
     slots_fixed = [bid for bid in pool if records[bid]["loc"] not in unseen]   # land-only slots
     slots_bag = [bid for bid in pool if records[bid]["loc"] in unseen]
-    land = [bid for bid in pool if not d.blocks[bid].fleet]
-    gen.shuffle(land)
+    land = sorted(bid for bid in pool if not d.blocks[bid].fleet)
+    order(land)
     chosen = land[:len(slots_fixed)]
-    rest = [bid for bid in pool if bid not in set(chosen)]
-    gen.shuffle(rest)
+    rest = sorted(bid for bid in pool if bid not in set(chosen))
+    order(rest)
     mapping: dict[str, str] = {}       # old holder of a record -> block id now holding it
     for slot, bid in zip(slots_fixed, chosen):
         mapping[slot] = bid
@@ -427,7 +452,7 @@ def redeal(state: State, role: str, seed: int) -> State:
     deck = new["decks"][opp]
     bid = new["bids"][opp]
     cards = hidden_hand + list(deck) + ([bid] if bid not in (None, "none") else [])
-    gen.shuffle(cards)
+    order(cards)
     if bid not in (None, "none"):
         biddable = [c for c in cards if d.cards[c].bid is not None]
         new_bid = biddable[0] if biddable else bid
@@ -435,14 +460,19 @@ def redeal(state: State, role: str, seed: int) -> State:
         new["bids"][opp] = new_bid
     new["hands"][opp] = seen + cards[:len(hidden_hand)]
     new["decks"][opp] = cards[len(hidden_hand):]
-    gen.shuffle(new["decks"][role])
-    gen.shuffle(new["decks"]["naval"])
-    # ---- frames re-deal their own secrets
+    order(new["decks"][role])
+    order(new["decks"]["naval"])
+    # ---- frames re-deal their own secrets (with a fixed generator for the canonical form)
+    hooks_gen = gen if gen is not None else rng.Generator(0)
     for f in new["stack"]:
         hook = getattr(st.handler(f), "redeal", None)
         if hook is not None:
-            hook(new, role, f, gen)
+            hook(new, role, f, hooks_gen)
     # lines only the opponent reads may name what was re-dealt: keep role's and public ones
     new["log"] = [e for e in new["log"] if "to" not in e or role in e["to"]]
-    new["rng"] = rng.seed_state(gen.randbelow(1 << 62))
+    new["rng"] = rng.seed_state(gen.randbelow(1 << 62) if gen is not None else 0)
     return new
+
+
+def _fixed_order(items: list[Any]) -> None:
+    items.sort()
