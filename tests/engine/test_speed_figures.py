@@ -1,4 +1,4 @@
-"""``alcazaba bench``'s issue-15 figures (bot.bench.engine_speed_figures) are produced and
+"""``alcazaba bench``'s issue-15 figures (benchmarks.bench.engine_speed_figures) are produced and
 say what they measure; no timing is asserted (the machine is shared)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from bot import bench
+from benchmarks import bench
 
 
 def test_the_late_step_and_playout_figures_are_emitted(tmp_path: Path) -> None:
