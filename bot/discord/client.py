@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from bot.discord.table import Table
     from bot.settings import Settings
 
+SHUTDOWN_WAIT = 10.0
+"""Seconds the bot waits at close for its cancelled background tasks to unwind."""
 log = logging.getLogger("bot.discord")
 
 COGS = ("bot.discord.cogs.lobby", "bot.discord.cogs.play", "bot.discord.cogs.delivery",
@@ -210,8 +212,15 @@ class AlcazabaBot(commands.AutoShardedBot):
             deadlines.wake.set()
 
     async def close(self) -> None:
+        """Stop the background work first and wait for it to unwind (a cancelled pass may be
+        rolling back a transaction), so that the service is never closed under a running task."""
+        halts = [getattr(cog, "halt", None) for cog in list(self.cogs.values())]   # the Worker cogs
+        tasks = [t for t in (halt() for halt in halts if halt is not None) if t is not None]
         for task in list(self._bot_tasks):
             task.cancel()
+            tasks.append(task)
+        if tasks:
+            await asyncio.wait(tasks, timeout=SHUTDOWN_WAIT)
         await super().close()
 
 

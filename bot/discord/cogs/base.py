@@ -45,8 +45,14 @@ class Worker(Cog):
             self._task = asyncio.create_task(self.run(), name=self.task_name)
 
     async def cog_unload(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
+        self.halt()
+
+    def halt(self) -> asyncio.Task[None] | None:
+        """Cancel the loop; the task to wait for (it may be ending a transaction)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+        return task
 
     async def cycle(self) -> float:
         """One pass; the seconds to sleep before the next (unless woken)."""
