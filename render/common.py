@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -51,6 +53,14 @@ _FONT_FILES = {
     ("serif", True): "DejaVuSerif-Bold.ttf",
     ("serif", False): "DejaVuSerif-Bold.ttf",
 }
+
+
+def content_order(view: dict[str, Any]) -> dict[str, Any]:
+    """The view with every dict's keys in sorted order: a picture drawn from it depends on what
+    the view says, never on the order its dicts were built in (a state held in memory and the
+    same state read back from the database, as sorted JSON, must draw the same bytes)."""
+    ordered: dict[str, Any] = json.loads(json.dumps(view, sort_keys=True))
+    return ordered
 
 
 @functools.cache

@@ -339,6 +339,7 @@ def _supply_panel(img: Image.Image, tiles: list[dict[str, Any]], box: C.Box, tit
 
 
 def draw_board(view: View) -> Image.Image:
+    view = C.content_order(view)
     role = view.get("role")
     roles = list(view.get("roles", []))
     if role is None:
@@ -416,6 +417,7 @@ def board(view: View) -> bytes:
 def scoring(view: View) -> bytes:
     """PNG of the latest scoring: for each building type the number built by each competitor
     and the points each place took, then the longest moats and the points gained."""
+    view = C.content_order(view)
     report = view.get("last_scoring")
     if not report:
         raise KeyError("no scoring has taken place yet")

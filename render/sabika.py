@@ -448,6 +448,7 @@ def _header(draw: ImageDraw.ImageDraw, view: dict[str, Any]) -> None:
 
 
 def draw_board(view: dict[str, Any]) -> Image.Image:
+    view = C.content_order(view)
     img = Image.new("RGB", (WIDTH, HEIGHT), C.PARCHMENT)
     _draw_rondels(img, view)
     draw = ImageDraw.Draw(img)
