@@ -30,15 +30,9 @@ from sqlmodel import col
 
 import engine
 from bot.models import Game, GameState, Move, Outbox, RulesUpgrade, dumps, loads, utcnow
-from bot.service import (
-    GameService,
-    ReplayReport,
-    _module,
-    _replay_rows,
-    _upgrade_base,
-    rules_version,
-    state_hash,
-)
+from bot.service import GameService, ReplayReport, rules_version, state_hash
+from bot.service.archive import _replay_rows
+from bot.service.core import _module, _upgrade_base
 from engine.api import GameModule, RuleError, State, clone
 
 __all__ = ["GameCheck", "UpgradeReport", "changes", "check_games"]

@@ -1,0 +1,395 @@
+"""Export, import and replay checks: a game as a file, and proof that its log replays."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import col
+
+import engine
+from bot.models import Game, GameState, Move, RulesUpgrade, Seat, dumps, loads, utcnow
+from bot.service.core import (
+    _SEED_LIMIT,
+    EXPORT_FORMAT,
+    ServiceCore,
+    _module,
+    _standing_steps,
+    _upgrade_base,
+    rules_version,
+    state_hash,
+)
+from bot.service.types import (
+    ImportRefused,
+    ReplayReport,
+)
+from engine.api import GameModule, RuleError, State, clone, strip_label, undo_barrier
+
+
+class ArchiveCommands(ServiceCore):
+    """A game as a file and back, and the replay check of a stored or exported game."""
+
+
+    async def export(self, game_pk: int) -> dict[str, Any]:
+        """The game as a file (format 1): ``{"format", "game", "title", "seed", "options",
+        "rules_version", "schema_revision", "upgrades", "players", "status", "result",
+        "state_hash", "moves": [{"seq", "role", "action", "hash"}]}``. Only the steps still
+        standing are listed (taken-back steps and the undo rows are left out; their ``seq``
+        numbers show as gaps), so the file replays with the engine alone; ``hash`` is the
+        fingerprint of the state after each move. ``rules_version`` is the game's at creation;
+        ``upgrades`` the rules upgrades met since (``seq``, ``from``, ``to``, ``outcome``, and
+        for a log that did not replay across it the ``state`` there), so that a reader with
+        newer rules verifies the moves after the last such upgrade."""
+        async with self._read() as session:
+            game = await self._game_row(session, game_pk)
+            seats = await self._seats(session, game_pk)
+            rows = await self._move_rows(session, game_pk)
+            upgrades = await self._upgrades(session, game_pk)
+            snapshot = (await session.execute(
+                sa.select(col(GameState.state)).where(col(GameState.game_pk) == game_pk)
+            )).scalar_one()
+        info = self._info(game, seats.values())
+        return {
+            "format": EXPORT_FORMAT,
+            "game": game.game_id,
+            "title": info.title,
+            "seed": game.seed,
+            "options": loads(game.options),
+            "rules_version": game.rules_version,
+            "schema_revision": game.schema_revision,
+            "upgrades": [{"seq": u.seq, "from": u.from_version, "to": u.to_version, "outcome": u.outcome,
+                          "diverging_seq": u.diverging_seq, "report": u.report, "hash": u.state_hash,
+                          "state": loads(u.state)} for u in upgrades],
+            "players": [{"role": s.role, "name": s.display_name, "bot": s.is_bot} for s in info.seats],
+            "status": game.status,
+            "result": loads(game.result),
+            "state_hash": state_hash(snapshot),
+            "moves": [{"seq": m.seq, "role": m.role, "action": loads(m.action), "hash": m.state_hash}
+                      for m in _standing_steps(rows)],
+        }
+
+    async def import_game(self, data: dict[str, Any], *, created_by: int | None = None) -> int:
+        """Store an exported game as a new game and return its id.
+
+        Every move is replayed through the engine; the first one that is not legal, or
+        whose resulting state differs from the file's ``hash``, refuses the whole file
+        (ImportRefused naming that move, and the rules version the file needs when it was
+        recorded under another). A file whose log stopped replaying at a rules upgrade is
+        verified from the state stored there. Seats come from ``players`` (terminal seats
+        when absent); a game whose replay ends is 'finished', otherwise 'running'.
+        """
+        checked = _verify_file(data)  # raises ImportRefused
+        module, options, moves, final = checked.module, checked.options, checked.moves, checked.final
+        result = module.result(final)
+        players = {p.get("role"): p for p in data.get("players") or [] if isinstance(p, dict)}
+        roles = module.roles(options)
+        renumber = {_seq(m, i): i for i, m in enumerate(moves, start=1)}
+        async with self._write() as session:
+            game = Game(game_id=module.id, seed=checked.seed, options=dumps(options),
+                        status="finished" if result is not None else "running", version=len(moves),
+                        active=dumps(list(module.active(final))), created_by=created_by,
+                        result=dumps(result) if result is not None else None,
+                        rules_version=checked.rules_version, schema_revision=await self._schema_revision(session))
+            session.add(game)
+            await session.flush()
+            assert game.id is not None
+            for role in roles:
+                p = players.get(role, {})
+                session.add(Seat(game_pk=game.id, role=role, user_id=None, display_name=str(p.get("name") or "")[:100],
+                                 is_bot=bool(p.get("bot", False))))
+            now = utcnow()
+            session.add_all(
+                Move(game_pk=game.id, seq=i, role=m["role"], user_id=None, action=dumps(strip_label(m["action"])),
+                     kind="step", undoes_seq=None, barrier=barrier, state_hash=digest, created_at=now)
+                for i, (m, (digest, barrier)) in enumerate(zip(moves, checked.steps, strict=True), start=1)
+            )
+            for up in checked.upgrades:
+                # A file's seq numbers have gaps (taken-back steps); the stored log has none.
+                seq = sum(1 for old in renumber if old <= up.seq)
+                session.add(RulesUpgrade(game_pk=game.id, seq=seq, from_version=up.from_version,
+                                         to_version=up.to_version, outcome=up.outcome,
+                                         diverging_seq=renumber.get(up.diverging_seq or -1), report=up.report,
+                                         state=up.state, state_hash=up.state_hash, created_at=now))
+            session.add(GameState(game_pk=game.id, version=len(moves), state=dumps(final)))
+            pk = game.id
+        self._remember(pk, len(moves), final)
+        return pk
+
+    async def replay_check(self, source: int | dict[str, Any]) -> ReplayReport:
+        """Replay a stored game (by id) or an exported file from setup.
+
+        For a stored game every row is replayed (undo rows included) and each state is
+        compared with the hash recorded with its move, then the final state with the stored
+        snapshot, byte for byte. For a file, each move must be legal and match its ``hash``
+        and the final state the file's ``state_hash``, when given. The report names the first
+        move that fails. A log that stopped replaying at a rules upgrade is verified from the
+        state stored there; a log recorded under other rules that fails names the version it
+        needs.
+        """
+        if isinstance(source, dict):
+            try:
+                checked = _verify_file(source)
+            except ImportRefused as exc:
+                return ReplayReport(False, 0, str(exc), exc.seq, "log" if exc.seq is None else "fails")
+            module, moves, final = checked.module, checked.moves, checked.final
+            if source.get("state_hash") and state_hash(dumps(final)) != source["state_hash"]:
+                return ReplayReport(False, len(moves), "The replay ends in a different state from the one exported.",
+                                    None, "different")
+            if "result" in source and source.get("status") == "finished" and module.result(final) != source["result"]:
+                return ReplayReport(False, len(moves), "The replay ends with a different result from the one exported.",
+                                    None, "different")
+            if checked.base_seq is not None:
+                return ReplayReport(True, len(moves), f"ok: the moves after move {checked.base_seq} replay under "
+                                    f"{module.title} rules version {rules_version(module)} from the state stored at "
+                                    f"the rules upgrade, to the exported state; the moves before it need rules "
+                                    f"version {checked.needs}.")
+            return ReplayReport(True, len(moves), f"ok: {len(moves)} moves replay to the exported state.")
+        async with self._read() as session:
+            game = await self._game_row(session, source)
+            rows = await self._move_rows(session, source)
+            upgrades = await self._upgrades(session, source)
+            snapshot = (await session.execute(
+                sa.select(col(GameState.state), col(GameState.version)).where(col(GameState.game_pk) == source)
+            )).one()
+        module = _module(game.game_id)
+        report = _replay_rows(module, game, rows, snapshot.state, snapshot.version, _upgrade_base(upgrades))
+        recorded = upgrades[-1].to_version if upgrades else game.rules_version
+        return _name_version(report, module, recorded)
+
+
+def _parse_export(data: Any) -> tuple[GameModule, int, dict[str, Any], list[dict[str, Any]]]:
+    if not isinstance(data, dict):
+        raise ImportRefused("A game file is a JSON object.")
+    if data.get("format") != EXPORT_FORMAT:
+        raise ImportRefused(f"Unknown game file format {data.get('format')!r}; this server reads format {EXPORT_FORMAT}.")
+    game_id = data.get("game")
+    if not isinstance(game_id, str) or game_id not in engine.GAMES:
+        raise ImportRefused(f"Unknown game {game_id!r}; known games: {', '.join(sorted(engine.GAMES))}.")
+    seed = data.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not -_SEED_LIMIT <= seed < _SEED_LIMIT:
+        raise ImportRefused("The file's seed must be a 64-bit integer.")
+    options = data.get("options", {})
+    if not isinstance(options, dict):
+        raise ImportRefused("The file's options must be a JSON object.")
+    moves = data.get("moves")
+    if not isinstance(moves, list):
+        raise ImportRefused("The file has no list of moves.")
+    previous = None
+    for index, move in enumerate(moves, start=1):
+        if not isinstance(move, dict) or not isinstance(move.get("role"), str) or not isinstance(move.get("action"), dict):
+            raise ImportRefused(f"Move #{index} must be an object with a role and an action.", _seq(move, index))
+        seq = _seq(move, index)
+        if previous is not None and seq <= previous:
+            raise ImportRefused(f"Move {seq} comes after move {previous}: moves must be in increasing order.", seq)
+        previous = seq
+    return engine.get(game_id), seed, options, moves
+
+
+def _seq(move: Any, index: int) -> int:
+    if isinstance(move, dict) and isinstance(move.get("seq"), int) and not isinstance(move.get("seq"), bool):
+        return int(move["seq"])
+    return index
+
+
+def _describe_move(seq: int, move: dict[str, Any]) -> str:
+    return f"move {seq} ({move.get('role')}: {dumps(strip_label(move.get('action') or {}))})"
+
+
+@dataclass(frozen=True)
+class _FileUpgrade:
+    seq: int
+    from_version: int
+    to_version: int
+    outcome: str
+    diverging_seq: int | None
+    report: str
+    state: str | None
+    state_hash: str
+
+
+@dataclass(frozen=True)
+class _CheckedFile:
+    """A game file that verified: what import stores. ``base_seq``: the move (file numbering)
+    of the rules upgrade the check started from, None if it replayed from setup; ``needs``:
+    the rules version the moves up to it were recorded under."""
+
+    module: GameModule
+    seed: int
+    options: dict[str, Any]
+    moves: list[dict[str, Any]]
+    steps: list[tuple[str, bool]]
+    final: State
+    rules_version: int
+    upgrades: list[_FileUpgrade]
+    base_seq: int | None
+    needs: int
+
+
+def _file_upgrades(data: dict[str, Any]) -> list[_FileUpgrade]:
+    out: list[_FileUpgrade] = []
+    for up in data.get("upgrades") or []:
+        try:
+            state = up.get("state")
+            out.append(_FileUpgrade(int(up["seq"]), int(up["from"]), int(up["to"]), str(up["outcome"]),
+                                    up.get("diverging_seq") if isinstance(up.get("diverging_seq"), int) else None,
+                                    str(up.get("report") or ""), None if state is None else dumps(state),
+                                    str(up["hash"])))
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise ImportRefused("The file's upgrades must be objects with seq, from, to, outcome and hash.") from None
+    return out
+
+
+def _verify_file(data: Any) -> _CheckedFile:
+    """Replay a game file under the installed rules: from setup, or, when its log stopped
+    replaying at a rules upgrade to the installed version, from the state stored there (the
+    moves before it keep their recorded hashes and count as barriers: undo never crosses
+    them). ImportRefused names the first bad move and the rules version the file needs."""
+    module, seed, options, moves = _parse_export(data)
+    recorded = data.get("rules_version", 1)
+    if not isinstance(recorded, int) or isinstance(recorded, bool):
+        raise ImportRefused("The file's rules_version must be an integer.")
+    upgrades = _file_upgrades(data)
+    installed = rules_version(module)
+    current = upgrades[-1].to_version if upgrades else recorded
+    opaque = [u for u in upgrades if u.outcome != "identical"]
+    base = opaque[-1] if opaque and opaque[-1].state is not None and opaque[-1].to_version == installed else None
+    if base is not None:
+        assert base.state is not None
+        if state_hash(base.state) != base.state_hash:
+            raise ImportRefused(f"The state stored at the rules upgrade after move {base.seq} does not match its hash.")
+        before = [m for i, m in enumerate(moves, start=1) if _seq(m, i) <= base.seq]
+        after = moves[len(before):]
+        if before and before[-1].get("hash") is not None and _seq(before[-1], len(before)) == base.seq \
+                and before[-1]["hash"] != base.state_hash:
+            raise ImportRefused(f"The state stored at the rules upgrade is not the one move {base.seq} recorded.",
+                                base.seq)
+        steps, final = _replay_file(module, seed, options, after, start=loads(base.state), first=len(before) + 1)
+        kept = [(str(m.get("hash") or ""), True) for m in before]
+        return _CheckedFile(module, seed, options, moves, kept + steps, final, recorded, upgrades, base.seq,
+                            base.from_version)
+    try:
+        steps, final = _replay_file(module, seed, options, moves)
+    except ImportRefused as exc:
+        if current == installed:
+            raise
+        raise ImportRefused(f"{exc} The file was recorded under {module.title} rules version {current}; this "
+                            f"release has version {installed}: use a release whose {module.id} rules are version "
+                            f"{current}.", exc.seq) from None
+    if current != installed:
+        # It replays identically under the installed rules: record that, so undo may go on.
+        last = _seq(moves[-1], len(moves)) if moves else 0
+        upgrades.append(_FileUpgrade(last, current, installed, "identical", None,
+                                     f"The log replays identically under rules version {installed}.", None,
+                                     steps[-1][0] if steps else state_hash(dumps(module.setup(seed, clone(options))))))
+    return _CheckedFile(module, seed, options, moves, steps, final, recorded, upgrades, None, current)
+
+
+def _replay_file(module: GameModule, seed: int, options: dict[str, Any], moves: list[dict[str, Any]],
+                 start: State | None = None, first: int = 1) -> tuple[list[tuple[str, bool]], State]:
+    """(hash, barrier) after each move of a file, and the final state; ImportRefused at the
+    first bad move. Keeps one state at a time: a long game must not hold thousands.
+    ``start``: the state before the first move (default: setup); ``first``: its index."""
+    state = module.setup(seed, clone(options)) if start is None else start
+    out: list[tuple[str, bool]] = []
+    for index, move in enumerate(moves, start=first):
+        seq = _seq(move, index)
+        what = _describe_move(seq, move)
+        role = move["role"]
+        if module.result(state) is not None:
+            raise ImportRefused(f"{what} comes after the end of the game.", seq)
+        active = module.active(state)
+        if role not in active:
+            raise ImportRefused(f"{what} is not legal: it is not {role}'s turn (waiting for "
+                                f"{', '.join(active) or 'nobody'}).", seq)
+        try:
+            new_state = module.apply(state, role, move["action"])
+        except RuleError as exc:
+            raise ImportRefused(f"{what} is not legal: {exc.explain()}", seq) from None
+        digest = state_hash(dumps(new_state))
+        if move.get("hash") is not None and move["hash"] != digest:
+            raise ImportRefused(f"{what} does not lead to the state recorded in the file.", seq)
+        out.append((digest, undo_barrier(state, new_state)))
+        state = new_state
+    return out, state
+
+
+def _name_version(report: ReplayReport, module: GameModule, recorded: int) -> ReplayReport:
+    """A replay that fails on a log recorded under other rules says which version it needs."""
+    installed = rules_version(module)
+    if report.ok or recorded == installed or report.problem == "log":
+        return report
+    return ReplayReport(False, report.moves, f"{report.message} The game was recorded under {module.title} rules "
+                        f"version {recorded}; this release has version {installed}: replay it with a release whose "
+                        f"{module.id} rules are version {recorded}.", report.seq, report.problem)
+
+
+def _replay_rows(module: GameModule, game: Game, rows: Sequence[Move], snapshot: str, version: int,
+                 base: RulesUpgrade | None = None) -> ReplayReport:
+    """Replay a stored log, undo rows included (see GameService.replay_check).
+
+    An undo row is checked against the undo rule and replayed as the service made it: the
+    standing steps replayed from setup, or from ``base``, the state stored at a rules upgrade
+    the log does not replay across (the rows up to it are then only checked for gaps).
+    """
+    options = loads(game.options)
+    from_base = base is not None and base.state is not None
+    base_seq = base.seq if base is not None and from_base else 0
+
+    def start() -> State:
+        if from_base:
+            assert base is not None and base.state is not None
+            return loads(base.state)
+        return module.setup(game.seed, clone(options))
+
+    state = start()
+    standing: list[tuple[Move, bool]] = []  # (step row, was it a barrier)
+    for expected_seq, move in enumerate(rows, start=1):
+        done = expected_seq - 1
+        what = f"move {move.seq} ({move.role}, {move.kind})"
+        if move.seq != expected_seq:
+            return ReplayReport(False, done, f"The log has a gap: {what} where move {expected_seq} was expected.",
+                                move.seq, "log")
+        if move.seq <= base_seq:
+            if move.seq == base_seq and base is not None and move.state_hash != base.state_hash:
+                return ReplayReport(False, done, f"The state stored at the rules upgrade is not the one {what} "
+                                    "recorded.", move.seq, "log")
+            continue
+        if move.kind == "step":
+            if move.role not in module.active(state):
+                return ReplayReport(False, done, f"{what} is not legal: it is not {move.role}'s turn.", move.seq,
+                                    "fails")
+            try:
+                new_state = module.apply(state, move.role, loads(move.action))
+            except RuleError as exc:
+                return ReplayReport(False, done, f"{what} is not legal: {exc.explain()}", move.seq, "fails",
+                                    exc.rule)
+            standing.append((move, undo_barrier(state, new_state)))
+        elif move.kind == "undo":
+            last = standing[-1] if standing else None
+            if last is None or last[0].seq != move.undoes_seq or last[0].role != move.role or last[1]:
+                return ReplayReport(False, done, f"{what} takes back move {move.undoes_seq}, which could not "
+                                    "be taken back then.", move.seq, "fails")
+            standing.pop()
+            new_state = start()
+            for step, _barrier in standing:
+                new_state = module.apply(new_state, step.role, loads(step.action))
+        else:
+            return ReplayReport(False, done, f"{what} has an unknown kind.", move.seq, "log")
+        if state_hash(dumps(new_state)) != move.state_hash:
+            return ReplayReport(False, done, f"{what} leads to a different state from the one recorded.", move.seq,
+                                "different")
+        state = new_state
+    if version != len(rows) or game.version != len(rows):
+        return ReplayReport(False, len(rows), f"The stored version {version} does not match the {len(rows)} moves "
+                            "logged.", None, "log")
+    if dumps(state) != snapshot:
+        return ReplayReport(False, len(rows), "The replay ends in a different state from the stored one.", None,
+                            "different")
+    if from_base:
+        return ReplayReport(True, len(rows), f"ok: moves 1-{base_seq} were recorded under rules version "
+                            f"{base.from_version if base else '?'} (that release replays them); moves "
+                            f"{base_seq + 1}-{len(rows)} replay under version {base.to_version if base else '?'} "
+                            "to the stored state.")
+    return ReplayReport(True, len(rows), f"ok: {len(rows)} moves replay to the stored state.")

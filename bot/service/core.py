@@ -1,0 +1,422 @@
+"""The service's core: transactions, loading a game, the checks before a command, and
+recording a step with its notifications."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Self
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlmodel import col
+
+import engine
+from bot.db import WRITE, make_engine
+from bot.models import Game, GameState, Move, Outbox, RulesUpgrade, Seat, dumps, loads, utcnow
+from bot.service.types import (
+    GameInfo,
+    GameNotFound,
+    NotAllowed,
+    SeatInfo,
+    ServiceError,
+    StaleVersion,
+    StepResult,
+)
+from engine.api import GameModule, State, clone, strip_label, undo_barrier, visible_log
+
+EXPORT_FORMAT = 1
+
+_SEED_LIMIT = 1 << 63
+_STATE_CACHE_SIZE = 128
+
+
+
+def state_hash(text: str) -> str:
+    """A short fingerprint of a state's canonical text, kept with every move."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _bot_seed(game_seed: int, version: int, role: str) -> int:
+    # Deterministic, so that a game with built-in players replays and demos reproduce.
+    salt = int(hashlib.sha256(role.encode()).hexdigest()[:8], 16)
+    return (game_seed * 1_000_003 + version * 7919 + salt) % _SEED_LIMIT
+
+
+def _new_lines(before: State, after: State) -> list[dict[str, Any]]:
+    """The log entries a step added (engines append to ``state["log"]``)."""
+    old, new = before.get("log") or [], after.get("log") or []
+    if len(new) < len(old):
+        return []
+    return list(new[len(old):])
+
+
+def rules_version(module: GameModule) -> int:
+    """The module's ``RULES_VERSION``: bumped whenever a change alters what a log replays to
+    (a game module without one, a test double, is at version 1)."""
+    return int(getattr(module, "RULES_VERSION", 1))
+
+
+def _upgrade_base(upgrades: Sequence[RulesUpgrade]) -> RulesUpgrade | None:
+    """The last rules upgrade the log does not replay across (its stored state is where undo
+    and replay start), or None: replay from setup."""
+    opaque = [u for u in upgrades if u.outcome != "identical"]
+    return opaque[-1] if opaque else None
+
+
+def _module(game_id: str) -> GameModule:
+    try:
+        return engine.get(game_id)
+    except KeyError as exc:
+        raise ServiceError(str(exc.args[0])) from None
+
+
+@dataclass
+class _Loaded:
+    """A game locked for a command: its row, seats, engine and latest state."""
+
+    game: Game
+    seats: dict[str, Seat]
+    module: GameModule
+    state: State
+
+
+
+def _standing_steps(rows: Sequence[Move]) -> list[Move]:
+    """The steps not taken back, in order (rows sorted by seq)."""
+    undone = {m.undoes_seq for m in rows if m.kind == "undo"}
+    return [m for m in rows if m.kind == "step" and m.seq not in undone]
+
+
+
+class ServiceCore:
+    """The plumbing every group of commands shares: sessions and the SQLite write gate, the
+    loaded game, the checks a command makes before it acts, and the one way a state changes
+    (:meth:`_record`), which writes the move, the state and the notifications together."""
+
+    def __init__(self, db: AsyncEngine) -> None:
+        self.db = db
+        self._sessions = async_sessionmaker(db, expire_on_commit=False, autoflush=False)
+        # (game_pk) -> (version, parsed state). Only committed states enter; a (game, version)
+        # pair names one state forever because versions only grow.
+        self._states: OrderedDict[int, tuple[int, State]] = OrderedDict()
+        # SQLite has one writer at a time. Writers of this process queue here, in asyncio,
+        # instead of in SQLite's busy handler, whose timeout turns a burst of commands into
+        # "database is locked" errors (tests/reliability/test_concurrency.py); the busy
+        # timeout then only arbitrates between processes.
+        self._write_gate: asyncio.Lock | None = asyncio.Lock() if db.dialect.name == "sqlite" else None
+        self._revision: str | None = None  # the database's Alembic revision, once read
+
+    @classmethod
+    def open(cls, url: str, busy_timeout_ms: int = 5000) -> Self:
+        return cls(make_engine(url, busy_timeout_ms=busy_timeout_ms))
+
+    async def close(self) -> None:
+        await self.db.dispose()
+
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[AsyncSession]:
+        async with self._sessions() as session:
+            if self.db.dialect.name == "postgresql":
+                # One snapshot for the whole read: under READ COMMITTED another process's
+                # commit between "SELECT game" and "SELECT game_state" reads as an
+                # inconsistent game (tests/reliability/test_pg_shards.py).
+                await session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+            yield session
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncSession]:
+        """One write transaction (SQLite: BEGIN IMMEDIATE), committed if the block succeeds."""
+        if self._write_gate is not None:
+            await self._write_gate.acquire()
+        try:
+            async with self._sessions() as session:
+                await session.connection(execution_options=WRITE)
+                try:
+                    yield session
+                    await session.commit()
+                except BaseException:
+                    await session.rollback()
+                    raise
+        finally:
+            if self._write_gate is not None:
+                self._write_gate.release()
+
+    def reading(self) -> AbstractAsyncContextManager[AsyncSession]:
+        """A read session for a front end's own tables (the Discord front end's rows), with
+        the same consistency as the service's reads."""
+        return self._read()
+
+    def writing(self) -> AbstractAsyncContextManager[AsyncSession]:
+        """One write transaction for a front end's own tables, committed if the block
+        succeeds. It queues with the service's own writers (SQLite has one writer at a time),
+        so a front end's bookkeeping never meets "database is locked" while moves are made."""
+        return self._write()
+
+    async def _game_row(self, session: AsyncSession, game_pk: int, lock: bool = False) -> Game:
+        query = sa.select(Game).where(col(Game.id) == game_pk)
+        if lock:
+            query = query.with_for_update()
+        game = (await session.execute(query)).scalar_one_or_none()
+        if game is None:
+            raise GameNotFound(f"There is no game {game_pk}.")
+        return game
+
+    async def _seats(self, session: AsyncSession, game_pk: int) -> dict[str, Seat]:
+        rows = (await session.execute(sa.select(Seat).where(col(Seat.game_pk) == game_pk))).scalars()
+        return {s.role: s for s in rows}
+
+    async def _state(self, session: AsyncSession, game: Game) -> State:
+        assert game.id is not None
+        cached = self._states.get(game.id)
+        if cached is not None and cached[0] == game.version:
+            self._states.move_to_end(game.id)
+            return cached[1]
+        row = (
+            await session.execute(sa.select(col(GameState.state), col(GameState.version)).where(col(GameState.game_pk) == game.id))
+        ).one_or_none()
+        if row is None:
+            raise GameNotFound(f"Game {game.id} has no stored state.")
+        if row.version != game.version:
+            raise ServiceError(f"Game {game.id} is inconsistent: row at version {game.version}, state at {row.version}.")
+        state: State = loads(row.state)
+        return state
+
+    def _remember(self, game_pk: int, version: int, state: State) -> None:
+        self._states[game_pk] = (version, state)
+        self._states.move_to_end(game_pk)
+        while len(self._states) > _STATE_CACHE_SIZE:
+            self._states.popitem(last=False)
+
+    async def _load(self, session: AsyncSession, game_pk: int, lock: bool) -> _Loaded:
+        game = await self._game_row(session, game_pk, lock=lock)
+        seats = await self._seats(session, game_pk)
+        module = _module(game.game_id)
+        return _Loaded(game, seats, module, await self._state(session, game))
+
+    def _info(self, game: Game, seats: Iterable[Seat]) -> GameInfo:
+        assert game.id is not None
+        options = loads(game.options)
+        try:
+            module: GameModule | None = _module(game.game_id)
+        except ServiceError:
+            module = None
+        roles = list(module.roles(options)) if module else []
+        order = {r: i for i, r in enumerate(roles)}
+        seat_infos = [
+            SeatInfo(s.role, s.user_id, s.display_name, s.is_bot, loads(s.prefs) or {})
+            for s in sorted(seats, key=lambda s: order.get(s.role, len(order)))
+        ]
+        return GameInfo(
+            id=game.id,
+            game_id=game.game_id,
+            title=module.title if module else game.game_id,
+            seed=game.seed,
+            options=options,
+            status=game.status,
+            version=game.version,
+            roles=roles,
+            active=loads(game.active) or [],
+            seats=seat_infos,
+            result=loads(game.result),
+            created_by=game.created_by,
+            guild_id=game.guild_id,
+            channel_id=game.channel_id,
+            thread_id=game.thread_id,
+            pace=game.pace,
+            deadline_at=game.deadline_at,
+            reminded_at=game.reminded_at,
+            created_at=game.created_at,
+            updated_at=game.updated_at,
+        )
+
+    @staticmethod
+    def _require_status(game: Game, *allowed: str) -> None:
+        if game.status in allowed:
+            return
+        sentences = {
+            "open": f"Game {game.id} has not started yet.",
+            "running": f"Game {game.id} is already under way.",
+            "finished": f"Game {game.id} is over.",
+            "aborted": f"Game {game.id} was abandoned.",
+        }
+        raise NotAllowed(sentences.get(game.status, f"Game {game.id} is {game.status}."))
+
+    @staticmethod
+    def _require_holder(loaded: _Loaded, role: str, user_id: int | None) -> Seat:
+        seat = loaded.seats.get(role)
+        roles = loaded.module.roles(loads(loaded.game.options))
+        if role not in roles:
+            raise NotAllowed(f"There is no role {role!r} in this game; the roles are {', '.join(roles)}.")
+        if seat is None:
+            raise NotAllowed(f"Nobody holds the {role} seat.")
+        if seat.is_bot:
+            raise NotAllowed(f"The built-in player holds the {role} seat.")
+        if seat.user_id is not None and seat.user_id != user_id:
+            raise NotAllowed(f"The {role} seat belongs to {seat.display_name or 'another player'}.")
+        if seat.user_id is None and user_id is not None:
+            raise NotAllowed(f"The {role} seat is played at the terminal table.")
+        return seat
+
+    @staticmethod
+    def _require_version(loaded: _Loaded, expected: int, role: str | None) -> None:
+        if loaded.game.version != expected:
+            prompt = str(loaded.module.view(loaded.state, role).get("prompt", ""))
+            raise StaleVersion(expected, loaded.game.version, role, prompt)
+
+
+    @staticmethod
+    def _target(game: Game) -> int | None:
+        return game.thread_id or game.channel_id
+
+    def _notify(
+        self,
+        session: AsyncSession,
+        loaded: _Loaded,
+        version: int,
+        public: list[str],
+        prompted: list[str],
+        result: dict[str, Any] | None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        """Outbox rows of one command, in its transaction. Channel rows: public text only.
+        ``prompted``: the roles told to act (a 'your_turn' row each, for a person's seat)."""
+        game = loaded.game
+        pk = game.id
+        target = self._target(game)
+        rows: list[Outbox] = []
+        if target is not None and (public or extra):
+            payload: dict[str, Any] = {"type": "log", "game": pk, "version": version, "lines": public}
+            if extra:
+                payload.update(extra)
+            rows.append(Outbox(game_pk=pk, kind="channel", recipient=str(target), payload=dumps(payload),
+                               dedupe_key=f"g{pk}:v{version}:{payload['type']}:{payload.get('role', '')}"))
+        for role in prompted:
+            seat = loaded.seats.get(role)
+            if seat is None or seat.is_bot or seat.user_id is None or result is not None:
+                continue
+            payload = {"type": "your_turn", "game": pk, "role": role, "version": version}
+            rows.append(Outbox(game_pk=pk, kind="dm", recipient=str(seat.user_id), payload=dumps(payload),
+                               dedupe_key=f"g{pk}:v{version}:turn:{role}"))
+        if result is not None:
+            if target is not None:
+                payload = {"type": "finished", "game": pk, "version": version, "result": result}
+                rows.append(Outbox(game_pk=pk, kind="channel", recipient=str(target), payload=dumps(payload),
+                                   dedupe_key=f"g{pk}:finished:channel"))
+            for seat in self._people(loaded):
+                payload = {"type": "finished", "game": pk, "role": seat.role, "version": version, "result": result}
+                rows.append(Outbox(game_pk=pk, kind="dm", recipient=str(seat.user_id), payload=dumps(payload),
+                                   dedupe_key=f"g{pk}:finished:{seat.role}"))
+        session.add_all(rows)
+
+
+    async def _record(
+        self,
+        session: AsyncSession,
+        loaded: _Loaded,
+        role: str,
+        user_id: int | None,
+        new_state: State,
+        *,
+        kind: str,
+        action: dict[str, Any],
+        undoes_seq: int | None,
+        barrier: bool,
+        extra_notice: dict[str, Any] | None = None,
+        prompt_again: bool = True,
+    ) -> StepResult:
+        game, module, before = loaded.game, loaded.module, loaded.state
+        assert game.id is not None
+        text = dumps(new_state)
+        version = game.version + 1
+        now = utcnow()
+        active_before = list(module.active(before))
+        active = list(module.active(new_state))
+        result = module.result(new_state)
+        session.add(Move(game_pk=game.id, seq=version, role=role, user_id=user_id, action=dumps(action), kind=kind,
+                         undoes_seq=undoes_seq, barrier=barrier, state_hash=state_hash(text), created_at=now))
+        await session.execute(
+            sa.update(GameState)
+            .where(col(GameState.game_pk) == game.id)
+            .values(version=version, state=text, updated_at=now)
+        )
+        game.version = version
+        game.active = dumps(active)
+        game.updated_at = now
+        if result is not None:
+            game.status = "finished"
+            game.result = dumps(result)
+        new_entries = _new_lines(before, new_state)
+        public = [str(e.get("text", "")) for e in visible_log(new_entries, None)]
+        prompted = [r for r in active if r not in active_before]
+        if prompt_again and role in active and role not in prompted:
+            # The role must act again: its next prompt is a notification like any other,
+            # written with the step, so that a crash after this commit cannot lose it.
+            prompted.append(role)
+        self._notify(session, loaded, version, public, prompted, result, extra_notice)
+        loaded.state = new_state
+        return StepResult(game_pk=game.id, version=version, role=role, kind=kind, active=active, result=result,
+                          log=visible_log(new_entries, role), barrier=barrier)
+
+    async def _step(self, session: AsyncSession, loaded: _Loaded, role: str, action: dict[str, Any],
+                    user_id: int | None, prompt_again: bool = True) -> StepResult:
+        module, state = loaded.module, loaded.state
+        active = module.active(state)
+        if role not in active:
+            waiting = ", ".join(active) if active else "nobody"
+            raise NotAllowed(f"It is not {role}'s turn; waiting for {waiting}.")
+        new_state = module.apply(state, role, action)  # RuleError passes through, nothing written
+        return await self._record(session, loaded, role, user_id, new_state, kind="step",
+                                  action=strip_label(action), undoes_seq=None,
+                                  barrier=undo_barrier(state, new_state), prompt_again=prompt_again)
+
+    async def _schema_revision(self, session: AsyncSession) -> str | None:
+        """The database's Alembic revision, recorded with each new game (read once)."""
+        if self._revision is None:
+            row = (await session.execute(sa.text("SELECT version_num FROM alembic_version"))).first()
+            self._revision = str(row[0]) if row is not None else ""
+        return self._revision or None
+
+    @staticmethod
+    async def _upgrades(session: AsyncSession, game_pk: int) -> list[RulesUpgrade]:
+        query = sa.select(RulesUpgrade).where(col(RulesUpgrade.game_pk) == game_pk).order_by(col(RulesUpgrade.id))
+        return list((await session.execute(query)).scalars())
+
+    @staticmethod
+    def _people(loaded: _Loaded) -> list[Seat]:
+        """The seats held by a person with an account, in the order of the game's roles."""
+        order = {r: i for i, r in enumerate(loaded.module.roles(loads(loaded.game.options)))}
+        return [s for s in sorted(loaded.seats.values(), key=lambda s: order.get(s.role, len(order)))
+                if not s.is_bot and s.user_id is not None]
+
+    @staticmethod
+    async def _move_rows(session: AsyncSession, game_pk: int, since: int = 0) -> list[Move]:
+        query = sa.select(Move).where(col(Move.game_pk) == game_pk, col(Move.seq) > since).order_by(col(Move.seq))
+        return list((await session.execute(query)).scalars())
+
+    @staticmethod
+    def _options(module: GameModule, given: dict[str, Any]) -> dict[str, Any]:
+        spec: dict[str, dict[str, Any]] = dict(getattr(module, "OPTIONS", {}) or {})
+        unknown = sorted(set(given) - set(spec))
+        if unknown:
+            known = ", ".join(sorted(spec)) or "none"
+            raise ServiceError(f"{module.title} has no option {', '.join(unknown)}; its options are: {known}.")
+        options = {name: clone(s["default"]) for name, s in spec.items() if isinstance(s, dict) and "default" in s}
+        kinds: dict[str, type | tuple[type, ...]] = {"bool": bool, "int": int, "str": str, "float": (int, float)}
+        for name, value in given.items():
+            entry = spec[name] if isinstance(spec[name], dict) else {}
+            choices = entry.get("choices")
+            if choices is not None and value not in choices:
+                raise ServiceError(f"Option {name} must be one of {', '.join(map(str, choices))}, not {value!r}.")
+            kind = kinds.get(str(entry.get("type")))
+            wrong_bool = isinstance(value, bool) and entry.get("type") in ("int", "float")
+            if kind is not None and (not isinstance(value, kind) or wrong_bool):
+                article = "an" if str(entry["type"])[0] in "aeiou" else "a"
+                raise ServiceError(f"Option {name} must be {article} {entry['type']}, not {value!r}.")
+            options[name] = value
+        return options

@@ -1,0 +1,232 @@
+"""Commands that read and advance a running game: views, steps, built-in players, undo."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col
+
+from bot.models import Game, Move, Seat, dumps, loads
+from bot.service.core import (
+    ServiceCore,
+    _bot_seed,
+    _module,
+    _standing_steps,
+    _upgrade_base,
+    rules_version,
+    state_hash,
+)
+from bot.service.types import (
+    GameView,
+    NotAllowed,
+    ServiceError,
+    StepResult,
+    UndoRefused,
+)
+from engine.api import State, clone
+from engine.players import choose
+
+
+class PlayCommands(ServiceCore):
+    """Reading a game and playing it: every state change goes through ``_step`` or, for
+    undo, ``_record``."""
+
+    async def state(self, game_pk: int) -> tuple[int, State]:
+        """The version and a copy of the whole state (hidden parts included: not for players)."""
+        async with self._read() as session:
+            game = await self._game_row(session, game_pk)
+            state = await self._state(session, game)
+            self._remember(game_pk, game.version, state)
+            return game.version, clone(state)
+
+    async def view(self, game_pk: int, role: str | None, user_id: int | None = None) -> GameView:
+        """What ``role`` may see (None: a spectator). With ``user_id``, refuses a role that
+        user does not hold, so a front end cannot show one player another's hand."""
+        async with self._read() as session:
+            loaded = await self._load(session, game_pk, lock=False)
+            game = loaded.game
+            if role is not None and user_id is not None:
+                seat = loaded.seats.get(role)
+                if seat is None or seat.user_id != user_id:
+                    raise NotAllowed(f"You do not hold the {role} seat.")
+            view = clone(loaded.module.view(loaded.state, role))
+            can_undo = False
+            if role is not None and game.status == "running":
+                can_undo = (await self._undo_refusal(session, game, role)) is None
+            info = self._info(game, loaded.seats.values())
+        self._remember(game_pk, game.version, loaded.state)
+        return GameView(info, role, game.version, view, can_undo)
+
+    async def moves(self, game_pk: int, since: int = 0) -> list[dict[str, Any]]:
+        """The log after move ``since`` (the whole log by default), undo rows included: {seq,
+        role, user_id, kind, action, undoes_seq, barrier, state_hash, created_at}. Holds
+        actions, so not for players mid-game."""
+        async with self._read() as session:
+            await self._game_row(session, game_pk)
+            rows = await self._move_rows(session, game_pk, since)
+        return [
+            {"seq": m.seq, "role": m.role, "user_id": m.user_id, "kind": m.kind, "action": loads(m.action),
+             "undoes_seq": m.undoes_seq, "barrier": m.barrier, "state_hash": m.state_hash,
+             "created_at": m.created_at}
+            for m in rows
+        ]
+
+
+    async def apply(self, game_pk: int, role: str, action: dict[str, Any], expected_version: int,
+                    user_id: int | None = None, *, prompt_again: bool = True) -> StepResult:
+        """One step by ``role``: checks the seat belongs to ``user_id`` (None: terminal seat)
+        and that the game is still at ``expected_version``, then asks the engine and writes
+        move, state and notifications in one transaction.
+
+        Raises StaleVersion (with the new version and prompt), NotAllowed, GameNotFound, or
+        the engine's RuleError unchanged (show ``err.explain()``). Built-in players do not move
+        here: call :meth:`play_bots` afterwards.
+
+        When ``role`` must act again, a 'your_turn' row tells it so, as when a turn passes;
+        ``prompt_again=False`` leaves it out, for a step a front end answers in place (the
+        page turn of a long list of choices).
+        """
+        async with self._write() as session:
+            loaded = await self._load(session, game_pk, lock=True)
+            self._require_status(loaded.game, "running")
+            self._require_holder(loaded, role, user_id)
+            self._require_version(loaded, expected_version, role)
+            step = await self._step(session, loaded, role, action, user_id, prompt_again)
+        self._remember(game_pk, step.version, loaded.state)
+        return step
+
+    async def play_bots(self, game_pk: int, max_steps: int | None = None, batch: int = 20) -> list[StepResult]:
+        """Let the built-in player move for its seats until a human must act, the game ends,
+        or ``max_steps`` moves were made.
+
+        Up to ``batch`` consecutive bot moves share one transaction (each still has its own
+        move row, hash and notifications): a game between built-in players would otherwise
+        spend most of its time committing. Nobody can act in between anyway, since only
+        bots are active; the lock is held for a few milliseconds per move.
+        """
+        steps: list[StepResult] = []
+        while max_steps is None or len(steps) < max_steps:
+            made: list[StepResult] = []
+            async with self._write() as session:
+                loaded = await self._load(session, game_pk, lock=True)
+                while len(made) < batch and (max_steps is None or len(steps) + len(made) < max_steps):
+                    if loaded.game.status != "running":
+                        break
+                    active = loaded.module.active(loaded.state)
+                    bots = [r for r in active if (s := loaded.seats.get(r)) is not None and s.is_bot]
+                    if not bots:
+                        break
+                    role = bots[0]
+                    seed = _bot_seed(loaded.game.seed, loaded.game.version, role)
+                    action = choose(loaded.module, loaded.state, role, seed)
+                    made.append(await self._step(session, loaded, role, action, None))
+            if not made:
+                break
+            self._remember(game_pk, made[-1].version, loaded.state)
+            steps.extend(made)
+        return steps
+
+    async def waiting_for_bots(self, limit: int = 100) -> list[int]:
+        """Running games where a built-in player must move (e.g. after a restart)."""
+        query = (
+            sa.select(col(Seat.game_pk), col(Seat.role), col(Game.active))
+            .join(Game, col(Game.id) == col(Seat.game_pk))
+            .where(col(Seat.is_bot) == sa.true(), col(Game.status) == "running")
+            .order_by(col(Seat.game_pk))
+        )
+        async with self._read() as session:
+            rows = (await session.execute(query)).all()
+        waiting: list[int] = []
+        for pk, role, active in rows:
+            if role in (loads(active) or []) and pk not in waiting:
+                waiting.append(pk)
+        return waiting[:limit]
+
+
+    @staticmethod
+    async def _last_effective_step(session: AsyncSession, game_pk: int) -> Move | None:
+        undone = sa.select(col(Move.undoes_seq)).where(col(Move.game_pk) == game_pk, col(Move.kind) == "undo")
+        query = (
+            sa.select(Move)
+            .where(col(Move.game_pk) == game_pk, col(Move.kind) == "step")
+            .where(col(Move.seq).not_in(undone.where(col(Move.undoes_seq).is_not(None))))
+            .order_by(col(Move.seq).desc())
+            .limit(1)
+        )
+        return (await session.execute(query)).scalar_one_or_none()
+
+    async def _undo_refusal(self, session: AsyncSession, game: Game, role: str) -> str | None:
+        assert game.id is not None
+        last = await self._last_effective_step(session, game.id)
+        if last is None:
+            return "There is nothing to take back: no step has been made."
+        if last.role != role:
+            return f"You cannot take that back: {last.role} has acted since your last step."
+        if last.barrier:
+            return ("You cannot take back your last step: it drew at random or revealed hidden "
+                    "information.")
+        # Undo replays the log, and never across a rules upgrade (issue 14): it stops there
+        # as it stops at a reveal.
+        module = _module(game.game_id)
+        upgrades = await self._upgrades(session, game.id)
+        recorded = upgrades[-1].to_version if upgrades else game.rules_version
+        installed = rules_version(module)
+        if recorded != installed:
+            return (f"You cannot take back your last step: the rules of {module.title} were updated "
+                    f"(version {recorded} to {installed}) after it was made.")
+        base = _upgrade_base(upgrades)
+        if base is not None and last.seq <= base.seq:
+            return (f"You cannot take back your last step: it was made before the rules of {module.title} "
+                    f"were updated to version {base.to_version}.")
+        return None
+
+    async def can_undo(self, game_pk: int, role: str) -> str | None:
+        """None if ``role`` may take back its last step now, else the sentence refusing it."""
+        async with self._read() as session:
+            game = await self._game_row(session, game_pk)
+            if game.status != "running":
+                return "The game is not running."
+            return await self._undo_refusal(session, game, role)
+
+    async def undo(self, game_pk: int, role: str, expected_version: int, user_id: int | None = None) -> StepResult:
+        """Take back ``role``'s last step. Allowed while that step is the last one standing,
+        was ``role``'s own, and drew nothing and revealed nothing (``engine.api.undo_barrier``);
+        repeat to take back more. Writes an 'undo' row (the log stays append-only) and the
+        state rebuilt by replaying the steps still standing from setup, or from the state
+        stored at the last rules upgrade the log did not replay across (``bot.upgrade``):
+        undo stops there as at a reveal. UndoRefused says why not.
+        """
+        async with self._write() as session:
+            loaded = await self._load(session, game_pk, lock=True)
+            game = loaded.game
+            self._require_status(game, "running")
+            self._require_holder(loaded, role, user_id)
+            self._require_version(loaded, expected_version, role)
+            refusal = await self._undo_refusal(session, game, role)
+            if refusal is not None:
+                raise UndoRefused(refusal)
+            rows = await self._move_rows(session, game_pk)
+            standing = _standing_steps(rows)
+            target = standing.pop()
+            base = _upgrade_base(await self._upgrades(session, game_pk))
+            if base is not None and base.state is not None:
+                # The log before the rules upgrade does not replay: start from the state
+                # stored at the upgrade (_undo_refusal kept the target after it).
+                state = loads(base.state)
+                standing = [m for m in standing if m.seq > base.seq]
+            else:
+                state = loaded.module.setup(game.seed, loads(game.options))
+            for move in standing:
+                state = loaded.module.apply(state, move.role, loads(move.action))
+            expected_hash = standing[-1].state_hash if standing else None
+            if expected_hash is not None and state_hash(dumps(state)) != expected_hash:
+                raise ServiceError(f"Game {game_pk} does not replay (move {standing[-1].seq}); "
+                                   "run `alcazaba replay-check` for details.")
+            step = await self._record(session, loaded, role, user_id, state, kind="undo", action={},
+                                      undoes_seq=target.seq, barrier=False,
+                                      extra_notice={"type": "undo", "role": role, "undoes_seq": target.seq,
+                                                    "lines": [f"{role} takes back a step."]})
+        self._remember(game_pk, step.version, loaded.state)
+        return step
