@@ -18,7 +18,11 @@ seeded from the game's seed, so a report names a reproducible game). Every step 
   a spectator) and ``log`` without entries addressed to others; made-up actions, an action
   of a role that may not act and an unknown role are refused with a :class:`RuleError` that
   says something, and the refusal leaves the state as it was; re-dealing what a role cannot
-  see (``redeal``) leaves that role's view unchanged and does not change its input.
+  see (``redeal``) leaves that role's view unchanged and does not change its input; the
+  state as a database gives it back (JSON text with sorted keys, read again) gives every
+  role the same view and the same actions, so a server that reloads a game shows and allows
+  exactly what it would have from memory, and the next step applied to it reaches the same
+  state.
 
 At the end: ``result`` is a JSON dict, and setting up the same seed and replaying the same
 steps gives the identical state (determinism).
@@ -148,9 +152,41 @@ def _check_redeal(module: GameModule, state: State, roles: list[str], chooser: r
         raise ContractBroken("redeal changed its input state")
 
 
+def _check_read_back(module: GameModule, state: State, roles: list[str]) -> None:
+    """A server stores states as JSON with sorted keys: a game read back must look and play
+    the same, so nothing may depend on the order of a state's keys."""
+    read_back = json.loads(as_json(state, "the state"))
+    for role in [*roles, None]:
+        who = "the spectator" if role is None else repr(role)
+        if as_json(module.view(read_back, role), f"the view of {who}") != as_json(module.view(state, role), who):
+            raise ContractBroken(f"the view of {who} changes when the state is read back from storage "
+                                 "(it depends on the order of the state's keys)")
+        if role is not None and module.actions(read_back, role) != module.actions(state, role):
+            raise ContractBroken(f"the actions of {who} change when the state is read back from storage "
+                                 "(they depend on the order of the state's keys)")
+
+
+def _check_read_back_step(module: GameModule, state: State, stored: str, role: str, action: Action,
+                          after: State) -> None:
+    """The same step applied to the state read back from storage reaches the same state:
+    otherwise a server that reloads a game records other states than a replay computes."""
+    if as_json(module.apply(state, role, clone(action)), "the state") != as_json(after, "the state"):
+        raise ContractBroken(f"the action {action} of {role!r} applied twice to the same state gives two states "
+                             "(not deterministic)")
+    try:
+        again = module.apply(json.loads(stored), role, clone(action))
+    except RuleError as exc:
+        raise ContractBroken(f"the listed action {action} of {role!r} is refused once the state is read back "
+                             f"from storage: {exc.explain()}") from None
+    if as_json(again, "the state") != as_json(after, "the state"):
+        raise ContractBroken(f"the action {action} of {role!r} gives another state when the state is read back "
+                             "from storage (the rules depend on the order of the state's keys)")
+
+
 def _deep_checks(module: GameModule, state: State, roles: list[str], active: list[str], step: int,
                  chooser: random.Random) -> None:
     as_json(state, "the state")
+    _check_read_back(module, state, roles)
     _check_views(module, state, roles)
     for role in active:
         as_json(module.actions(state, role), f"the actions of {role!r}")
@@ -231,6 +267,8 @@ def _play(module: GameModule, seed: int, options: dict[str, Any], max_steps: int
             raise ContractBroken(f"the listed action {action} of {role!r} was refused: {exc.explain()}") from None
         if before is not None and as_json(state, "the state") != before:
             raise ContractBroken(f"apply changed its input state (action {action} of {role!r})")
+        if before is not None:
+            _check_read_back_step(module, state, before, role, action, after)
         if after is state:
             raise ContractBroken("apply returned its input object instead of a new state")
         moves.append((role, action))

@@ -722,7 +722,9 @@ def _o_place_minor(s: State, dec: dict[str, Any]) -> list[Action]:
 
 
 def _presence(s: State, role: str) -> list[str]:
-    return [c for c, info in s["cities"].items() if role in info["left"] or role in info["right"]]
+    """In the order of the map's data, not of the state's keys: a state read back from
+    storage has its keys sorted, and the view lists these cities."""
+    return [c for c in CITIES if role in s["cities"][c]["left"] or role in s["cities"][c]["right"]]
 
 
 def route_cost(s: State, role: str, city: str) -> int:
@@ -783,7 +785,7 @@ def _o_export_goods(s: State, dec: dict[str, Any]) -> list[Action]:
 
 def _o_consolidate(s: State, dec: dict[str, Any]) -> list[Action]:
     return [_opt("city", f"Consolidate in {CITIES[c]['name']} ({CITY_TILES[info['tile']]['colour']})", city=c)
-            for c, info in s["cities"].items() if dec["role"] in info["left"]]
+            for c in CITIES if dec["role"] in (info := s["cities"][c])["left"]]
 
 
 def _o_produce(s: State, dec: dict[str, Any]) -> list[Action]:

@@ -88,6 +88,34 @@ def test_a_view_that_leaks_the_opponent_s_hand_is_caught_by_redeal() -> None:
     assert "changes when what it cannot see is re-dealt" in problem(broken(view=view))
 
 
+def test_a_view_that_depends_on_the_order_of_the_state_s_keys_is_caught() -> None:
+    """The service keeps states as JSON with sorted keys (bot.models.dumps): a view built by
+    walking a dict in insertion order shows something else once the game is read back."""
+
+    def setup(seed: int, options: dict[str, Any]) -> State:
+        return {**toygame.setup(seed, options), "seen": {"zeta": 1, "alpha": 2}}
+
+    def view(state: State, role: str | None) -> View:
+        return {**toygame.view(state, role), "seen_order": list(state["seen"])}
+
+    assert "changes when the state is read back from storage" in problem(broken(setup=setup, view=view))
+
+
+def test_a_step_that_depends_on_the_order_of_the_state_s_keys_is_caught() -> None:
+    """A log line written by walking a dict in insertion order differs once the game is read
+    back: a reloaded game would record another state than a replay computes."""
+
+    def setup(seed: int, options: dict[str, Any]) -> State:
+        return {**toygame.setup(seed, options), "seen": {"zeta": 1, "alpha": 2}}
+
+    def apply(state: State, role: str, action: Action) -> State:
+        new = toygame.apply(state, role, action)
+        new["log"].append({"text": " ".join(state["seen"])})
+        return new
+
+    assert "gives another state when the state is read back" in problem(broken(setup=setup, apply=apply))
+
+
 def test_a_made_up_action_that_is_accepted_is_caught() -> None:
     def apply(state: State, role: str, action: Action) -> State:
         if str(action.get("type", "")).startswith("__") or not action:

@@ -47,15 +47,16 @@ async def exported_game(h: Harness) -> tuple[dict[str, Any], Any]:
 
 
 def drawn(game_id: str, kind: str, state: dict[str, Any], role: str | None) -> set[bytes]:
-    """The picture ``kind`` of ``role``'s view of ``state``, as the service may draw it: from
-    the state it holds in memory, or from the one it read back from the database (JSON with
-    sorted keys). Pictures no longer depend on a view's key order (tests/render/test_key_order.py),
-    but a Sabika state read back from the database still drew different bytes at one moment of
-    a whole game (cause not found yet, see the closing note), so either picture is accepted."""
+    """The picture ``kind`` of ``role``'s view of ``state``, drawn from the state the service
+    may hold in memory and from the one it reads back from the database (JSON with sorted
+    keys): both must be the same one picture (a Sabika view once listed cities in the order of
+    the state's keys; engine/check.py now checks every game for it)."""
     module = engine.get(game_id)
     draw = getattr(render.module(game_id), kind)
     read_back = json.loads(json.dumps(state, sort_keys=True))
-    return {draw(module.view(state, role)), draw(module.view(read_back, role))}
+    pictures = {draw(module.view(state, role)), draw(module.view(read_back, role))}
+    assert len(pictures) == 1, f"the {kind} picture of {role or 'a spectator'} depends on the state's key order"
+    return pictures
 
 
 def check_public(h: Harness, game_id: str, states: list[dict[str, Any]]) -> None:
