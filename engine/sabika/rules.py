@@ -729,22 +729,7 @@ def _presence(s: State, role: str) -> list[str]:
 
 def route_cost(s: State, role: str, city: str) -> int:
     """The cheapest chain of routes from the Kingdom of Granada or a City where ``role`` has a presence."""
-    starts = ["granada", *_presence(s, role)]
-    graph: dict[str, list[tuple[str, int]]] = {}
-    for a, b, cost in DATA["map"]["routes"]:
-        graph.setdefault(a, []).append((b, cost))
-        graph.setdefault(b, []).append((a, cost))
-    best = {x: 0 for x in starts}
-    heap = [(0, x) for x in starts]
-    while heap:
-        d, x = heapq.heappop(heap)
-        if d > best.get(x, 1 << 30):
-            continue
-        for y, c in graph.get(x, []):
-            if d + c < best.get(y, 1 << 30):
-                best[y] = d + c
-                heapq.heappush(heap, (d + c, y))
-    cost = best[city]
+    cost = _distances(s, ["granada", *_presence(s, role)])[city]
     if "routes" in blue_effects(s["players"][role]):
         cost = max(0, cost - 2)
     if event_is(s, role, "closed_ports"):
@@ -1834,6 +1819,8 @@ def _trade_match(s: State, city: str) -> bool:
 
 
 def _distances(s: State, starts: list[str]) -> dict[str, int]:
+    """The cheapest chain of routes from any of ``starts`` to every place (Dijkstra): what a
+    player's export costs and which City Yusuf takes both come from it."""
     graph: dict[str, list[tuple[str, int]]] = {}
     for a, b, cost in DATA["map"]["routes"]:
         graph.setdefault(a, []).append((b, cost))
