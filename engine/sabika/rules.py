@@ -1607,25 +1607,29 @@ def _step_narrator(s: State) -> None:
 
 
 def wish_count(s: State, role: str, element: str) -> int:
-    if role == YUSUF:
-        return _yusuf_count(s, element)
-    p = s["players"][role]
+    """How many of ``element`` a player (or Yusuf, who keeps the same kinds of holdings but
+    poems of his own kind) shows for a Sultan's Wish or a Major Poem."""
+    holder = s[YUSUF] if role == YUSUF else s["players"][role]
     if element in ("palace", "fountain", "door"):
-        return sum(1 for t in p["majors"] if MAJORS[t]["type"] == element)
+        return sum(1 for t in holder["majors"] if MAJORS[t]["type"] == element)
     if element in ("garden", "tower", "window"):
-        return sum(1 for c in p["minors"] if MINORS[c]["type"] == element)
+        return sum(1 for c in holder["minors"] if MINORS[c]["type"] == element)
     if element == "presence":
         return len(_presence(s, role))
     if element == "consolidated":
         return sum(1 for c in s["cities"].values() if role in c["right"])
     if element == "seal":
-        return int(p["seals"])
+        return int(holder["seals"])
+    if role == YUSUF and element in ("blue_poem", "red_poem"):
+        return len(holder["poems"])  # each Minor Poem of Yusuf counts as either colour
+    if role == YUSUF and element == "poem":
+        return len(holder["poems"]) + len(holder["grey"])
     if element == "blue_poem":
-        return len(p["blue"])
+        return len(holder["blue"])
     if element == "red_poem":
-        return len(p["red"])
+        return len(holder["red"])
     if element == "poem":
-        return len(p["blue"]) + len(p["red"]) + len(p["grey"])
+        return len(holder["blue"]) + len(holder["red"]) + len(holder["grey"])
     raise ValueError(element)
 
 
@@ -2049,25 +2053,6 @@ def desired_types(s: State) -> set[str]:
     return {el for el, _ in WISHES[tile]["items"]}
 
 
-def _yusuf_count(s: State, element: str) -> int:
-    y = s[YUSUF]
-    if element in ("palace", "fountain", "door"):
-        return sum(1 for t in y["majors"] if MAJORS[t]["type"] == element)
-    if element in ("garden", "tower", "window"):
-        return sum(1 for c in y["minors"] if MINORS[c]["type"] == element)
-    if element == "presence":
-        return len(_presence(s, YUSUF))
-    if element == "consolidated":
-        return sum(1 for c in s["cities"].values() if YUSUF in c["right"])
-    if element == "seal":
-        return int(y["seals"])
-    if element in ("blue_poem", "red_poem"):
-        return len(y["poems"])  # each Minor Poem of Yusuf counts as either colour
-    if element == "poem":
-        return len(y["poems"]) + len(y["grey"])
-    raise ValueError(element)
-
-
 def yusuf_major_poem_points(s: State, card: str) -> int:
     y = s[YUSUF]
     crit, pts = MAJOR_POEMS[card]["crit"], MAJOR_POEMS[card]["pp"]
@@ -2076,10 +2061,10 @@ def yusuf_major_poem_points(s: State, card: str) -> int:
     count = {
         "blue_poem": len(y["poems"]), "red_poem": len(y["poems"]),
         "poem_trio": min(len(y["grey"]), len(y["poems"]) // 2),  # A3: two Minor Poems and one Major Poem
-        "palace": _yusuf_count(s, "palace"), "fountain": _yusuf_count(s, "fountain"), "door": _yusuf_count(s, "door"),
+        "palace": wish_count(s, YUSUF, "palace"), "fountain": wish_count(s, YUSUF, "fountain"), "door": wish_count(s, YUSUF, "door"),
         "minor": len(y["minors"]), "minor_set": min(types.count("garden"), types.count("tower"), types.count("window")),
         "balance": len(y["minors"]),  # C3: each Minor Construction counts as an Architectural Balance
-        "presence": len(_presence(s, YUSUF)), "consolidated": _yusuf_count(s, "consolidated"), "seal": y["seals"],
+        "presence": len(_presence(s, YUSUF)), "consolidated": wish_count(s, YUSUF, "consolidated"), "seal": y["seals"],
         "expansion": len(y["storehouses"]), "boxes": 4 + sum(STOREHOUSES[t]["boxes"] for t in y["storehouses"]),
         "goods": 0, "favour": y["favour"], "major": len(y["majors"]),
         "region_set": min(regions.count("europe"), regions.count("maghreb"), regions.count("near_east")),
