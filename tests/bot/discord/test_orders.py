@@ -24,7 +24,7 @@ def test_words_must_begin_words_of_the_label() -> None:
     assert "Step to Valladolid" in refused.value.allowed
 
 
-@pytest.mark.rule("7.3")
+@pytest.mark.rule("7.3.1")
 def test_granada_move_along_a_path() -> None:
     assert orders.parts_of("granada", "move Loja > Moclín > Granada") == [
         "activate Loja", "?take all", "step to Moclín", "step to Granada", "?end this stack"]
@@ -32,7 +32,7 @@ def test_granada_move_along_a_path() -> None:
         "activate Alcalá la Real", "?take all", "step to Moclín", "?end this stack"]
 
 
-@pytest.mark.rule("7.2", "8.2")
+@pytest.mark.rule("7.2", "8.2.2")
 def test_granada_muster_and_deploy_shorthands() -> None:
     assert orders.parts_of("granada", "muster Zegries at Ronda") == [
         "?muster from the recruitment box", "muster Zegries blocks", "muster at Ronda"]
