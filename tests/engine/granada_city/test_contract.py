@@ -4,7 +4,6 @@ menus, undo points, view keys and the built-in player."""
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
 
 import pytest
@@ -13,6 +12,7 @@ import engine
 from engine import RuleError
 from engine.api import find_action, undo_barrier
 from engine.granada_city import actions, active, apply, choose, redeal, result, setup, view
+from tests.engine.games import random_game as _random_game
 
 pytestmark = pytest.mark.rule("granada_city:sequence-of-play")
 
@@ -20,14 +20,7 @@ OPTIONS = [{"players": 2}, {"players": 3}, {"players": 4, "simplified": True}, {
 
 
 def random_game(seed: int, options: dict[str, Any], stop: int | None = None) -> list[dict[str, Any]]:
-    rng = random.Random(seed)
-    s = setup(seed, options)
-    states = [s]
-    while result(s) is None and (stop is None or len(states) < stop):
-        role = rng.choice(active(s))
-        s = apply(s, role, rng.choice(actions(s, role)))
-        states.append(s)
-    return states
+    return _random_game("granada_city", seed, options, stop)
 
 
 def test_registered_under_its_id_with_its_options() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
@@ -11,20 +10,13 @@ import engine
 from engine import RuleError
 from engine.api import find_action, undo_barrier
 from engine.navas import actions, active, apply, choose, redeal, result, setup, view
+from tests.engine.games import random_game as _random_game
 
 pytestmark = pytest.mark.rule("How to play?")
 
 
-def random_game(seed: int, options: dict, stop: int | None = None):  # type: ignore[no-untyped-def,type-arg]
-    """States along a uniformly random legal game."""
-    rng = random.Random(seed)
-    s = setup(seed, options)
-    states = [s]
-    while result(s) is None and (stop is None or len(states) < stop):
-        role = rng.choice(active(s))
-        s = apply(s, role, rng.choice(actions(s, role)))
-        states.append(s)
-    return states
+def random_game(seed: int, options: dict, stop: int | None = None) -> list[dict]:  # type: ignore[type-arg]
+    return _random_game("navas", seed, options, stop)
 
 
 def test_registered_under_its_id() -> None:

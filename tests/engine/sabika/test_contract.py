@@ -10,19 +10,13 @@ import pytest
 import engine.sabika as sabika
 from engine.api import RuleError, find_action, undo_barrier
 from engine.sabika import rules
+from tests.engine.games import random_game as _random_game
 
 pytestmark = pytest.mark.rule("sabika:how-to-play")
 
 
 def random_game(seed: int, n: int, stop: int | None = None) -> list[dict]:  # type: ignore[type-arg]
-    rnd = random.Random(seed)
-    s = sabika.setup(seed, {"players": n})
-    states = [s]
-    while sabika.result(s) is None and (stop is None or len(states) < stop):
-        role = rnd.choice(sabika.active(s))
-        s = sabika.apply(s, role, rnd.choice(sabika.actions(s, role)))
-        states.append(s)
-    return states
+    return _random_game("sabika", seed, {"players": n}, stop)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
