@@ -9,13 +9,13 @@ must give the same list.
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
 import pytest
 
 from tests.rulebooks import sections as books
+from tests.rulebooks.tags import string_tags
 
 TESTS = Path(__file__).resolve().parents[2]
 NUMBERED = re.compile(r"^\d+\.\d+(?:\.\d+)*$")
@@ -29,16 +29,10 @@ OPTIONAL = [n for n in RULES if books.is_optional(n)]
 def tagged_sections() -> dict[str, list[str]]:
     """Numbered rule tags anywhere under tests/ (``pytestmark`` included) -> files."""
     tags: dict[str, list[str]] = {}
-    for path in sorted(TESTS.rglob("test_*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "rule"
-                    and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "mark"):
-                for arg in node.args:
-                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                        tag = arg.value.strip().strip("[]")
-                        if NUMBERED.match(tag):
-                            tags.setdefault(tag, []).append(str(path.relative_to(TESTS)))
+    for value, path in string_tags(TESTS.rglob("test_*.py")):
+        tag = value.strip().strip("[]")
+        if NUMBERED.match(tag):
+            tags.setdefault(tag, []).append(str(path.relative_to(TESTS)))
     return tags
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from engine.navas import core
 from tests.rulebooks import sections as books
+from tests.rulebooks.tags import rule_arguments
 
 HERE = Path(__file__).resolve().parent
 
@@ -26,18 +27,13 @@ def rulebook_sections() -> list[str]:
 
 def tagged_sections() -> dict[str, list[str]]:
     tags: dict[str, list[str]] = {}
-    for path in sorted(HERE.glob("test_*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "rule"
-                    and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "mark"):
-                for arg in node.args:
-                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                        tags.setdefault(arg.value, []).append(path.name)
-                    elif isinstance(arg, ast.Call) and getattr(arg.func, "id", "") == "sec":
-                        name = arg.args[0]
-                        assert isinstance(name, ast.Constant)
-                        tags.setdefault(f"Advanced variant / {name.value}", []).append(path.name)
+    for arg, path in rule_arguments(HERE.glob("test_*.py")):
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            tags.setdefault(arg.value, []).append(path.name)
+        elif isinstance(arg, ast.Call) and getattr(arg.func, "id", "") == "sec":
+            name = arg.args[0]
+            assert isinstance(name, ast.Constant)
+            tags.setdefault(f"Advanced variant / {name.value}", []).append(path.name)
     return tags
 
 

@@ -7,7 +7,6 @@ A heading declared in ``not_implemented`` keeps the game out of ``engine.GAMES``
 
 from __future__ import annotations
 
-import ast
 import json
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 import engine
 from engine.sabika import rules
+from tests.rulebooks.tags import string_tags
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -26,13 +26,8 @@ BOOK = ROOT.parent / "shared" / "rulebooks" / "sabika.en.txt"
 
 def tagged() -> dict[str, list[str]]:
     tags: dict[str, list[str]] = {}
-    for path in sorted(HERE.glob("test_*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "rule"
-                    and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "mark"):
-                for arg in node.args:
-                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                        tags.setdefault(arg.value, []).append(path.name)
+    for value, path in string_tags(HERE.glob("test_*.py")):
+        tags.setdefault(value, []).append(path.name)
     return tags
 
 
