@@ -17,6 +17,15 @@ async def game_info(h: Harness, pk: int) -> GameInfo:
         await svc.close()
 
 
+def holders(info: GameInfo) -> dict[str, int | str | None]:
+    """Who holds each seat: a user id, "bot" for the built-in player, None when free."""
+    out: dict[str, int | str | None] = {}
+    for role in info.roles:
+        seat = info.seat(role)
+        out[role] = None if seat is None else "bot" if seat.is_bot else seat.user_id
+    return out
+
+
 def newest_thread(h: Harness) -> int:
     return max(c.id for c in h.si.threads(h.channel))
 
@@ -52,7 +61,7 @@ async def test_a_four_seat_rematch_keeps_each_players_next_seat_for_him(table: H
     # seated at once; the three others' next seats are kept for them.
     info = await game_info(h, 2)
     assert info.status == "open" and info.free_roles == ["red", "blue", "yellow"]
-    assert info.seat("green") is not None and info.seat("green").user_id == h.bob
+    assert holders(info) == {"red": None, "blue": None, "green": h.bob, "yellow": None}
     new_thread = newest_thread(h)
     lobby = h.si.channel_messages(new_thread)[0]
     for role, user in (("red", dave), ("blue", h.alice), ("yellow", h.carol)):
@@ -96,7 +105,7 @@ async def test_a_four_seat_rematch_keeps_each_players_next_seat_for_him(table: H
     await h.settle(last)
     info = await game_info(h, 2)
     assert info.status == "running"
-    assert {r: info.seat(r).user_id for r in info.roles} == {  # type: ignore[union-attr]
+    assert holders(info) == {
         "red": h.mod, "blue": h.alice, "green": h.bob, "yellow": h.carol}
     await h.cmd(h.mod, "game abort", channel=new_thread)
     assert h.si.violations == []
@@ -116,12 +125,9 @@ async def test_the_builtin_player_moves_on_and_a_seat_kept_for_a_player_goes_to_
 
     await h.cmd(h.alice, "game rematch", channel=thread)
     info = await game_info(h, 2)
-    seat_of = {r: info.seat(r) for r in info.roles}
     # The built-in player moved on with the others (green -> red) and is seated; alice
     # (red -> blue) too; bob's next seat (green) is kept for him.
-    assert seat_of["red"] is not None and seat_of["red"].is_bot
-    assert seat_of["blue"] is not None and seat_of["blue"].user_id == h.alice
-    assert seat_of["green"] is None
+    assert holders(info) == {"red": "bot", "blue": h.alice, "green": None}
     new_thread = newest_thread(h)
     lobby = h.si.channel_messages(new_thread)[0]
     assert f"**green**: free (reserved for <@{h.bob}>)" in lobby.content
@@ -132,7 +138,7 @@ async def test_the_builtin_player_moves_on_and_a_seat_kept_for_a_player_goes_to_
     go = await h.si.click(h.alice, lobby.id, button(lobby, "Start (built-in player fills empty seats)"))
     await h.settle(go)
     info = await game_info(h, 2)
-    assert info.status == "running" and info.seat("green") is not None and info.seat("green").is_bot
+    assert info.status == "running" and holders(info) == {"red": "bot", "blue": h.alice, "green": "bot"}
     lobby = await h.si.wait_message(lambda m: m.id == lobby.id and "under way" in m.content)
     assert "reserved" not in lobby.content and components(lobby) == []
     await h.cmd(h.mod, "game abort", channel=new_thread)
@@ -152,13 +158,13 @@ async def test_a_two_seat_rematch_swaps_sides_and_keeps_the_other_side_for_the_o
 
     await h.cmd(h.alice, "game rematch", channel=thread)
     info = await game_info(h, 2)
-    assert info.seat("blue") is not None and info.seat("blue").user_id == h.alice and info.free_roles == ["red"]
+    assert holders(info) == {"red": None, "blue": h.alice}
     lobby = h.si.channel_messages(newest_thread(h))[0]
     assert f"**red**: free (reserved for <@{h.bob}>)" in lobby.content
     assert f"reserved for <@{h.bob}>" in await refused(h, h.carol, lobby, "Join as red")
     await h.settle(await h.si.click(h.bob, lobby.id, button(lobby, "Join as red")))
     info = await game_info(h, 2)
-    assert info.status == "running" and info.seat("red").user_id == h.bob  # type: ignore[union-attr]
+    assert info.status == "running" and holders(info) == {"red": h.bob, "blue": h.alice}
     await h.cmd(h.mod, "game abort", channel=newest_thread(h))
     assert h.si.violations == []
 
@@ -175,8 +181,7 @@ async def test_a_three_seat_rematch_of_three_people_invites_both_others(table: H
 
     await h.cmd(h.carol, "game rematch", channel=thread)
     info = await game_info(h, 2)
-    assert info.seat("red") is not None and info.seat("red").user_id == h.carol
-    assert info.free_roles == ["blue", "green"]
+    assert holders(info) == {"red": h.carol, "blue": None, "green": None}
     new_thread = newest_thread(h)
     lobby = h.si.channel_messages(new_thread)[0]
     assert f"**blue**: free (reserved for <@{h.alice}>)" in lobby.content
@@ -188,7 +193,6 @@ async def test_a_three_seat_rematch_of_three_people_invites_both_others(table: H
     started = await h.cmd(h.carol, "game start", channel=new_thread, bots=True)
     assert "has started" in h.answers(started)[-1].content
     info = await game_info(h, 2)
-    assert info.status == "running" and info.seat("green") is not None and info.seat("green").is_bot
-    assert info.seat("blue") is not None and info.seat("blue").user_id == h.alice
+    assert info.status == "running" and holders(info) == {"red": h.carol, "blue": h.alice, "green": "bot"}
     await h.cmd(h.mod, "game abort", channel=new_thread)
     assert h.si.violations == []
