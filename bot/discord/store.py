@@ -89,12 +89,22 @@ class Store:
 
     async def reservations(self, game_pk: int) -> dict[str, int]:
         """{role: user id} of the game's reserved seats (taken or not)."""
+        return (await self.reservations_of([game_pk])).get(game_pk, {})
+
+    async def reservations_of(self, game_pks: list[int]) -> dict[int, dict[str, int]]:
+        """{game: {role: user id}} of these games' reserved seats (taken or not), in one query."""
+        if not game_pks:
+            return {}
         async with self._service.reading() as session:
             rows = (await session.execute(
-                sa.select(col(DiscordSeat.role), col(DiscordSeat.reserved_user_id))
-                .where(col(DiscordSeat.game_pk) == game_pk, col(DiscordSeat.reserved_user_id).is_not(None))
+                sa.select(col(DiscordSeat.game_pk), col(DiscordSeat.role), col(DiscordSeat.reserved_user_id))
+                .where(col(DiscordSeat.game_pk).in_(game_pks), col(DiscordSeat.reserved_user_id).is_not(None))
             )).all()
-        return {role: user for role, user in rows if user is not None}
+        out: dict[int, dict[str, int]] = {}
+        for game_pk, role, user in rows:
+            if user is not None:
+                out.setdefault(game_pk, {})[role] = user
+        return out
 
     async def release(self, game_pk: int, user_id: int) -> list[str]:
         """The seats kept for ``user_id`` become free (he declined); their roles."""

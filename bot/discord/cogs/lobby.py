@@ -321,9 +321,12 @@ class Lobby(Cog):
             others = [g for g in open_here if g.id not in {m.id for m in mine}]
             if others:
                 lines.append("**Open games here**")
+                kept = await self.store.reservations_of([g.id for g in others])
                 for g in others:
                     where = f" · <#{g.thread_id}>" if g.thread_id else ""
-                    lines.append(f"#{g.id} {g.title} · free: {', '.join(g.free_roles)}{where}")
+                    # A seat a rematch keeps for someone is not free for the reader.
+                    free = [f"{r} (reserved)" if r in kept.get(g.id, {}) else r for r in g.free_roles]
+                    lines.append(f"#{g.id} {g.title} · free: {', '.join(free)}{where}")
             await inter.followup.send(present.clip("\n".join(lines), present.MESSAGE_LIMIT), ephemeral=True)
 
     # ------------------------------------------------------------------ ending games

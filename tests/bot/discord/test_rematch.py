@@ -74,6 +74,10 @@ async def test_a_four_seat_rematch_keeps_each_players_next_seat_for_him(table: H
     # The reservations are rows, and the lobby's buttons persistent: a restart changes nothing.
     await h.stop()
     await h.start()
+    # A third party's /game list says so.
+    listed = await h.cmd(h.mod, "game list")
+    assert "#2 Granada (Dirk Henn) · free: red (reserved), blue (reserved), yellow (reserved)" in \
+        h.answers(listed)[-1].content
     # A seat kept for someone is his alone: not by its button, not by name, not at random.
     assert f"reserved for <@{dave}>" in await refused(h, h.carol, lobby, "Join as red")
     by_name = await h.cmd(h.mod, "game join", channel=new_thread, game=2, side="blue")
