@@ -495,7 +495,8 @@ class Table:
         if info.options:
             lines.append("Options: " + ", ".join(f"{k}={v}" for k, v in info.options.items()))
         seats = []
-        held = await self.seats_held(info, dg) if info.status == "open" else {}
+        kept = await self.reserved_seats(info) if info.status == "open" else {}
+        held = self.seats_held(info, dg, kept) if info.status == "open" else {}
         for role in info.roles:
             seat = info.seat(role)
             if seat is not None:
@@ -513,7 +514,7 @@ class Table:
                 if info.seat(role) is None:
                     view.add_item(JoinButton(info.id, n, f"Join as {role}", row=0))
             view.add_item(StartButton(info.id, row=1))
-            if await self.reserved_seats(info):
+            if kept:
                 view.add_item(DeclineButton(info.id, row=1))
         elif info.status == "running":
             lines.append("▶️ The game is under way: its log and maps follow in this thread; the players get their "
@@ -530,11 +531,13 @@ class Table:
         kept = await self.store.reservations(info.id)
         return {role: user for role, user in kept.items() if role in info.free_roles}
 
-    async def seats_held(self, info: GameInfo, dg: DiscordGame) -> dict[str, int]:
-        """{role: user id} of the free seats nobody else may take now: the reserved seats, and
-        the one an invitation of ``/game new`` holds (the last free seat not reserved), while
-        the invited player is not seated. The lobby shows these; joining checks them."""
-        held = await self.reserved_seats(info)
+    @staticmethod
+    def seats_held(info: GameInfo, dg: DiscordGame, kept: dict[str, int]) -> dict[str, int]:
+        """{role: user id} of the free seats the lobby shows as reserved: those ``kept`` for a
+        rematch's players, and the one an invitation of ``/game new`` holds while the invited
+        player is not seated (shown on the last free seat not kept; joining refuses the others
+        only the last such seat, whichever it is: ``Lobby.seat_user``)."""
+        held = dict(kept)
         rest = [r for r in info.free_roles if r not in held]
         if dg.invited_user_id and rest and not info.roles_of(dg.invited_user_id):
             held[rest[-1]] = dg.invited_user_id
