@@ -237,9 +237,10 @@ class DiscordGame(SQLModel, table=True):
 
 
 class DiscordSeat(SQLModel, table=True):
-    """Per seat: the private thread used when the player's DMs are closed, vacation, and the
+    """Per seat: the private thread used when the player's DMs are closed, vacation, the
     pictures the seat's private place got last (migration 0003), so that a prompt carries only
-    the pictures that changed, across restarts."""
+    the pictures that changed, across restarts, and, before the start, whom the seat is
+    reserved for (migration 0007: a rematch offers each previous player his next seat)."""
 
     __tablename__ = "discord_seat"
 
@@ -252,6 +253,9 @@ class DiscordSeat(SQLModel, table=True):
     vacation_used_s: int = Field(default=0)
     pictures: str | None = Field(default=None, sa_type=sa.Text,
                                  description='JSON {"place": channel id, "digests": {kind: digest}}')
+    reserved_user_id: int | None = Field(default=None, sa_type=sa.BigInteger,
+                                         description="who alone may take the seat while the game is open: "
+                                                     "a rematch keeps it for a previous player (0007)")
 
 
 class DiscordPrompt(SQLModel, table=True):

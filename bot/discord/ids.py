@@ -24,6 +24,7 @@ PAGE = r"az:p:(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<role>\d{1,2}):(?P<page
 UNDO = r"az:u:(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<role>\d{1,2}):(?P<digest>[0-9a-f]{8})"
 JOIN = r"az:j:(?P<game>\d{1,18}):(?P<role>\d{1,2})"
 START = r"az:go:(?P<game>\d{1,18})"
+DECLINE = r"az:no:(?P<game>\d{1,18})"
 
 
 def digest(view: dict[str, Any]) -> str:
@@ -55,3 +56,7 @@ def join_id(game: int, role: int) -> str:
 
 def start_id(game: int) -> str:
     return f"az:go:{game}"
+
+
+def decline_id(game: int) -> str:
+    return f"az:no:{game}"

@@ -74,6 +74,49 @@ class Store:
             )).scalars()
             return {r.role: r for r in rows}
 
+    async def reserve(self, game_pk: int, holders: dict[str, int]) -> None:
+        """Keep each seat ``role`` for user ``holders[role]`` (a rematch's previous players),
+        in one transaction so that the lobby never shows part of them."""
+        if not holders:
+            return
+        async with self._service.writing() as session:
+            for role, user_id in holders.items():
+                row = await session.get(DiscordSeat, (game_pk, role))
+                if row is None:
+                    row = DiscordSeat(game_pk=game_pk, role=role)
+                    session.add(row)
+                row.reserved_user_id = user_id
+
+    async def reservations(self, game_pk: int) -> dict[str, int]:
+        """{role: user id} of the game's reserved seats (taken or not)."""
+        return (await self.reservations_of([game_pk])).get(game_pk, {})
+
+    async def reservations_of(self, game_pks: list[int]) -> dict[int, dict[str, int]]:
+        """{game: {role: user id}} of these games' reserved seats (taken or not), in one query."""
+        if not game_pks:
+            return {}
+        async with self._service.reading() as session:
+            rows = (await session.execute(
+                sa.select(col(DiscordSeat.game_pk), col(DiscordSeat.role), col(DiscordSeat.reserved_user_id))
+                .where(col(DiscordSeat.game_pk).in_(game_pks), col(DiscordSeat.reserved_user_id).is_not(None))
+            )).all()
+        out: dict[int, dict[str, int]] = {}
+        for game_pk, role, user in rows:
+            if user is not None:
+                out.setdefault(game_pk, {})[role] = user
+        return out
+
+    async def release(self, game_pk: int, user_id: int) -> list[str]:
+        """The seats kept for ``user_id`` become free (he declined); their roles."""
+        async with self._service.writing() as session:
+            rows = list((await session.execute(
+                sa.select(DiscordSeat).where(col(DiscordSeat.game_pk) == game_pk,
+                                             col(DiscordSeat.reserved_user_id) == user_id)
+            )).scalars())
+            for row in rows:
+                row.reserved_user_id = None
+            return sorted(row.role for row in rows)
+
     async def game_of_thread(self, thread_id: int) -> int | None:
         """The game a private fallback thread belongs to."""
         async with self._service.reading() as session:

@@ -25,13 +25,22 @@ from discord import app_commands
 import render
 from bot.discord import ids, orders, present
 from bot.discord.errors import UserError
-from bot.discord.views import ActionButton, ActionSelect, JoinButton, PageButton, StartButton, UndoButton
+from bot.discord.views import (
+    ActionButton,
+    ActionSelect,
+    DeclineButton,
+    JoinButton,
+    PageButton,
+    StartButton,
+    UndoButton,
+)
 from bot.service import GameInfo, GameView, NotAllowed, ServiceError, StaleVersion, StepResult
 from bot.viewkeys import autopass_hint
 from engine.api import RuleError
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
+    from bot.models import DiscordGame
 
 log = logging.getLogger("bot.discord")
 
@@ -486,15 +495,14 @@ class Table:
         if info.options:
             lines.append("Options: " + ", ".join(f"{k}={v}" for k, v in info.options.items()))
         seats = []
-        # An invitation still open holds one seat: the last free one.
-        reserved = (info.free_roles[-1] if dg.invited_user_id and info.free_roles
-                    and not info.roles_of(dg.invited_user_id) else None)
+        kept = await self.reserved_seats(info) if info.status == "open" else {}
+        held = self.seats_held(info, dg, kept) if info.status == "open" else {}
         for role in info.roles:
             seat = info.seat(role)
             if seat is not None:
                 seats.append(present.seat_line(role, seat.user_id, seat.is_bot, seat.display_name))
-            elif role == reserved and info.status == "open":
-                seats.append(f"**{role}**: free (reserved for <@{dg.invited_user_id}>)")
+            elif role in held:
+                seats.append(f"**{role}**: free (reserved for <@{held[role]}>)")
             else:
                 seats.append(f"**{role}**: free")
         lines.append("Seats: " + " · ".join(seats))
@@ -506,6 +514,8 @@ class Table:
                 if info.seat(role) is None:
                     view.add_item(JoinButton(info.id, n, f"Join as {role}", row=0))
             view.add_item(StartButton(info.id, row=1))
+            if kept:
+                view.add_item(DeclineButton(info.id, row=1))
         elif info.status == "running":
             lines.append("▶️ The game is under way: its log and maps follow in this thread; the players get their "
                          "prompts by direct message.")
@@ -514,6 +524,24 @@ class Table:
         else:
             lines.append("⛔ " + present.end_sentence(info.id, info.status, info.result))
         return {"content": present.clip("\n".join(lines), present.MESSAGE_LIMIT), "view": view}
+
+    async def reserved_seats(self, info: GameInfo) -> dict[str, int]:
+        """{role: user id} of the free seats kept for a player (a rematch's previous players),
+        which he alone may take until he declines or the game starts."""
+        kept = await self.store.reservations(info.id)
+        return {role: user for role, user in kept.items() if role in info.free_roles}
+
+    @staticmethod
+    def seats_held(info: GameInfo, dg: DiscordGame, kept: dict[str, int]) -> dict[str, int]:
+        """{role: user id} of the free seats the lobby shows as reserved: those ``kept`` for a
+        rematch's players, and the one an invitation of ``/game new`` holds while the invited
+        player is not seated (shown on the last free seat not kept; joining refuses the others
+        only the last such seat, whichever it is: ``Lobby.seat_user``)."""
+        held = dict(kept)
+        rest = [r for r in info.free_roles if r not in held]
+        if dg.invited_user_id and rest and not info.roles_of(dg.invited_user_id):
+            held[rest[-1]] = dg.invited_user_id
+        return held
 
     async def refresh_lobby(self, game_pk: int) -> None:
         """Edit the game's lobby message to what it should say now (the same edit twice changes

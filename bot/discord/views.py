@@ -114,6 +114,18 @@ class StartButton(Persistent, discord.ui.DynamicItem[discord.ui.Button[Any]], te
         await _bot(interaction).lobby.start_button(interaction, self.game)
 
 
+class DeclineButton(Persistent, discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.DECLINE):
+    """On the lobby message of a rematch: a player a seat is kept for gives it up (it becomes free)."""
+
+    def __init__(self, game: int, row: int | None = None) -> None:
+        super().__init__(discord.ui.Button(label="Decline my reserved seat", style=discord.ButtonStyle.danger,
+                                           custom_id=ids.decline_id(game), row=row))
+        self.game = game
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _bot(interaction).lobby.decline_button(interaction, self.game)
+
+
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
-    ActionButton, ActionSelect, PageButton, UndoButton, JoinButton, StartButton,
+    ActionButton, ActionSelect, PageButton, UndoButton, JoinButton, StartButton, DeclineButton,
 )

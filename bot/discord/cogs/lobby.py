@@ -202,14 +202,30 @@ class Lobby(Cog):
         free = info.free_roles
         if not free:
             raise UserError(f"Every seat of game #{game_pk} is taken.")
-        # An invitation reserves one seat (the last free one), not all of them.
-        if (dg.invited_user_id and inter.user.id not in (dg.invited_user_id, info.created_by)
-                and not info.roles_of(dg.invited_user_id) and len(free) <= 1):
-            raise UserError(f"The free seat of game #{game_pk} is reserved for <@{dg.invited_user_id}>.")
+        me = inter.user.id
+        # A seat kept for a previous player of a rematch is his alone until he declines it or
+        # the game starts; an invitation of /game new holds one of the other free seats.
+        kept = await self.table.reserved_seats(info)
+        rest = [r for r in free if r not in kept]
+        invited = dg.invited_user_id
+        invitation_holds = bool(invited and me not in (invited, info.created_by)
+                                and not info.roles_of(invited) and len(rest) <= 1)
         if role in (None, "", "random"):
-            role = secrets.choice(free)
+            mine = [r for r in free if kept.get(r) == me]
+            candidates = mine or ([] if invitation_holds else rest)
+            if not candidates:
+                if rest:
+                    raise UserError(f"The free seat of game #{game_pk} is reserved for <@{invited}>.")
+                raise UserError(f"Every free seat of game #{game_pk} is reserved: "
+                                + ", ".join(f"{r} for <@{u}>" for r, u in kept.items()) + ".")
+            role = mine[0] if mine else secrets.choice(candidates)
         elif role not in info.roles:
             raise UserError(f"There is no side {present.clip(role or '', 40)!r}; free: {', '.join(free)}.")
+        elif kept.get(role) not in (None, me):
+            raise UserError(f"The {role} seat of game #{game_pk} is reserved for <@{kept[role]}> until he takes "
+                            "or declines it, or the game starts.")
+        elif role in rest and invitation_holds:
+            raise UserError(f"The free seat of game #{game_pk} is reserved for <@{invited}>.")
         # The public notice and the lobby's update are the outbox's (written with the seat).
         seat = await self.service.join(game_pk, inter.user.id, display_name(inter.user), role, announce=True)
         info = await self.service.game(game_pk)
@@ -231,6 +247,27 @@ class Lobby(Cog):
             if role is not None and info.seat(role) is not None:
                 raise UserError(f"The {role} seat is taken.")
             await self.seat_user(inter, game_pk, role)
+
+    async def decline_button(self, inter: discord.Interaction, game_pk: int) -> None:
+        """A player a rematch keeps a seat for does not want it: the seat becomes free for anyone."""
+        async with self.table.guard(inter, ephemeral=True):
+            info = await self.service.game(game_pk)
+            if info.status in ("finished", "aborted"):
+                raise UserError(present.end_sentence(info.id, info.status, info.result))
+            if info.status != "open":
+                raise UserError(f"Game #{game_pk} has started; its seats are settled.")
+            if inter.user.id not in (await self.table.reserved_seats(info)).values():
+                raise UserError(f"No free seat of game #{game_pk} is reserved for you.")
+            released = await self.store.release(game_pk, inter.user.id)
+            freed = [r for r in info.roles if r in released and info.seat(r) is None]
+            await self.table.refresh_lobby(game_pk)
+            seats = f"the {', '.join(freed)} seat" + ("s are" if len(freed) > 1 else " is")
+            if info.thread_id is not None:
+                await self.bot.get_partial_messageable(info.thread_id, guild_id=info.guild_id).send(
+                    f"{display_name(inter.user)} declines the rematch: {seats} free for anyone.",
+                    allowed_mentions=discord.AllowedMentions.none())
+            await inter.followup.send(f"You declined your seat in game #{game_pk}: {seats} free for anyone now.",
+                                      ephemeral=True)
 
     async def start_button(self, inter: discord.Interaction, game_pk: int) -> None:
         async with self.table.guard(inter, ephemeral=True):
@@ -284,9 +321,12 @@ class Lobby(Cog):
             others = [g for g in open_here if g.id not in {m.id for m in mine}]
             if others:
                 lines.append("**Open games here**")
+                kept = await self.store.reservations_of([g.id for g in others])
                 for g in others:
                     where = f" · <#{g.thread_id}>" if g.thread_id else ""
-                    lines.append(f"#{g.id} {g.title} · free: {', '.join(g.free_roles)}{where}")
+                    # A seat a rematch keeps for someone is not free for the reader.
+                    free = [f"{r} (reserved)" if r in kept.get(g.id, {}) else r for r in g.free_roles]
+                    lines.append(f"#{g.id} {g.title} · free: {', '.join(free)}{where}")
             await inter.followup.send(present.clip("\n".join(lines), present.MESSAGE_LIMIT), ephemeral=True)
 
     # ------------------------------------------------------------------ ending games
@@ -362,10 +402,11 @@ class Lobby(Cog):
             dg = await self.store.game(old.id)
             info = await self.service.create_game(old.game_id, old.options, None, created_by=inter.user.id,
                                                   guild_id=old.guild_id, channel_id=old.channel_id, pace=old.pace)
-            # Sides swap: each player takes the seat the other held (two-seat games); with more
-            # seats, everyone moves one seat on.
+            # Everyone moves one seat on (two seats: the sides swap). The asker is seated at once,
+            # the built-in player keeps its seats, and each other player's next seat is kept
+            # for him until he takes or declines it, or the game starts without him.
             roles = info.roles
-            invited = None
+            kept: dict[str, int] = {}
             for n, role in enumerate(old.roles):
                 seat = old.seat(role)
                 if seat is None:
@@ -376,8 +417,9 @@ class Lobby(Cog):
                 elif seat.user_id == inter.user.id:
                     await self.service.join(info.id, inter.user.id, display_name(inter.user), new_role)
                 elif seat.user_id is not None:
-                    invited = seat.user_id
-            await self.store.update_game(info.id, deadline_action=dg.deadline_action, invited_user_id=invited)
+                    kept[new_role] = seat.user_id
+            await self.store.reserve(info.id, kept)
+            await self.store.update_game(info.id, deadline_action=dg.deadline_action)
             thread = await channel.create_thread(name=present.clip(present.game_name(info.title, info.id), 100),
                                                  type=discord.ChannelType.public_thread,
                                                  auto_archive_duration=THREAD_ARCHIVE_MINUTES)
@@ -386,7 +428,8 @@ class Lobby(Cog):
             if not info.free_roles:
                 await self.begin(info.id, fill_with_bots=False)
             await self.post_lobby(info.id, thread)
-            invite = f" <@{invited}>, your rematch is waiting." if invited else ""
+            invited = list(dict.fromkeys(kept[r] for r in roles if r in kept))
+            invite = f" {' '.join(f'<@{u}>' for u in invited)}, your rematch is waiting." if invited else ""
             await channel.send(f"🔁 <@{inter.user.id}> asks for a rematch of game #{old.id}: "
                                f"**{present.game_name(info.title, info.id)}** in {thread.mention}.{invite}")
             await inter.followup.send(f"Rematch: game #{info.id} in {thread.mention}.", ephemeral=True)
