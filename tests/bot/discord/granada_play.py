@@ -132,7 +132,8 @@ def picture_digests(view: dict[str, Any]) -> dict[str, str]:
 def check_dms(h: Harness, states: list[dict[str, Any]], sample: int = 4) -> dict[str, dict[str, int]]:
     """Each player's DMs: his own board, hand and battle board, each sent again only when it
     changed, every battle board and one in ``sample`` of the others decoded and compared with
-    the one drawn from his view; never the other's private lines. The count of pictures of
+    the one drawn from his view at the move the message names (the last for the end's DM);
+    never the other's private lines. The count of pictures of
     each kind, by role."""
     si = h.si
     module = engine.get("granada")
@@ -144,7 +145,9 @@ def check_dms(h: Harness, states: list[dict[str, Any]], sample: int = 4) -> dict
         last: dict[str, str] = {}
         sent: dict[str, int] = {}
         for m in (m for m in dms if m.files):
-            view = module.view(states[move_number(m.content)], role)
+            # The end's DM (its pictures drawn at the end) names no move.
+            version = len(states) - 1 if m.content.startswith("🏁") else move_number(m.content)
+            view = module.view(states[version], role)
             digests = picture_digests(view)
             for f in m.files:
                 kind = f.filename.removesuffix(".png")

@@ -86,7 +86,7 @@ def elements(lines: list[str]) -> set[str]:
 
 
 def qualifies(course: Course | None) -> bool:
-    return course is not None and WANTED <= elements(public_lines(course.final))
+    return course is not None and elements(public_lines(course.final)) >= WANTED
 
 
 @cache
@@ -95,7 +95,7 @@ def first_seed() -> tuple[int, Course]:
     course (``FOUND`` first, then the search from 1)."""
     for seed in (FOUND, *range(1, 400)):
         course = engine_course(seed, OPTIONS, keen, MAX_CLICKS)
-        if course is not None and qualifies(course):
+        if qualifies(course):
             return seed, course
     raise AssertionError("no seed from 1 to 399 ends within MAX_CLICKS showing every wanted element")
 
@@ -121,7 +121,7 @@ async def test_a_whole_game_with_every_option_through_discord(table: Harness) ->
     await si.wait_quiet(1.0)
 
     exported = await read_back(h)
-    assert exported["options"] == OPTIONS
+    assert exported["options"]["all"] is True
     # Exactly the engine's course and its result: every click became the move it stood for.
     states = exported_states(exported, course)
     final = states[-1]
