@@ -29,6 +29,7 @@ Boabdil (11.4). Those are held by the engine's tests (tests/engine/granada).
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 from functools import cache
@@ -100,7 +101,7 @@ def first_seed() -> tuple[int, Course]:
     raise AssertionError("no seed from 1 to 399 ends within MAX_CLICKS showing every wanted element")
 
 
-async def test_a_whole_game_with_every_option_through_discord(table: Harness) -> None:
+async def test_a_whole_game_with_every_option_through_discord(table: Harness, caplog: pytest.LogCaptureFixture) -> None:
     h = table
     si = h.si
     module = engine.get("granada")
@@ -140,7 +141,7 @@ async def test_a_whole_game_with_every_option_through_discord(table: Harness) ->
     assert any(module.view(s, None)["optional"]["out_of_supply"].get("christian") for s in states)
     winner = result["winner"]
     finish = next(m for m in posts if "🏁" in m.content)
-    assert f"**{winner}** wins" in finish.content and finish.id < end.id
+    assert f"**{winner}** wins: {result['reason']}" in finish.content and finish.id < end.id
     assert [f.filename for f in end.files] == ["reveal.png", "replay.gif"]
 
     # Nothing private in public, in words or pictures (the reveal is the final views').
@@ -157,4 +158,6 @@ async def test_a_whole_game_with_every_option_through_discord(table: Harness) ->
     for sent in check_dms(h, states, sample=8).values():
         assert sent.get("board", 0) >= 5 and sent.get("hand", 0) >= 5 and sent.get("battle", 0) >= 1, sent
     for user in (h.alice, h.bob):
-        assert any("is over" in m.content for m in h.dm_messages(user))
+        assert any("is over" in m.content and result["reason"] in m.content for m in h.dm_messages(user))
+    # The bot went through it without an error.
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
