@@ -16,7 +16,7 @@ Searching from seed 1 plays some 260 games (about 90 s of the engine alone), so 
 tries first the seed it found last (``FOUND``); a change of the rules that spoils that game
 sends it back to the search, it does not pass.
 
-The game found (seed 261, 494 moves, a Muslim victory on points at the end of 1488) meets
+The game found (seed 261, 494 moves, a Muslim victory on points after 1491-1492) meets
 Mercenaries (11.1, both sides hire), the Papal Bull and its Crusaders (11.2), General
 Mobilization (11.3), a Pioneers tile on the map (11.7) and Out of Supply markers (11.8, on
 the map from the start, and a field combat fought out of supply). It meets no Sortie (11.5: a
