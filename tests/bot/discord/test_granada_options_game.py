@@ -39,20 +39,9 @@ import pytest
 
 import engine
 import render.granada
+from tests.bot.discord import granada_play as play
 from tests.bot.discord.conftest import Harness, drive, move_number
-from tests.bot.discord.granada_play import (
-    CLICKS_SEED,
-    Course,
-    check_dms,
-    check_interactions,
-    check_public,
-    engine_course,
-    exported_states,
-    moves_first,
-    posted_lines,
-    public_lines,
-    read_back,
-)
+from tests.bot.discord.granada_play import Course
 from tests.standin import Interaction
 
 pytestmark = pytest.mark.slow
@@ -79,7 +68,7 @@ WANTED = frozenset({"mercenaries", "papal bull", "general mobilization", "pionee
 def keen(actions: list[dict[str, Any]], rng: random.Random) -> int:
     """The players' click policy (see the module's docstring)."""
     optional = [i for i, a in enumerate(actions) if "(11." in a.get("label", "")]
-    return rng.choice(optional) if optional else moves_first(actions, rng)
+    return rng.choice(optional) if optional else play.moves_first(actions, rng)
 
 
 def elements(lines: list[str]) -> set[str]:
@@ -87,7 +76,7 @@ def elements(lines: list[str]) -> set[str]:
 
 
 def qualifies(course: Course) -> bool:
-    return elements(public_lines(course.final)) >= WANTED
+    return elements(play.public_lines(course.final)) >= WANTED
 
 
 @cache
@@ -95,7 +84,7 @@ def first_seed() -> tuple[int, Course]:
     """The first seed whose game ends within ``MAX_CLICKS`` showing ``WANTED``, and its
     course (``FOUND`` first, then the search from 1)."""
     for seed in (FOUND, *range(1, 400)):
-        course = engine_course(seed, OPTIONS, keen, MAX_CLICKS)
+        course = play.engine_course(seed, OPTIONS, keen, MAX_CLICKS)
         if course is not None and qualifies(course):
             return seed, course
     raise AssertionError("no seed from 1 to 399 ends within MAX_CLICKS showing every wanted element")
@@ -116,26 +105,26 @@ async def test_a_whole_game_with_every_option_through_discord(table: Harness, ca
         if info.version % 120 == 60:
             looks.append(await h.cmd(h.carol, "map", channel=thread))
 
-    clicks = await drive(h, 1, random.Random(CLICKS_SEED), pick=keen, max_steps=2 * MAX_CLICKS,
+    clicks = await drive(h, 1, random.Random(play.CLICKS_SEED), pick=keen, max_steps=2 * MAX_CLICKS,
                          on_step=spectator_looks)
     end = await si.wait_message(lambda m: m.channel_id == thread and "final reveal" in m.content, timeout=60)
     await si.wait_quiet(1.0)
 
-    exported = await read_back(h)
+    exported = await play.read_back(h)
     assert exported["options"]["all"] is True
     # Exactly the engine's course and its result: every click became the move it stood for.
-    states = exported_states(exported, course)
+    states = play.exported_states(exported, course)
     final = states[-1]
     assert module.result(final) == result and exported["result"] == result
     assert clicks >= len(exported["moves"])
-    check_interactions(h)
+    play.check_interactions(h)
 
     # The thread: the public log, grouped, with every optional rule in play and the elements
     # of the course at work; the result, then the final reveal.
-    public = public_lines(final)
+    public = play.public_lines(final)
     assert set(module.view(final, None)["optional"]["rules"]) == set(module.OPTIONS) - {"all"}
     posts = si.channel_messages(thread)
-    posted = posted_lines(posts)
+    posted = play.posted_lines(posts)
     assert set(public) <= set(posted)
     assert elements(posted) >= WANTED
     assert any(module.view(s, None)["optional"]["out_of_supply"].get("christian") for s in states)
@@ -145,7 +134,7 @@ async def test_a_whole_game_with_every_option_through_discord(table: Harness, ca
     assert [f.filename for f in end.files] == ["reveal.png", "replay.gif"]
 
     # Nothing private in public, in words or pictures (the reveal is the final views').
-    check_public(h, states)
+    play.check_public(h, states)
     assert len(looks) >= 3
     for look in looks:
         (answer,) = h.answers(look)
@@ -155,7 +144,7 @@ async def test_a_whole_game_with_every_option_through_discord(table: Harness, ca
     assert h.dm_messages(h.carol) == []
 
     # Each player's DMs: his own pictures only, the other's private lines never; the end.
-    for sent in check_dms(h, states, sample=8).values():
+    for sent in play.check_dms(h, states, sample=8).values():
         assert sent.get("board", 0) >= 5 and sent.get("hand", 0) >= 5 and sent.get("battle", 0) >= 1, sent
     for user in (h.alice, h.bob):
         assert any("is over" in m.content and result["reason"] in m.content for m in h.dm_messages(user))
