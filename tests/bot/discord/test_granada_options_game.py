@@ -8,13 +8,13 @@ it, in words or pictures.
 THE COURSE OF THE GAME. The players follow :func:`keen`: whenever an optional rule offers
 something (hiring Mercenaries and paying for them, the Papal Bull and its Crusaders, General
 Mobilization, Sortie and Naval Bombardment cards, Pioneers tiles, Boabdil captured: the
-actions labelled "(11.x)"), a random one of those; otherwise the year test's
+actions labelled "(11.x)"), a random one of those; otherwise the year test's policy,
 :func:`~tests.bot.discord.granada_play.moves_first`. The seed is the engine's choice:
 :func:`first_seed` plays the engine alone under the same policy and generator and takes the
 first seed whose game ends within ``MAX_CLICKS`` having shown the elements of ``WANTED``.
-Searching from seed 1 plays some 260 games (about 90 s of the engine alone), so the search
-tries first the seed it found last (``FOUND``); a change of the rules that spoils that game
-sends it back to the search, it does not pass.
+Searching from seed 1 plays some 260 games (about 100 s of the engine alone on this
+machine), so the search tries first the seed it found last (``FOUND``); a change of the rules
+that spoils that game sends it back to the search, it does not pass.
 
 The game found (seed 261, 494 moves, a Muslim victory on points after 1491-1492) meets
 Mercenaries (11.1, both sides hire), the Papal Bull and its Crusaders (11.2), General
@@ -24,7 +24,8 @@ Christian assault on a Muslim castle with Muslim blocks inside while the Muslim 
 Sortie card, which the random players of 400 seeds never brought about), no Naval
 Bombardment (11.6: a Naval Bombardment card in hand during a coastal battle with one's fleet
 offshore; a few long games of the search have one, none short enough) and no capture of
-Boabdil (11.4). Those are held by the engine's tests (tests/engine/granada).
+Boabdil (11.4). Those are held by the engine's tests (tests/engine/granada/test_optional.py)
+and their pictures by tests/render/test_granada_options.py.
 """
 
 from __future__ import annotations
