@@ -21,10 +21,10 @@ Mercenaries (11.1, both sides hire), the Papal Bull and its Crusaders (11.2), Ge
 Mobilization (11.3), a Pioneers tile on the map (11.7) and Out of Supply markers (11.8, on
 the map from the start, and a field combat fought out of supply). It meets no Sortie (11.5: a
 Christian assault on a Muslim castle with Muslim blocks inside while the Muslim holds a
-Sortie card, which these players never brought about in the games of seeds 1 to 999), no
-Naval Bombardment (11.6: a Naval Bombardment card in hand during a coastal battle with one's
-fleet offshore; nine of those games have one, none within ``MAX_CLICKS`` and none with the
-Papal Bull) and no capture of Boabdil (11.4, never seen either). Those are held by the engine's tests (tests/engine/granada/test_optional.py)
+Sortie card, which these players never brought about in the games of seeds 1 to 999 looked
+at, up to 600 moves), no Naval Bombardment (11.6: a Naval Bombardment card in hand during a
+coastal battle with one's fleet offshore; the few games seen with one are all longer than
+``MAX_CLICKS`` and none has the Papal Bull too) and no capture of Boabdil (11.4, never seen). Those are held by the engine's tests (tests/engine/granada/test_optional.py)
 and their pictures by tests/render/test_granada_options.py.
 """
 
