@@ -255,7 +255,7 @@ class _InlineConnection:
 
     @isolation_level.setter
     def isolation_level(self, value: str | None) -> None:
-        self._conn.isolation_level = value
+        self._conn.isolation_level = value  # type: ignore[assignment]  # None, or a BEGIN mode
 
     @property
     def in_transaction(self) -> bool:
