@@ -37,6 +37,15 @@ _MOVE: sa.Table = Move.__table__  # type: ignore[attr-defined]
 _GAME: sa.Table = Game.__table__  # type: ignore[attr-defined]
 _GAME_STATE: sa.Table = GameState.__table__  # type: ignore[attr-defined]
 _OUTBOX: sa.Table = Outbox.__table__  # type: ignore[attr-defined]
+# The statements of a step, built once: building and coercing a statement costs more than
+# SQLite takes to run it.
+_GAME_AND_SEATS = (sa.select(Game, Seat).outerjoin(Seat, col(Seat.game_pk) == col(Game.id))
+                   .where(col(Game.id) == sa.bindparam("pk")))
+_GAME_AND_SEATS_LOCKED = _GAME_AND_SEATS.with_for_update(of=Game)
+_INSERT_MOVE = sa.insert(_MOVE)
+_INSERT_OUTBOX = sa.insert(_OUTBOX)
+_UPDATE_GAME = sa.update(_GAME).where(_GAME.c.id == sa.bindparam("game_pk"))
+_UPDATE_SNAPSHOT = sa.update(_GAME_STATE).where(_GAME_STATE.c.game_pk == sa.bindparam("snapshot_pk"))
 _STATE_CACHE_SIZE = 256
 """Parsed states kept hot (a Granada state is some 0.2-0.5 MB of Python objects)."""
 SNAPSHOT_EVERY = 32
@@ -343,8 +352,12 @@ class ServiceCore:
             self._states.popitem(last=False)
 
     async def _load(self, session: AsyncSession, game_pk: int, lock: bool) -> _Loaded:
-        game = await self._game_row(session, game_pk, lock=lock)
-        seats = await self._seats(session, game_pk)
+        # The game row and its seats in one statement (PostgreSQL locks the game row only).
+        found = (await session.execute(_GAME_AND_SEATS_LOCKED if lock else _GAME_AND_SEATS, {"pk": game_pk})).all()
+        if not found:
+            raise GameNotFound(f"There is no game {game_pk}.")
+        game = found[0][0]
+        seats = {seat.role: seat for _game, seat in found if seat is not None}
         module = _module(game.game_id)
         state, snapshot = await self._state_and_snapshot(session, game)
         return _Loaded(game, seats, module, state, snapshot)
@@ -504,19 +517,18 @@ class ServiceCore:
         active = list(module.active(new_state))
         result = module.result(new_state)
         snapshot = result is not None or version - loaded.snapshot >= SNAPSHOT_EVERY
-        await session.execute(sa.insert(_MOVE), {
+        conn = await session.connection()
+        await conn.execute(_INSERT_MOVE, {
             "game_pk": game.id, "seq": version, "role": role, "user_id": user_id, "action": dumps(action),
             "kind": kind, "undoes_seq": undoes_seq, "barrier": barrier, "state_hash": state_hash(text),
             "created_at": now, "delta": None if snapshot else dumps(state_delta(before, new_state))})
         if snapshot:
-            await session.execute(
-                sa.update(_GAME_STATE).where(_GAME_STATE.c.game_pk == game.id)
-                .values(version=version, state=text, updated_at=now)
-            )
+            await conn.execute(_UPDATE_SNAPSHOT, {"snapshot_pk": game.id, "version": version, "state": text,
+                                                  "updated_at": now})
         values: dict[str, Any] = {"version": version, "active": dumps(active), "updated_at": now}
         if result is not None:
             values.update(status="finished", result=dumps(result))
-        await session.execute(sa.update(_GAME).where(_GAME.c.id == game.id).values(**values))
+        await conn.execute(_UPDATE_GAME, {"game_pk": game.id, **values})
         for name, value in values.items():
             # The row object says what the database now holds, without an ORM flush.
             set_committed_value(game, name, value)
@@ -529,7 +541,7 @@ class ServiceCore:
             prompted.append(role)
         notices = self._notices(loaded, version, public, prompted, result, extra_notice)
         if notices:
-            await session.execute(sa.insert(_OUTBOX), notices)
+            await conn.execute(_INSERT_OUTBOX, notices)
         loaded.state = new_state
         if snapshot:
             loaded.snapshot = version
