@@ -10,7 +10,9 @@ there the version check is a conditional UPDATE.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
+import threading
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -182,10 +184,14 @@ class _InlineConnection:
     event loop's thread (see :class:`_InlineCursor`). SQLAlchemy's ``sqlite+aiosqlite``
     dialect drives it unchanged (``async_creator``)."""
 
-    def __init__(self, conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
+    def __init__(self, conn: sqlite3.Connection, busy_timeout_ms: int,
+                 checkpointer: _Checkpointer | None = None) -> None:
         self._connection: sqlite3.Connection | None = conn
         self._busy_timeout_ms = busy_timeout_ms
         self._tx = _ImmediateQueue()
+        self._checkpointer = checkpointer
+        if checkpointer is not None:
+            checkpointer.attach()
 
     @property
     def _conn(self) -> sqlite3.Connection:
@@ -231,20 +237,22 @@ class _InlineConnection:
 
     async def commit(self) -> None:
         self._conn.commit()
+        if self._checkpointer is not None:
+            self._checkpointer.committed()
 
     async def rollback(self) -> None:
         self._conn.rollback()
 
     async def close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        self.stop()
 
     def stop(self) -> None:
-        """Forced close (SQLAlchemy's terminate)."""
+        """Close (also SQLAlchemy's forced close, terminate)."""
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+            if self._checkpointer is not None:
+                self._checkpointer.detach()
 
     async def create_function(self, name: str, num_params: int, func: Any, deterministic: bool = False) -> None:
         self._conn.create_function(name, num_params, func, deterministic=deterministic)
@@ -262,14 +270,74 @@ class _InlineConnection:
         return self._conn.in_transaction
 
 
+class _Checkpointer:
+    """Copies the WAL back into the database file from a thread of its own.
+
+    SQLite checkpoints at the commit that grows the WAL past 1000 pages, in the committing
+    connection: copying some 4 MB and syncing the file, tens of milliseconds on a busy disk,
+    which here is the event loop's thread. The service's connections therefore turn that
+    off (``wal_autocheckpoint=0``) and tell this thread about each commit; it runs a PASSIVE
+    checkpoint (which never blocks a writer or a reader) at most a few times a second, with
+    the GIL released while SQLite copies and syncs. It lives while a connection of its
+    engine is open; the last connection closed checkpoints the rest, as SQLite always does."""
+
+    PAUSE_S = 0.25
+
+    def __init__(self, database: str, busy_timeout_ms: int) -> None:
+        self.database = database
+        self.busy_timeout_ms = busy_timeout_ms
+        self._lock = threading.Lock()
+        self._users = 0
+        self._wake: threading.Event | None = None
+        self._stop: threading.Event | None = None
+
+    def attach(self) -> None:
+        with self._lock:
+            self._users += 1
+            if self._wake is None:
+                self._wake, self._stop = threading.Event(), threading.Event()
+                threading.Thread(target=self._run, args=(self._wake, self._stop), daemon=True,
+                                 name=f"checkpoint {Path(self.database).name}").start()
+
+    def detach(self) -> None:
+        with self._lock:
+            self._users -= 1
+            if self._users == 0 and self._wake is not None and self._stop is not None:
+                self._stop.set()
+                self._wake.set()
+                self._wake = self._stop = None
+
+    def committed(self) -> None:
+        wake = self._wake
+        if wake is not None:
+            wake.set()
+
+    def _run(self, wake: threading.Event, stop: threading.Event) -> None:
+        conn = sqlite3.connect(self.database, timeout=self.busy_timeout_ms / 1000, isolation_level=None,
+                               check_same_thread=False, uri=self.database.startswith("file:"))
+        try:
+            while not stop.is_set():
+                wake.wait()
+                if stop.wait(self.PAUSE_S):  # gather the commits of a moment into one checkpoint
+                    break
+                wake.clear()
+                with contextlib.suppress(sqlite3.Error):  # busy or closing: the next commit wakes it again
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        finally:
+            conn.close()
+
+
 def _inline_creator(database: str, busy_timeout_ms: int) -> Any:
+    checkpointer = None if database == ":memory:" else _Checkpointer(database, busy_timeout_ms)
+
     async def connect() -> _InlineConnection:
         conn = sqlite3.connect(database, timeout=busy_timeout_ms / 1000, isolation_level=None,
                                check_same_thread=False, uri=database.startswith("file:"))
-        return _InlineConnection(conn, busy_timeout_ms)
+        if checkpointer is not None:
+            conn.execute("PRAGMA wal_autocheckpoint=0")
+        return _InlineConnection(conn, busy_timeout_ms, checkpointer)
 
     return connect
-
 
 def alembic_config(url: str) -> Config:
     """Alembic's configuration, built in code so that migrations run from an installed package.

@@ -71,3 +71,30 @@ async def test_a_write_gives_up_after_the_busy_timeout(tmp_path: Path) -> None:
     finally:
         holder.close()
         await service.close()
+
+
+async def test_the_wal_is_checkpointed_off_the_event_loop(tmp_path: Path) -> None:
+    """The service's connections never checkpoint at a commit; a thread of their engine does,
+    soon after commits, so the WAL is copied back without any commit waiting for it."""
+    url = sqlite_url(tmp_path / "wal.db")
+    await migrate_async(url)
+    service = GameService.open(url)
+    try:
+        async with service.reading() as session:
+            assert (await session.execute(sa.text("PRAGMA wal_autocheckpoint"))).scalar() == 0
+        async with service.writing() as session:
+            await session.execute(sa.text("CREATE TABLE scratch (x TEXT)"))
+        main_file = tmp_path / "wal.db"
+        before = main_file.stat().st_size
+        for _ in range(200):  # some 800 KB, written to the WAL first
+            async with service.writing() as session:
+                await session.execute(sa.text("INSERT INTO scratch (x) VALUES (:x)"), {"x": "x" * 4000})
+        # Only a checkpoint copies pages into the database file itself (nothing here opens it
+        # to look: a probe's own checkpoint would prove nothing).
+        for _ in range(100):  # the thread waits a quarter of a second for more commits
+            await asyncio.sleep(0.05)
+            if main_file.stat().st_size >= before + 700_000:
+                break
+        assert main_file.stat().st_size >= before + 700_000, "the thread copied the WAL into the file"
+    finally:
+        await service.close()
