@@ -330,12 +330,10 @@ class ServiceCore:
         return rebuilt, snapshot, problem
 
     async def _latest_text(self, session: AsyncSession, game: Game) -> tuple[str, str | None]:
-        """The canonical text of the game's latest state and, when it cannot be rebuilt, why
-        (for the replay check and the upgrade check, which report instead of refusing)."""
+        """The canonical text of the game's latest state as the database holds it (never the
+        hot cache: the replay check and the upgrade check vouch for what is stored) and, when
+        it cannot be rebuilt, why (they report instead of refusing)."""
         assert game.id is not None
-        cached = self._states.get(game.id)
-        if cached is not None and cached[0] == game.version:
-            return dumps(cached[1]), None
         text, _snapshot, problem = await self._rebuild(session, game.id, game.version)
         return text, problem
 

@@ -276,3 +276,12 @@ async def test_the_downgrade_to_0005_brings_every_snapshot_up_to_date(service: G
     snapshot, text = rows(db_path, "SELECT version, state FROM game_state WHERE game_pk=?", pk)[0]
     assert (snapshot, json.loads(text)) == (version, hot[1])
     assert rows(db_path, "SELECT state_hash FROM move WHERE game_pk=? AND seq=?", pk, version)[0][0] == state_hash(text)
+
+
+async def test_replay_check_vouches_for_the_database_not_the_hot_cache(service: GameService, db_path: Path) -> None:
+    pk = await toy_game(service)
+    await add_ones(service, pk, N + 2)
+    await service.state(pk)  # hot
+    execute(db_path, "UPDATE move SET delta=? WHERE game_pk=? AND seq=?", dumps({"{": {"pending": {"=": 7}}}), pk, N + 2)
+    report = await service.replay_check(pk)  # the same service, its cache still right
+    assert not report.ok and "different state from the stored one" in report.message
