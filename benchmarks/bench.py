@@ -12,7 +12,8 @@ Why these choices:
 * **Random legal play.** Every engine figure plays uniformly random legal actions, as the
   contract check does: it reaches every phase and needs nothing game-specific.
 * **Worst-case service step.** ``service.step`` cycles through more games than the
-  service's state cache holds, so every step loads and parses its state from the database,
+  service's state cache holds, so every step loads its state from the database (the last
+  snapshot plus the deltas of the moves after it, checked against the last move's hash),
   in a database of 10,000 stored games (made by bulk SQL copies of real games, which is
   seconds instead of the minutes that playing them would take). The baseline is a bare
   ``sqlite3`` insert-and-commit of the same bytes (action, state, notifications) with the
@@ -429,7 +430,10 @@ class Bench:
         if len(running) < 2:
             self.emit(skipped("service.step", f"fewer than 2 running {game_id} games among the stored ones"))
             return
-        measured = running[: self.plan.service_games]
+        from bot.service.core import _STATE_CACHE_SIZE
+
+        # More games than the cache holds, so that every step is a miss (the worst case).
+        measured = running[: max(self.plan.service_games, _STATE_CACHE_SIZE + 44)]
         concurrent = running[len(measured): len(measured) + CONCURRENT_GAMES]
         if len(concurrent) < CONCURRENT_GAMES:
             concurrent = running[-CONCURRENT_GAMES:]
@@ -467,7 +471,7 @@ class Bench:
         baseline = sqlite_floor(self.workdir / "floor.db", written)
         state_bytes = statistics.median(len(w[1]) for w in written)
         self.emit(figure("service.step", "ms", times, baseline, game=game_id, stored_games=stored,
-                         state_cache="miss", state_bytes_median=int(state_bytes),
+                         state_cache="miss", games_cycled=len(measured), state_bytes_median=int(state_bytes),
                          build_seconds=round(build_s, 1)))
         await self.throughput(path, game_id, concurrent, seats)
         self.storage_per_move(path, mark)
@@ -584,12 +588,21 @@ class Bench:
     def storage_per_move(self, path: Path, mark: int) -> None:
         """Bytes of one move-log row: its stored values (median, p95), and the table plus its
         indexes on disk divided by the rows (``disk_bytes_per_move``). Template and freshly
-        played rows only: the bulk copies would only repeat them."""
+        played rows only: the bulk copies would only repeat them. A row holds what the move
+        changed (``delta``) except every ``snapshot_every`` moves, when the whole state is
+        written to ``game_state`` instead: ``written_bytes_per_step`` is what a freshly played
+        step wrote on average, move rows and snapshots together (issue 13)."""
+        from bot.service.core import SNAPSHOT_EVERY
+
         con = sqlite3.connect(path)
         cols = [r[1] for r in con.execute("PRAGMA table_info(move)")]
         size = " + ".join(f"coalesce(length(CAST({c} AS BLOB)), 0)" for c in cols)
         rows = [r[0] for r in con.execute(
             f"SELECT {size} FROM move WHERE id > ? OR game_pk IN (SELECT src FROM bench_source)", (mark,))]
+        fresh = con.execute(f"SELECT count(*), coalesce(sum({size}), 0), "
+                            "coalesce(sum(delta IS NULL), 0) FROM move WHERE id > ?", (mark,)).fetchone()
+        state_bytes = con.execute("SELECT avg(length(CAST(state AS BLOB))) FROM game_state").fetchone()[0] or 0
+        written = round((fresh[1] + fresh[2] * state_bytes) / fresh[0], 1) if fresh[0] else None
         disk = None
         try:
             names = [r[0] for r in con.execute(
@@ -603,7 +616,8 @@ class Bench:
         con.close()
         if rows:
             self.emit(figure("storage.bytes_per_move", "bytes", [float(r) for r in rows],
-                             disk_bytes_per_move=disk))
+                             disk_bytes_per_move=disk, snapshot_every=SNAPSHOT_EVERY,
+                             written_bytes_per_step=written))
         else:
             self.emit(skipped("storage.bytes_per_move", "no move was stored"))
 

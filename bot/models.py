@@ -131,10 +131,16 @@ class Move(SQLModel, table=True):
     barrier: bool = Field(default=False)
     state_hash: str = Field(sa_type=sa.String(64))
     created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+    delta: str | None = Field(default=None, sa_type=sa.Text,
+                              description="JSON: what the row changed in the state (0006); None when "
+                                          "the snapshot was written with the row")
 
 
 class GameState(SQLModel, table=True):
-    """The latest state of a game (one row per game), as canonical JSON text."""
+    """A snapshot of a game's state (one row per game), as canonical JSON text, at
+    ``version``: the latest state is it plus the ``delta`` of each move after it (migration
+    0006). Rewritten every few moves (``bot.service.core.SNAPSHOT_EVERY``), at an ending, and
+    on import; never behind a move without a delta."""
 
     __tablename__ = "game_state"
 

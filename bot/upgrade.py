@@ -29,7 +29,7 @@ import sqlalchemy as sa
 from sqlmodel import col
 
 import engine
-from bot.models import Game, GameState, Move, Outbox, RulesUpgrade, dumps, loads, utcnow
+from bot.models import Game, Move, Outbox, RulesUpgrade, dumps, loads, utcnow
 from bot.service import GameService, ReplayReport, rules_version, state_hash
 from bot.service.archive import _replay_rows
 from bot.service.core import _module, _upgrade_base
@@ -151,9 +151,7 @@ async def _check_one(service: GameService, game_pk: int, record: bool) -> GameCh
             return None
         rows = await GameService._move_rows(session, game_pk)
         upgrades = await GameService._upgrades(session, game_pk)
-        snapshot = (await session.execute(
-            sa.select(col(GameState.state), col(GameState.version)).where(col(GameState.game_pk) == game_pk)
-        )).one()
+        latest, problem = await service._latest_text(session, game)  # a problem shows as a difference
     if game.game_id not in engine.GAMES:
         return GameCheck(game_pk, game.game_id, game.status, game.rules_version, 0, "fails", None,
                          f"its game {game.game_id!r} is not installed")
@@ -161,22 +159,23 @@ async def _check_one(service: GameService, game_pk: int, record: bool) -> GameCh
     installed = rules_version(module)
     recorded = upgrades[-1].to_version if upgrades else game.rules_version
     base = _upgrade_base(upgrades)
-    report = _replay_rows(module, game, rows, snapshot.state, snapshot.version, base)
+    report = _replay_rows(module, game, rows, latest, game.version, base)
     title = f"Game {game_pk} ({module.title}, {game.status}, rules version {recorded}"
     title += f", installed {installed})" if recorded != installed else ")"
     if report.ok:
         check = GameCheck(game_pk, game.game_id, game.status, recorded, installed, "identical", None,
                           f"{title}: replays identically ({report.moves} moves).")
     else:
-        public, details = _describe(module, game, rows, report, snapshot.state, base)
+        public, details = _describe(module, game, rows, report, latest, base)
         if recorded == installed and report.problem != "log":
             public += (f" although its rules version is unchanged: a rules change without a RULES_VERSION bump "
                        f"in engine/{game.game_id}")
         outcome = "fails" if report.problem in ("fails", "log") else "different"
         check = GameCheck(game_pk, game.game_id, game.status, recorded, installed, outcome, report.seq,
                           f"{title}: {public}.", details)
-    if record and recorded != installed and game.status in ("open", "running"):
-        check = await _record(service, module, game, snapshot.state, snapshot.version, check, report)
+    if record and problem is None and recorded != installed and game.status in ("open", "running"):
+        # (a state that does not rebuild is never stored as the base of the new rules)
+        check = await _record(service, module, game, latest, game.version, check, report)
     return check
 
 

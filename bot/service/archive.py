@@ -6,9 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import sqlalchemy as sa
-from sqlmodel import col
-
 import engine
 from bot.models import Game, GameState, Move, RulesUpgrade, Seat, dumps, loads, utcnow
 from bot.service.core import (
@@ -24,6 +21,7 @@ from bot.service.core import (
 from bot.service.types import (
     ImportRefused,
     ReplayReport,
+    ServiceError,
 )
 from engine.api import GameModule, RuleError, State, clone, strip_label, undo_barrier
 
@@ -47,9 +45,9 @@ class ArchiveCommands(ServiceCore):
             seats = await self._seats(session, game_pk)
             rows = await self._move_rows(session, game_pk)
             upgrades = await self._upgrades(session, game_pk)
-            snapshot = (await session.execute(
-                sa.select(col(GameState.state)).where(col(GameState.game_pk) == game_pk)
-            )).scalar_one()
+            snapshot, problem = await self._latest_text(session, game)
+        if problem is not None:
+            raise ServiceError(f"Game {game_pk} is inconsistent: {problem} Run `alcazaba replay-check {game_pk}`.")
         info = self._info(game, seats.values())
         return {
             "format": EXPORT_FORMAT,
@@ -114,7 +112,7 @@ class ArchiveCommands(ServiceCore):
                                          state=up.state, state_hash=up.state_hash, created_at=now))
             session.add(GameState(game_pk=game.id, version=len(moves), state=dumps(final)))
             pk = game.id
-        self._remember(pk, len(moves), final)
+        self._remember(pk, len(moves), final, len(moves))
         return pk
 
     async def replay_check(self, source: int | dict[str, Any]) -> ReplayReport:
@@ -150,11 +148,14 @@ class ArchiveCommands(ServiceCore):
             game = await self._game_row(session, source)
             rows = await self._move_rows(session, source)
             upgrades = await self._upgrades(session, source)
-            snapshot = (await session.execute(
-                sa.select(col(GameState.state), col(GameState.version)).where(col(GameState.game_pk) == source)
-            )).one()
+            latest, problem = await self._latest_text(session, game)
         module = _module(game.game_id)
-        report = _replay_rows(module, game, rows, snapshot.state, snapshot.version, _upgrade_base(upgrades))
+        report = _replay_rows(module, game, rows, latest, game.version, _upgrade_base(upgrades))
+        if report.ok and problem is not None:
+            # Every move replays to its recorded hash, but the stored snapshot and deltas do
+            # not give the state the last one recorded.
+            report = ReplayReport(False, report.moves, f"The replay ends in a different state from the stored one: "
+                                  f"{problem}", None, "different")
         recorded = upgrades[-1].to_version if upgrades else game.rules_version
         return _name_version(report, module, recorded)
 

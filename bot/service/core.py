@@ -4,6 +4,7 @@ recording a step with its notifications."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -13,6 +14,7 @@ from typing import Any, Self
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col
 
 import engine
@@ -32,13 +34,146 @@ from engine.api import GameModule, State, clone, strip_label, undo_barrier, visi
 EXPORT_FORMAT = 1
 
 _SEED_LIMIT = 1 << 63
-_STATE_CACHE_SIZE = 128
+_MOVE: sa.Table = Move.__table__  # type: ignore[attr-defined]
+_GAME: sa.Table = Game.__table__  # type: ignore[attr-defined]
+_GAME_STATE: sa.Table = GameState.__table__  # type: ignore[attr-defined]
+_OUTBOX: sa.Table = Outbox.__table__  # type: ignore[attr-defined]
+# The statements of a step, built once: building and coercing a statement costs more than
+# SQLite takes to run it.
+_GAME_AND_SEATS = (sa.select(Game, Seat).outerjoin(Seat, col(Seat.game_pk) == col(Game.id))
+                   .where(col(Game.id) == sa.bindparam("pk")))
+_GAME_AND_SEATS_LOCKED = _GAME_AND_SEATS.with_for_update(of=Game)
+_INSERT_MOVE = sa.insert(_MOVE)
+_INSERT_OUTBOX = sa.insert(_OUTBOX)
+_UPDATE_GAME = sa.update(_GAME).where(_GAME.c.id == sa.bindparam("game_pk"))
+_UPDATE_SNAPSHOT = sa.update(_GAME_STATE).where(_GAME_STATE.c.game_pk == sa.bindparam("snapshot_pk"))
+_STATE_CACHE_SIZE = 256
+"""Parsed states kept hot (a Granada state is some 0.2-0.5 MB of Python objects)."""
+SNAPSHOT_EVERY = 32
+"""Moves between two snapshots of a game's whole state (issue 13): the moves in between store
+only what they changed, so a step writes a few hundred bytes instead of the 20-65 KB state,
+and a game loaded cold applies at most this many deltas."""
 
 
 
 def state_hash(text: str) -> str:
     """A short fingerprint of a state's canonical text, kept with every move."""
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def state_delta(old: Any, new: Any) -> dict[str, Any]:
+    """What turns ``old`` into ``new``, as JSON: ``{"=": value}`` replaces, ``{"{": {key:
+    delta}, "-": [keys]}`` patches an object's keys (and drops some), ``{"[": n, "+":
+    [items]}`` keeps a list's first n items and appends the rest (a log that grows).
+
+    Equal parts are recognised by ``==`` (C speed), so a step that changes a few keys of a
+    large state costs little; the result is checked against the move's hash whenever it is
+    applied (:func:`apply_delta`, ``ServiceCore._rebuild``)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        keys: dict[str, Any] = {}
+        for key, value in new.items():
+            if key not in old:
+                keys[key] = {"=": value}
+            else:
+                before = old[key]
+                if before is not value and before != value:
+                    keys[key] = state_delta(before, value)
+        gone = [key for key in old if key not in new]
+        return {"{": keys, "-": gone} if gone else {"{": keys}
+    if isinstance(old, list) and isinstance(new, list) and old:
+        keep = len(old)
+        if len(new) < keep or new[:keep] != old:
+            keep = 0
+            for a, b in zip(old, new, strict=False):
+                if a != b:
+                    break
+                keep += 1
+        if keep:
+            return {"[": keep, "+": new[keep:]}
+    return {"=": new}
+
+
+def apply_delta(value: Any, delta: dict[str, Any]) -> Any:
+    """The value :func:`state_delta` described, made from ``value`` (changed in place: pass
+    a freshly parsed state)."""
+    if "=" in delta:
+        return delta["="]
+    if "{" in delta:
+        if not isinstance(value, dict):
+            raise ValueError("an object delta applied to a non-object")
+        for key in delta.get("-", ()):
+            del value[key]
+        for key, sub in delta["{"].items():
+            value[key] = apply_delta(value.get(key), sub)
+        return value
+    if "[" in delta:
+        if not isinstance(value, list) or len(value) < delta["["]:
+            raise ValueError("a list delta applied to a shorter list or a non-list")
+        del value[delta["["]:]
+        value.extend(delta["+"])
+        return value
+    raise ValueError(f"unknown delta {sorted(delta)}")
+
+
+def _rebuilt(text: str, snapshot: int, version: int, rows: Sequence[Any]) -> tuple[str, str | None]:
+    """The text of the state at ``version`` from the snapshot ``text`` (at ``snapshot``) and
+    the move rows after it (seq, delta, state_hash), or the snapshot's text and a sentence
+    saying what does not fit."""
+    if snapshot == version:
+        return text, None
+    if snapshot > version:
+        return text, f"its snapshot is at version {snapshot}, the game at version {version}."
+    if [r.seq for r in rows] != list(range(snapshot + 1, version + 1)):
+        return text, f"moves {snapshot + 1}-{version} after its snapshot are not all in the log."
+    state = loads(text)
+    for r in rows:
+        if r.delta is None:
+            return text, f"move {r.seq} has no delta and no snapshot was written with it."
+        try:
+            state = apply_delta(state, loads(r.delta))
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            return text, f"the delta of move {r.seq} does not apply ({exc})."
+    out = dumps(state)
+    if state_hash(out) != rows[-1].state_hash:
+        return text, (f"its snapshot (version {snapshot}) and the deltas after it do not lead to the state "
+                      f"move {version} recorded.")
+    return out, None
+
+
+def rebuild_snapshots_sync(conn: sa.Connection) -> int:
+    """Bring every game's snapshot up to its version (migration 0006's downgrade: older code
+    reads the latest state from ``game_state`` alone). Returns how many were rewritten;
+    raises when one does not rebuild (a downgrade must not lose a state)."""
+    behind = conn.execute(sa.text(
+        "SELECT s.game_pk, s.version, s.state, g.version FROM game_state s JOIN game g ON g.id = s.game_pk "
+        "WHERE s.version < g.version")).all()
+    for game_pk, snapshot, text, version in behind:
+        rows = conn.execute(sa.text(
+            "SELECT seq, delta, state_hash FROM move WHERE game_pk = :pk AND seq > :s AND seq <= :v ORDER BY seq"),
+            {"pk": game_pk, "s": snapshot, "v": version}).all()
+        rebuilt, problem = _rebuilt(text, snapshot, version, rows)
+        if problem is not None:
+            raise RuntimeError(f"Game {game_pk} does not rebuild: {problem}")
+        conn.execute(sa.text("UPDATE game_state SET version = :v, state = :t WHERE game_pk = :pk"),
+                     {"v": version, "t": rebuilt, "pk": game_pk})
+    return len(behind)
+
+
+_YOUNG_COLLECTION_THRESHOLD = 50_000
+
+
+def _relax_young_collections() -> None:
+    """Collect young objects every 50,000 allocations instead of Python's 700.
+
+    The hot cache holds hundreds of parsed states, each tens of thousands of lists and dicts,
+    and a step allocates thousands more: at the default threshold a process serving games
+    ran a young collection every few hundred objects and, every second or two, a full one
+    walking every cached state, some 17-27% of its CPU (issue 13, measured with
+    ``throughput.steps_per_s``). JSON states hold no cycles, so those collections freed
+    nearly nothing. Process-wide, and never lowers a threshold the process chose."""
+    young, middle, old = gc.get_threshold()
+    if young < _YOUNG_COLLECTION_THRESHOLD:
+        gc.set_threshold(_YOUNG_COLLECTION_THRESHOLD, middle, old)
 
 
 def _bot_seed(game_seed: int, version: int, role: str) -> int:
@@ -83,6 +218,8 @@ class _Loaded:
     seats: dict[str, Seat]
     module: GameModule
     state: State
+    snapshot: int = 0
+    """The version of the game's stored snapshot (a new one is due SNAPSHOT_EVERY moves on)."""
 
 
 
@@ -101,15 +238,16 @@ class ServiceCore:
     def __init__(self, db: AsyncEngine) -> None:
         self.db = db
         self._sessions = async_sessionmaker(db, expire_on_commit=False, autoflush=False)
-        # (game_pk) -> (version, parsed state). Only committed states enter; a (game, version)
-        # pair names one state forever because versions only grow.
-        self._states: OrderedDict[int, tuple[int, State]] = OrderedDict()
+        # (game_pk) -> (version, parsed state, snapshot version). Only committed states enter;
+        # a (game, version) pair names one state forever because versions only grow.
+        self._states: OrderedDict[int, tuple[int, State, int]] = OrderedDict()
         # SQLite has one writer at a time. Writers of this process queue here, in asyncio,
         # instead of in SQLite's busy handler, whose timeout turns a burst of commands into
         # "database is locked" errors (tests/reliability/test_concurrency.py); the busy
         # timeout then only arbitrates between processes.
         self._write_gate: asyncio.Lock | None = asyncio.Lock() if db.dialect.name == "sqlite" else None
         self._revision: str | None = None  # the database's Alembic revision, once read
+        _relax_young_collections()
 
     @classmethod
     def open(cls, url: str, busy_timeout_ms: int = 5000) -> Self:
@@ -172,32 +310,74 @@ class ServiceCore:
         return {s.role: s for s in rows}
 
     async def _state(self, session: AsyncSession, game: Game) -> State:
+        return (await self._state_and_snapshot(session, game))[0]
+
+    async def _state_and_snapshot(self, session: AsyncSession, game: Game) -> tuple[State, int]:
+        """The game's latest state, from the hot cache or rebuilt from the database, and the
+        version of its stored snapshot."""
         assert game.id is not None
         cached = self._states.get(game.id)
         if cached is not None and cached[0] == game.version:
             self._states.move_to_end(game.id)
-            return cached[1]
-        row = (
-            await session.execute(sa.select(col(GameState.state), col(GameState.version)).where(col(GameState.game_pk) == game.id))
-        ).one_or_none()
-        if row is None:
-            raise GameNotFound(f"Game {game.id} has no stored state.")
-        if row.version != game.version:
-            raise ServiceError(f"Game {game.id} is inconsistent: row at version {game.version}, state at {row.version}.")
-        state: State = loads(row.state)
-        return state
+            return cached[1], cached[2]
+        text, snapshot, problem = await self._rebuild(session, game.id, game.version)
+        if problem is not None:
+            raise ServiceError(f"Game {game.id} is inconsistent: {problem} Run `alcazaba replay-check {game.id}`.")
+        state: State = loads(text)
+        return state, snapshot
 
-    def _remember(self, game_pk: int, version: int, state: State) -> None:
-        self._states[game_pk] = (version, state)
+    @staticmethod
+    async def _rebuild(session: AsyncSession, game_pk: int, version: int) -> tuple[str, int, str | None]:
+        """The canonical text of the game's state at ``version`` (its latest): the snapshot
+        plus the deltas of the moves after it, checked against the last move's hash. Returns
+        (text, snapshot version, None), or a sentence saying what does not fit as the third
+        item (a damaged snapshot, a missing or corrupted delta, a gap in the log)."""
+        row = (await session.execute(
+            sa.select(col(GameState.state), col(GameState.version)).where(col(GameState.game_pk) == game_pk)
+        )).one_or_none()
+        if row is None:
+            raise GameNotFound(f"Game {game_pk} has no stored state.")
+        text, snapshot = str(row.state), int(row.version)
+        rows: Sequence[Any] = ()
+        if snapshot < version:
+            rows = (await session.execute(
+                sa.select(col(Move.seq), col(Move.delta), col(Move.state_hash))
+                .where(col(Move.game_pk) == game_pk, col(Move.seq) > snapshot, col(Move.seq) <= version)
+                .order_by(col(Move.seq))
+            )).all()
+        rebuilt, problem = _rebuilt(text, snapshot, version, rows)
+        return rebuilt, snapshot, problem
+
+    async def _latest_text(self, session: AsyncSession, game: Game) -> tuple[str, str | None]:
+        """The canonical text of the game's latest state as the database holds it (never the
+        hot cache: the replay check and the upgrade check vouch for what is stored) and, when
+        it cannot be rebuilt, why (they report instead of refusing)."""
+        assert game.id is not None
+        text, _snapshot, problem = await self._rebuild(session, game.id, game.version)
+        return text, problem
+
+    def _remember(self, game_pk: int, version: int, state: State, snapshot: int | None = None) -> None:
+        """Keep a committed state hot. ``snapshot``: the version of the game's stored snapshot
+        (``_Loaded.snapshot``); when not given, the last one known, or one due at once: an
+        older guess only brings the next snapshot forward, never leaves a move unrebuildable."""
+        if snapshot is None:
+            cached = self._states.get(game_pk)
+            snapshot = min(cached[2], version) if cached is not None else version - SNAPSHOT_EVERY
+        self._states[game_pk] = (version, state, snapshot)
         self._states.move_to_end(game_pk)
         while len(self._states) > _STATE_CACHE_SIZE:
             self._states.popitem(last=False)
 
     async def _load(self, session: AsyncSession, game_pk: int, lock: bool) -> _Loaded:
-        game = await self._game_row(session, game_pk, lock=lock)
-        seats = await self._seats(session, game_pk)
+        # The game row and its seats in one statement (PostgreSQL locks the game row only).
+        found = (await session.execute(_GAME_AND_SEATS_LOCKED if lock else _GAME_AND_SEATS, {"pk": game_pk})).all()
+        if not found:
+            raise GameNotFound(f"There is no game {game_pk}.")
+        game = found[0][0]
+        seats = {seat.role: seat for _game, seat in found if seat is not None}
         module = _module(game.game_id)
-        return _Loaded(game, seats, module, await self._state(session, game))
+        state, snapshot = await self._state_and_snapshot(session, game)
+        return _Loaded(game, seats, module, state, snapshot)
 
     def _info(self, game: Game, seats: Iterable[Seat]) -> GameInfo:
         assert game.id is not None
@@ -286,34 +466,46 @@ class ServiceCore:
     ) -> None:
         """Outbox rows of one command, in its transaction. Channel rows: public text only.
         ``prompted``: the roles told to act (a 'your_turn' row each, for a person's seat)."""
+        session.add_all(Outbox(**row) for row in self._notices(loaded, version, public, prompted, result, extra))
+
+    def _notices(
+        self,
+        loaded: _Loaded,
+        version: int,
+        public: list[str],
+        prompted: list[str],
+        result: dict[str, Any] | None,
+        extra: dict[str, Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The outbox rows of :meth:`_notify`, as column values."""
         game = loaded.game
         pk = game.id
         target = self._target(game)
-        rows: list[Outbox] = []
+        rows: list[dict[str, Any]] = []
+
+        def row(kind: str, recipient: object, payload: dict[str, Any], key: str) -> None:
+            rows.append({"game_pk": pk, "kind": kind, "recipient": str(recipient), "payload": dumps(payload),
+                         "dedupe_key": key})
+
         if target is not None and (public or extra):
             payload: dict[str, Any] = {"type": "log", "game": pk, "version": version, "lines": public}
             if extra:
                 payload.update(extra)
-            rows.append(Outbox(game_pk=pk, kind="channel", recipient=str(target), payload=dumps(payload),
-                               dedupe_key=f"g{pk}:v{version}:{payload['type']}:{payload.get('role', '')}"))
+            row("channel", target, payload, f"g{pk}:v{version}:{payload['type']}:{payload.get('role', '')}")
         for role in prompted:
             seat = loaded.seats.get(role)
             if seat is None or seat.is_bot or seat.user_id is None or result is not None:
                 continue
-            payload = {"type": "your_turn", "game": pk, "role": role, "version": version}
-            rows.append(Outbox(game_pk=pk, kind="dm", recipient=str(seat.user_id), payload=dumps(payload),
-                               dedupe_key=f"g{pk}:v{version}:turn:{role}"))
+            row("dm", seat.user_id, {"type": "your_turn", "game": pk, "role": role, "version": version},
+                f"g{pk}:v{version}:turn:{role}")
         if result is not None:
             if target is not None:
-                payload = {"type": "finished", "game": pk, "version": version, "result": result}
-                rows.append(Outbox(game_pk=pk, kind="channel", recipient=str(target), payload=dumps(payload),
-                                   dedupe_key=f"g{pk}:finished:channel"))
+                row("channel", target, {"type": "finished", "game": pk, "version": version, "result": result},
+                    f"g{pk}:finished:channel")
             for seat in self._people(loaded):
-                payload = {"type": "finished", "game": pk, "role": seat.role, "version": version, "result": result}
-                rows.append(Outbox(game_pk=pk, kind="dm", recipient=str(seat.user_id), payload=dumps(payload),
-                                   dedupe_key=f"g{pk}:finished:{seat.role}"))
-        session.add_all(rows)
-
+                row("dm", seat.user_id, {"type": "finished", "game": pk, "role": seat.role, "version": version,
+                                         "result": result}, f"g{pk}:finished:{seat.role}")
+        return rows
 
     async def _record(
         self,
@@ -330,6 +522,9 @@ class ServiceCore:
         extra_notice: dict[str, Any] | None = None,
         prompt_again: bool = True,
     ) -> StepResult:
+        """Write one move: its row (with the delta from the state before, or a new snapshot
+        every SNAPSHOT_EVERY moves and at the end), the game row and the notifications, as
+        Core statements (three or four; no ORM flush)."""
         game, module, before = loaded.game, loaded.module, loaded.state
         assert game.id is not None
         text = dumps(new_state)
@@ -338,19 +533,22 @@ class ServiceCore:
         active_before = list(module.active(before))
         active = list(module.active(new_state))
         result = module.result(new_state)
-        session.add(Move(game_pk=game.id, seq=version, role=role, user_id=user_id, action=dumps(action), kind=kind,
-                         undoes_seq=undoes_seq, barrier=barrier, state_hash=state_hash(text), created_at=now))
-        await session.execute(
-            sa.update(GameState)
-            .where(col(GameState.game_pk) == game.id)
-            .values(version=version, state=text, updated_at=now)
-        )
-        game.version = version
-        game.active = dumps(active)
-        game.updated_at = now
+        snapshot = result is not None or version - loaded.snapshot >= SNAPSHOT_EVERY
+        conn = await session.connection()
+        await conn.execute(_INSERT_MOVE, {
+            "game_pk": game.id, "seq": version, "role": role, "user_id": user_id, "action": dumps(action),
+            "kind": kind, "undoes_seq": undoes_seq, "barrier": barrier, "state_hash": state_hash(text),
+            "created_at": now, "delta": None if snapshot else dumps(state_delta(before, new_state))})
+        if snapshot:
+            await conn.execute(_UPDATE_SNAPSHOT, {"snapshot_pk": game.id, "version": version, "state": text,
+                                                  "updated_at": now})
+        values: dict[str, Any] = {"version": version, "active": dumps(active), "updated_at": now}
         if result is not None:
-            game.status = "finished"
-            game.result = dumps(result)
+            values.update(status="finished", result=dumps(result))
+        await conn.execute(_UPDATE_GAME, {"game_pk": game.id, **values})
+        for name, value in values.items():
+            # The row object says what the database now holds, without an ORM flush.
+            set_committed_value(game, name, value)
         new_entries = _new_lines(before, new_state)
         public = [str(e.get("text", "")) for e in visible_log(new_entries, None)]
         prompted = [r for r in active if r not in active_before]
@@ -358,8 +556,12 @@ class ServiceCore:
             # The role must act again: its next prompt is a notification like any other,
             # written with the step, so that a crash after this commit cannot lose it.
             prompted.append(role)
-        self._notify(session, loaded, version, public, prompted, result, extra_notice)
+        notices = self._notices(loaded, version, public, prompted, result, extra_notice)
+        if notices:
+            await conn.execute(_INSERT_OUTBOX, notices)
         loaded.state = new_state
+        if snapshot:
+            loaded.snapshot = version
         return StepResult(game_pk=game.id, version=version, role=role, kind=kind, active=active, result=result,
                           log=visible_log(new_entries, role), barrier=barrier)
 

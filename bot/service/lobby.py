@@ -66,7 +66,7 @@ class LobbyCommands(ServiceCore):
             assert game.id is not None
             session.add(GameState(game_pk=game.id, version=0, state=text))
             info = self._info(game, [])
-        self._remember(info.id, 0, state)
+        self._remember(info.id, 0, state, 0)
         return info
 
     async def join(

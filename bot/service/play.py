@@ -56,7 +56,7 @@ class PlayCommands(ServiceCore):
             if role is not None and game.status == "running":
                 can_undo = (await self._undo_refusal(session, game, role)) is None
             info = self._info(game, loaded.seats.values())
-        self._remember(game_pk, game.version, loaded.state)
+        self._remember(game_pk, game.version, loaded.state, loaded.snapshot)
         return GameView(info, role, game.version, view, can_undo)
 
     async def moves(self, game_pk: int, since: int = 0) -> list[dict[str, Any]]:
@@ -94,7 +94,7 @@ class PlayCommands(ServiceCore):
             self._require_holder(loaded, role, user_id)
             self._require_version(loaded, expected_version, role)
             step = await self._step(session, loaded, role, action, user_id, prompt_again)
-        self._remember(game_pk, step.version, loaded.state)
+        self._remember(game_pk, step.version, loaded.state, loaded.snapshot)
         return step
 
     async def play_bots(self, game_pk: int, max_steps: int | None = None, batch: int = 20) -> list[StepResult]:
@@ -124,7 +124,7 @@ class PlayCommands(ServiceCore):
                     made.append(await self._step(session, loaded, role, action, None))
             if not made:
                 break
-            self._remember(game_pk, made[-1].version, loaded.state)
+            self._remember(game_pk, made[-1].version, loaded.state, loaded.snapshot)
             steps.extend(made)
         return steps
 
@@ -228,5 +228,5 @@ class PlayCommands(ServiceCore):
                                       undoes_seq=target.seq, barrier=False,
                                       extra_notice={"type": "undo", "role": role, "undoes_seq": target.seq,
                                                     "lines": [f"{role} takes back a step."]})
-        self._remember(game_pk, step.version, loaded.state)
+        self._remember(game_pk, step.version, loaded.state, loaded.snapshot)
         return step

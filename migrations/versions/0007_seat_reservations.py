@@ -8,8 +8,8 @@
 Existing rows get NULL (no reservation): an open game made before this revision keeps its
 one invitation in ``discord_game.invited_user_id``, which the front end still honours.
 
-Revision ID: 0007_seat_reservations
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-11-26
 """
 
@@ -20,8 +20,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0007_seat_reservations"
-down_revision: str | None = "0005"
+revision: str = "0007"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

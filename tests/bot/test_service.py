@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import types
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from bot.service import (
     UndoRefused,
     state_hash,
 )
+from bot.service.core import apply_delta
 from bot.settings import sqlite_url
 from engine.api import RuleError
 from tests.bot import toygame
@@ -102,9 +104,13 @@ async def test_apply_writes_move_state_and_version(service: GameService, db_path
     assert version == 1 and state["pending"] == 2
     moves = rows(db_path, "SELECT seq, role, user_id, action, kind FROM move WHERE game_pk=?", pk)
     assert moves == [(1, "red", ANN, '{"n":2,"type":"add"}', "step")], "labels are not stored"
-    stored = rows(db_path, "SELECT version, state FROM game_state WHERE game_pk=?", pk)[0]
-    assert stored[0] == 1 and stored[1] == dumps(state)
-    assert rows(db_path, "SELECT state_hash FROM move WHERE game_pk=?", pk)[0][0] == state_hash(stored[1])
+    # The snapshot stays at version 0 (one every SNAPSHOT_EVERY moves, issue 13); the move
+    # row holds what the step changed, and the hash of the state after it.
+    snapshot, text = rows(db_path, "SELECT version, state FROM game_state WHERE game_pk=?", pk)[0]
+    delta, digest = rows(db_path, "SELECT delta, state_hash FROM move WHERE game_pk=?", pk)[0]
+    assert snapshot == 0 and json.loads(delta) == {"{": {"pending": {"=": 2}}}
+    assert dumps(apply_delta(json.loads(text), json.loads(delta))) == dumps(state)
+    assert digest == state_hash(dumps(state))
 
 
 async def test_stale_version_is_refused_with_current_version_and_prompt(service: GameService) -> None:

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from alembic.script import ScriptDirectory
 
 import engine
+from bot.db import alembic_config
 from bot.service import GameService, ImportRefused, UndoRefused
 from bot.upgrade import check_games
 from engine.api import Action, RuleError, State, clone
@@ -23,6 +25,8 @@ from tests.bot import toygame
 
 ANN, BOB = 101, 202
 THREAD = 900
+HEAD = ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+"""The newest migration: what a game made now records as its schema revision."""
 
 
 def toy_version(version: int, apply: Any, note: str) -> types.SimpleNamespace:
@@ -91,16 +95,10 @@ def rules_notices(db_path: Path, pk: int) -> list[str]:
 
 
 async def test_a_game_records_its_rules_version_and_schema_revision(service: GameService, db_path: Path) -> None:
-    from alembic.script import ScriptDirectory
-
-    from bot.db import alembic_config
-
-    head = ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
-    assert head is not None and head >= "0005"
     pk = await started(service)
-    assert rows(db_path, "SELECT rules_version, schema_revision FROM game WHERE id = ?", pk) == [(1, head)]
+    assert rows(db_path, "SELECT rules_version, schema_revision FROM game WHERE id = ?", pk) == [(1, HEAD)]
     data = await service.export(pk)
-    assert (data["rules_version"], data["schema_revision"], data["upgrades"]) == (1, head, [])
+    assert (data["rules_version"], data["schema_revision"], data["upgrades"]) == (1, HEAD, [])
 
 
 @pytest.mark.rule("issue14:versions")

@@ -66,7 +66,15 @@ async def test_apply_writes_move_state_and_version_pg(service: GameService, pg_c
     assert pg_rows(pg_clean, "SELECT seq, role, action, kind FROM move WHERE game_pk = :pk", pk=pk) == [
         (1, "red", '{"n":2,"type":"add"}', "step")]
     assert pg_rows(pg_clean, "SELECT version FROM game WHERE id = :pk", pk=pk) == [(1,)]
-    assert pg_rows(pg_clean, "SELECT version FROM game_state WHERE game_pk = :pk", pk=pk) == [(1,)]
+    # The snapshot stays at version 0 (one every SNAPSHOT_EVERY moves, issue 13): the move row
+    # holds what the step changed, and a service loading the game cold rebuilds it.
+    assert pg_rows(pg_clean, "SELECT version FROM game_state WHERE game_pk = :pk", pk=pk) == [(0,)]
+    assert pg_rows(pg_clean, "SELECT delta FROM move WHERE game_pk = :pk", pk=pk) == [('{"{":{"pending":{"=":2}}}',)]
+    cold = GameService.open(pg_clean)
+    try:
+        assert await cold.state(pk) == await service.state(pk)
+    finally:
+        await cold.close()
 
 
 async def test_refusals_write_nothing_pg(service: GameService, pg_clean: str) -> None:

@@ -1,0 +1,100 @@
+"""SQLite statements run on the event loop's thread (bot.db, issue 13): waiting for another
+connection's write lock must not stop the loop, and still gives up after the busy timeout."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from bot.db import migrate_async
+from bot.service import GameService
+from bot.settings import sqlite_url
+
+
+async def _ticker(ticks: list[int], stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        ticks.append(1)
+        await asyncio.sleep(0.005)
+
+
+async def test_a_write_waits_for_another_writer_without_stopping_the_loop(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "lock.db")
+    await migrate_async(url)
+    service = GameService.open(url, busy_timeout_ms=5000)
+    holder = sqlite3.connect(tmp_path / "lock.db", isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another process's writer, in effect
+
+        async def write() -> None:
+            async with service.writing() as session:
+                await session.execute(sa.text("INSERT INTO discord_user (user_id) VALUES (42)"))
+
+        ticks: list[int] = []
+        stop = asyncio.Event()
+        ticker = asyncio.create_task(_ticker(ticks, stop))
+        writer = asyncio.create_task(write())
+        await asyncio.sleep(0.2)
+        assert not writer.done(), "the write waits for the lock"
+        waited = len(ticks)
+        assert waited >= 10, f"the loop kept running while the write waited ({waited} ticks)"
+        holder.execute("COMMIT")
+        await asyncio.wait_for(writer, 5)
+        stop.set()
+        await ticker
+        assert holder.execute("SELECT user_id FROM discord_user").fetchall() == [(42,)]
+    finally:
+        holder.close()
+        await service.close()
+
+
+async def test_a_write_gives_up_after_the_busy_timeout(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "lock.db")
+    await migrate_async(url)
+    service = GameService.open(url, busy_timeout_ms=150)
+    holder = sqlite3.connect(tmp_path / "lock.db", isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        with pytest.raises(sa.exc.OperationalError, match="database is locked"):
+            async with service.writing() as session:
+                await session.execute(sa.text("INSERT INTO discord_user (user_id) VALUES (43)"))
+        assert loop.time() - started >= 0.14
+        holder.execute("ROLLBACK")
+        async with service.writing() as session:  # the connection is usable again
+            await session.execute(sa.text("INSERT INTO discord_user (user_id) VALUES (44)"))
+        assert holder.execute("SELECT user_id FROM discord_user").fetchall() == [(44,)]
+    finally:
+        holder.close()
+        await service.close()
+
+
+async def test_the_wal_is_checkpointed_off_the_event_loop(tmp_path: Path) -> None:
+    """The service's connections never checkpoint at a commit; a thread of their engine does,
+    soon after commits, so the WAL is copied back without any commit waiting for it."""
+    url = sqlite_url(tmp_path / "wal.db")
+    await migrate_async(url)
+    service = GameService.open(url)
+    try:
+        async with service.reading() as session:
+            assert (await session.execute(sa.text("PRAGMA wal_autocheckpoint"))).scalar() == 0
+        async with service.writing() as session:
+            await session.execute(sa.text("CREATE TABLE scratch (x TEXT)"))
+        main_file = tmp_path / "wal.db"
+        before = main_file.stat().st_size
+        for _ in range(200):  # some 800 KB, written to the WAL first
+            async with service.writing() as session:
+                await session.execute(sa.text("INSERT INTO scratch (x) VALUES (:x)"), {"x": "x" * 4000})
+        # Only a checkpoint copies pages into the database file itself (nothing here opens it
+        # to look: a probe's own checkpoint would prove nothing).
+        for _ in range(100):  # the thread waits a quarter of a second for more commits
+            await asyncio.sleep(0.05)
+            if main_file.stat().st_size >= before + 700_000:
+                break
+        assert main_file.stat().st_size >= before + 700_000, "the thread copied the WAL into the file"
+    finally:
+        await service.close()
