@@ -180,7 +180,8 @@ async def test_levels_are_kept_with_the_seats_and_a_later_seat_takes_the_games(s
     try:
         read = await again.game(info.id)
         assert level_of(read) == "hard" and level_of(read, "red") == "hard" and level_of(read, "blue") == "hard"
-        assert read.seat("blue").prefs == {"level": "hard"}
+        blue = read.seat("blue")
+        assert blue is not None and blue.prefs == {"level": "hard"}
     finally:
         await again.close()
     recording = Recording()
