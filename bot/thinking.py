@@ -225,8 +225,9 @@ class Thinker:
             self._executor = None
 
     async def close(self) -> None:
-        """Refuse new decisions, drop the waiting ones and stop the processes (a decision being
-        computed is abandoned: its game is picked up again at the next start)."""
+        """Refuse new decisions, drop the waiting ones and stop the processes. A decision being
+        computed is abandoned, its process stopped rather than waited for (a search may take
+        seconds): its game is picked up again at the next start, and makes the same decision."""
         self._closed = True
         while len(self._queue):
             _, job = self._queue.get()
@@ -237,7 +238,10 @@ class Thinker:
             await asyncio.wait(list(self._tasks), timeout=5)
         if self._own_executor and self._executor is not None:
             executor, self._executor = self._executor, None
-            # Waiting for a worker to finish a search would hold the shutdown for seconds;
-            # the processes exit after their current decision.
+            # ProcessPoolExecutor has no public way to stop a busy worker before Python 3.14
+            # (terminate_workers); its table of processes is the one handle there is.
+            workers = list((getattr(executor, "_processes", None) or {}).values())
             executor.shutdown(wait=False, cancel_futures=True)
-
+            for process in workers:
+                if process.is_alive():
+                    process.terminate()

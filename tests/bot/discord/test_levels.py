@@ -92,7 +92,7 @@ async def _until(check: Callable[[], Awaitable[bool]], timeout: float = 60.0) ->
 async def test_the_bot_answers_others_while_the_built_in_player_thinks(full: LevelHarness) -> None:
     """alice opens a game of Las Navas against the built-in player at ``hard`` (its own budget:
     seconds per decision). While it thinks, carol's ``/status`` is answered in full, and so is
-    alice's own; the decision lands afterwards."""
+    alice's own. (That its decisions land, and are the level's, tests (a) and (b) below show.)"""
     h = full
     assert h.bot is not None and h.bot.user is not None
     await h.cmd(h.alice, "game new", game="navas", side="muslim", opponent=h.bot.user.id, level="hard", seed=3)
@@ -122,11 +122,8 @@ async def test_the_bot_answers_others_while_the_built_in_player_thinks(full: Lev
             assert (await svc.game(1)).version == version
             answered.append((whole, msg.content))
         assert "**christian**: built-in player (hard)" in answered[0][1]
-        waited = time.monotonic()
-        await _until(lambda: _moved(svc, version))
-        print(f"answered in full while the built-in player thought: {[round(a[0], 3) for a in answered]} s; "
-              f"its decision landed {time.monotonic() - waited:.1f} s later")
-        assert (await svc.moves(1))[0]["role"] == "christian" and 1 in thinker.served
+        assert thinker.served == [1]
+        print(f"answered in full while the built-in player thought: {[round(a[0], 3) for a in answered]} s")
     finally:
         await svc.close()
 
