@@ -219,3 +219,36 @@ async def test_hand_over_gives_the_seat_to_the_built_in_player_at_the_games_leve
     recording = Recording()
     steps = await service.play_bots(info.id, max_steps=2, thinker=recording)
     assert steps and {d.level for d in recording.asked} == {"normal"}
+
+
+async def test_a_resigned_seat_is_played_at_the_games_level(service: GameService) -> None:
+    """Three seats: a resignation hands the seat to the built-in player, which plays it at the
+    level the game was opened with."""
+    info = await service.create_game("granada_city", {"players": 3}, seed=2)
+    for n, role in enumerate(info.roles):
+        await service.join(info.id, ANN + n, f"p{n}", role)
+    await service.set_levels(info.id, {info.roles[0]: "normal"})  # the creator's seat, as /game new does
+    await service.start(info.id)
+    gone = info.roles[1]
+    after = await service.resign(info.id, gone, ANN + 1)
+    seat = after.seat(gone)
+    assert seat is not None and seat.is_bot and level_of(after, gone) == "normal"
+
+
+def test_the_thinking_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import os
+
+    from bot.settings import Settings
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("AI_CONCURRENCY", "AI_ITERATION_CAP"):
+        monkeypatch.delenv(name, raising=False)
+    s = Settings()
+    assert s.ai_concurrency == max(1, (os.cpu_count() or 1) - 1) and s.ai_iteration_cap is None
+    monkeypatch.setenv("AI_CONCURRENCY", "3")
+    monkeypatch.setenv("AI_ITERATION_CAP", "40")
+    s = Settings()
+    assert s.ai_concurrency == 3 and s.ai_iteration_cap == 40
+    monkeypatch.setenv("AI_CONCURRENCY", "0")
+    with pytest.raises(ValueError, match="ai_concurrency"):
+        Settings()
