@@ -19,6 +19,7 @@ from bot.discord import present
 from bot.discord.cogs.base import Cog
 from bot.discord.errors import UserError
 from bot.service import GameInfo
+from bot.service.levels import DEFAULT_LEVEL
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
@@ -163,9 +164,11 @@ class Lobby(Cog):
                 for other in roles:
                     if other != role:
                         await self.service.join(info.id, None, "built-in player", other, is_bot=True)
-            # The game's level, on the seats taken so far; a seat taken later inherits it.
-            taken = await self.service.game(info.id)
-            await self.service.set_levels(info.id, {s.role: level for s in taken.seats})
+            if level != DEFAULT_LEVEL:
+                # The game's level, on the seats taken so far; a seat taken later inherits it
+                # (a game with none recorded plays at the default level).
+                taken = await self.service.game(info.id)
+                await self.service.set_levels(info.id, {s.role: level for s in taken.seats})
             info = await self.service.game(info.id)
             if not info.free_roles:
                 # Against the built-in player no seat is free: the game starts before its lobby
