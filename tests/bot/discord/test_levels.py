@@ -123,6 +123,8 @@ async def test_the_bot_answers_others_while_the_built_in_player_thinks(full: Lev
             answered.append((whole, msg.content))
         assert "**christian**: built-in player (hard)" in answered[0][1]
         assert thinker.served == [1]
+        with pytest.raises(LookupError, match="not one of the choices"):
+            await h.si.slash(h.alice, h.channel, "game new", game="navas", level="expert")
         print(f"answered in full while the built-in player thought: {[round(a[0], 3) for a in answered]} s")
     finally:
         await svc.close()
@@ -130,6 +132,41 @@ async def test_the_bot_answers_others_while_the_built_in_player_thinks(full: Lev
 
 async def _moved(svc: GameService, version: int) -> bool:
     return (await svc.game(1)).version > version
+
+
+# ----------------------------------------------------------------------------- a restart
+
+
+async def test_a_restart_keeps_the_level_and_resumes_the_search(capped: LevelHarness) -> None:
+    """The bot stops while the built-in player (hard) plays its setup steps; the next process
+    reads the level from the database and finishes them at hard, decision for decision."""
+    h = capped
+    assert h.bot is not None and h.bot.user is not None
+    await h.cmd(h.alice, "game new", game="navas", side="muslim", opponent=h.bot.user.id, level="hard", seed=4)
+    await h.stop()
+    await h.start()
+    assert h.bot is not None
+    svc = await _open_svc(h)
+    try:
+        async def christian_done() -> bool:
+            return "christian" not in (await svc.game(1)).active
+
+        await _until(christian_done, timeout=120)
+        assert 1 in h.bot.thinker.served, "the new process thought for the game"
+        exported = await svc.export(1)
+        module = engine.get("navas")
+        state = module.setup(exported["seed"], dict(exported["options"]))
+        cap = iterations_for("navas", "hard", 3)
+        christian = 0
+        for version, move in enumerate(exported["moves"]):
+            assert move["role"] == "christian"  # alice (muslim) has not moved
+            seed = _bot_seed(exported["seed"], version, "christian")
+            assert move["action"] == strip_label(choose(module, state, "christian", seed, "hard", cap))
+            state = module.apply(state, "christian", move["action"])
+            christian += 1
+        assert christian > 0
+    finally:
+        await svc.close()
 
 
 # ----------------------------------------------------------------------------- (b) a deadline hands over
