@@ -111,8 +111,11 @@ class Settings(BaseSettings):
 
 
 def default_ai_concurrency() -> int:
-    """One core is left to the bot's event loop (and the database), the rest think."""
-    return max(1, (os.cpu_count() or 1) - 1)
+    """One core is left to the bot's event loop (and the database), the rest think. The cores
+    are those this process may run on (a container's CPU set), not the machine's."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    return max(1, cores - 1)
 
 
 def shard_of(guild_id: int | None, shard_count: int) -> int:

@@ -244,7 +244,8 @@ def test_the_thinking_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     for name in ("AI_CONCURRENCY", "AI_ITERATION_CAP"):
         monkeypatch.delenv(name, raising=False)
     s = Settings()
-    assert s.ai_concurrency == max(1, (os.cpu_count() or 1) - 1) and s.ai_iteration_cap is None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    assert s.ai_concurrency == max(1, cores - 1) and s.ai_iteration_cap is None
     monkeypatch.setenv("AI_CONCURRENCY", "3")
     monkeypatch.setenv("AI_ITERATION_CAP", "40")
     s = Settings()
