@@ -396,7 +396,7 @@ class Delivery(Worker):
                 seats = " · ".join(present.seat_line(s.role, s.user_id, s.is_bot, s.display_name, level_of(info, s.role))
                                    for s in info.seats)
                 lines.append(f"▶️ **{present.game_name(info.title, info.id)}** begins. {seats}")
-            lobby = lobby or kind in ("seated", "started", "finished", "aborted")
+            lobby = lobby or kind in ("seated", "started", "finished", "aborted", "handed_over")
             ended = ended or kind in ("finished", "aborted")
             lines.extend(str(t) for t in p.get("lines") or [])
             if kind == "undo":

@@ -198,6 +198,9 @@ async def test_a_late_seat_goes_to_the_built_in_player_at_the_games_level(capped
         await h.si.wait_message(lambda m: h.si.visible_to(m, h.alice) and "plays the christian seat from now on"
                                 in m.content, timeout=20)
         await _until(lambda: _moved(svc, before))
+        # The lobby message says who holds the seat now.
+        await h.si.wait_message(lambda m: m.id == lobby.id and "**christian**: built-in player (normal)" in m.content,
+                                timeout=20)
         info = await svc.game(1)
         seat = info.seat("christian")
         assert seat is not None and seat.is_bot and seat.user_id is None and level_of(info, "christian") == "normal"
