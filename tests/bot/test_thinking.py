@@ -253,3 +253,10 @@ def test_the_thinking_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     monkeypatch.setenv("AI_CONCURRENCY", "0")
     with pytest.raises(ValueError, match="ai_concurrency"):
         Settings()
+
+
+def test_discord_offers_every_level_and_nothing_else() -> None:
+    from bot.discord import present
+    from engine.ai import LEVELS
+
+    assert tuple(present.LEVELS) == LEVELS
