@@ -141,7 +141,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         seats, autoplay = [], True
     else:
         seats, autoplay = [s.strip() for s in answer.split(",") if s.strip()], False
-    return _local(settings, url, game_id, seats, autoplay, None, None, {})
+    return _local(settings, url, game_id, seats, autoplay, None, None, {}, {})
 
 
 def _interactive() -> bool:
@@ -182,14 +182,16 @@ def _default_options(game_id: str) -> dict[str, Any]:
 
 
 def _local(settings: Settings, url: str, game_id: str, seats: list[str], autoplay: bool, seed: int | None,
-           resume: int | None, options: dict[str, Any]) -> int:
+           resume: int | None, options: dict[str, Any], levels: dict[str | None, str]) -> int:
     from bot.local import LocalError, play, program_name
     from bot.service import ServiceError
+    from bot.thinking import InlineThinker
 
     async def work(service: Any) -> int:
         try:
             return await play(service, game_id, seats=seats, autoplay=autoplay, seed=seed, resume=resume,
-                              images_dir=settings.images_dir, options=options, program=program_name())
+                              images_dir=settings.images_dir, options=options, program=program_name(),
+                              levels=levels, thinker=InlineThinker(settings.ai_iteration_cap))
         except (LocalError, ServiceError) as exc:
             raise CommandError(str(exc)) from None
 
@@ -202,9 +204,32 @@ def cmd_local(args: argparse.Namespace, settings: Settings) -> int:
         options["players"] = args.players
     if options and args.resume is not None:
         raise CommandError("--option sets up a new game; a resumed game keeps the options it was created with")
+    levels = parse_levels(args.level or [])
     url = url_for_db_option(args.db, settings)
     _migrate(url)
-    return _local(settings, url, args.game, args.seat or [], args.autoplay, args.seed, args.resume, options)
+    return _local(settings, url, args.game, args.seat or [], args.autoplay, args.seed, args.resume, options, levels)
+
+
+def parse_levels(given: Sequence[str]) -> dict[str | None, str]:
+    """``--level LEVEL`` (every seat of the built-in player) and ``--level ROLE=LEVEL`` (one
+    seat; repeat), as a level per role, ``None`` for every role not named. Whether a role
+    exists is the game's to say (``bot.local``)."""
+    from engine.ai import LEVELS
+
+    levels: dict[str | None, str] = {}
+    for item in given:
+        role, sep, level = item.partition("=")
+        key: str | None = role.strip() if sep else None
+        level = (level if sep else role).strip().lower()
+        if level not in LEVELS:
+            raise CommandError(f"--level {item}: there is no level {level!r}; the levels are {', '.join(LEVELS)}")
+        if sep and not key:
+            raise CommandError(f"--level {item}: name a role before '=' (e.g. christian=hard)")
+        if key in levels and levels[key] != level:
+            raise CommandError(f"--level gives {'every seat' if key is None else key} two levels "
+                               f"({levels[key]} and {level})")
+        levels[key] = level
+    return levels
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -477,6 +502,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p.add_argument("game", metavar="GAME", help="game id, e.g. navas")
     p.add_argument("--seat", action="append", metavar="ROLE", help="a role you play (repeat; default: all)")
     p.add_argument("--autoplay", action="store_true", help="the built-in player takes every seat")
+    p.add_argument("--level", action="append", metavar="[ROLE=]LEVEL",
+                   help="the built-in player's level, easy, normal or hard: for every seat, or ROLE=LEVEL for one "
+                        "(repeat); default easy")
     p.add_argument("--players", type=int, metavar="N",
                    help="number of seats of a new game, where the game lets it vary (same as --option players=N)")
     p.add_argument("--seed", type=int, help="random seed of a new game")

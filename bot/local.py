@@ -2,6 +2,8 @@
 
 Hot-seat (one person plays every seat given with ``--seat``, or all seats), or against the
 built-in player (seats not given), or ``--autoplay`` (the built-in player takes every seat).
+``--level`` sets the level the built-in player plays at (every seat, or one role's), kept with
+the game's seats, so ``--resume`` plays on at the same level.
 After each change it writes the pictures of every seat played here (board, hand, battle
 board while a battle is fought: whatever ``render.pictures`` says applies) and prints the
 path of each one that changed; at the end, the final reveal and the replay animation of the
@@ -26,9 +28,10 @@ from typing import Any
 import engine
 import render
 from bot.service import GameInfo, GameService, NotAllowed, ServiceError, StaleVersion, _bot_seed
+from bot.service.levels import level_of
+from bot.thinking import Decision, InlineThinker, Thinking
 from bot.viewkeys import autopass_hint, pass_action
 from engine.api import RuleError, View, describe
-from engine.players import choose
 
 Output = Callable[[str], None]
 Input = Callable[[str], str]
@@ -87,6 +90,8 @@ class Table:
     #: (role or None for the table, kind) -> (digest of what the file was drawn from, path)
     drawn: dict[tuple[str | None, str], tuple[str, Path]] = field(default_factory=dict)
     failed_kinds: set[str] = field(default_factory=set)
+    #: Where the built-in player's searches run (here, by default: nothing else waits).
+    thinker: Thinking = field(default_factory=InlineThinker)
 
     # ----------------------------------------------------------------- output
 
@@ -244,7 +249,7 @@ class Table:
         info = await self.service.game(self.game_pk)
         changed = True
         while True:
-            steps = await self.service.play_bots(self.game_pk, max_steps=200)
+            steps = await self.service.play_bots(self.game_pk, max_steps=200, thinker=self.thinker)
             if steps:
                 changed = True
             info = await self.service.game(self.game_pk)
@@ -286,9 +291,11 @@ class Table:
 
     async def play_for(self, info: GameInfo, role: str) -> None:
         """One move of the built-in player for a seat of this table (``--resume --autoplay``):
-        the same player, seeded the same way, as for the seats it holds."""
+        the same player at the game's level, seeded the same way, as for the seats it holds."""
         version, state = await self.service.state(self.game_pk)
-        action = choose(engine.get(self.game_id), state, role, _bot_seed(info.seed, version, role))
+        decision = Decision(game_pk=self.game_pk, game_id=self.game_id, version=version, state=state, role=role,
+                            seed=_bot_seed(info.seed, version, role), level=level_of(info, role))
+        action = await self.thinker.decide(decision)
         await self.service.apply(self.game_pk, role, action, version)
 
     async def auto_pass(self, info: GameInfo, roles: list[str]) -> bool:
@@ -435,8 +442,13 @@ async def play(
     program: str | None = None,
     out: Output = print,
     ask: Input = input,
+    levels: dict[str | None, str] | None = None,
+    thinker: Thinking | None = None,
 ) -> int:
-    """Create (or resume) a game and play it at the terminal. Returns the exit status."""
+    """Create (or resume) a game and play it at the terminal. Returns the exit status.
+
+    ``levels``: the built-in player's level per role, ``None`` standing for every role not
+    named (``--level hard --level muslim=easy``); kept with the seats."""
     if resume is not None:
         info = await service.game(resume)
         if game_id and info.game_id != game_id:
@@ -447,6 +459,8 @@ async def play(
             raise LocalError("--seat chooses the seats of a new game; a resumed game keeps its seats.")
         if info.status == "open":
             info = await service.start(resume, fill_with_bots=True)
+        if levels and info.status == "running":
+            info = await service.set_levels(info.id, _levels_per_role(info.roles, levels))
         out(f"game {info.id}: {info.title}, resumed at move {info.version}"
             + (" (the built-in player finishes it)" if autoplay else ""))
     else:
@@ -454,17 +468,21 @@ async def play(
             raise LocalError(f"unknown game {game_id!r}; known games: {', '.join(sorted(engine.GAMES))}")
         info = await service.create_game(game_id, options or {}, seed)
         wanted = _seat_plan(info.roles, seats or [], autoplay)
+        per_role = _levels_per_role(info.roles, levels or {})
         for role in info.roles:
             if role in wanted:
                 await service.join(info.id, None, f"terminal ({role})", role)
             else:
                 await service.join(info.id, None, "built-in player", role, is_bot=True)
+        if per_role:
+            await service.set_levels(info.id, per_role)
         info = await service.start(info.id)
-        players = ", ".join(f"{s.role}: {'built-in player' if s.is_bot else 'you'}" for s in info.seats)
+        players = ", ".join(f"{s.role}: {f'built-in player ({level_of(info, s.role)})' if s.is_bot else 'you'}"
+                            for s in info.seats)
         out(f"game {info.id}: {info.title}, seed {info.seed} ({players})")
     table = Table(service, info.id, info.game_id, images_dir, out=out, ask=ask,
                   program=program if program is not None else program_name(),
-                  autoplay=autoplay and resume is not None)
+                  autoplay=autoplay and resume is not None, thinker=thinker or InlineThinker())
     if resume is not None:
         await table.catch_up([s.role for s in info.seats if s.is_terminal])
     return await table.run(autoplay_output=autoplay)
@@ -504,6 +522,22 @@ def _spectator_views(exported: dict[str, Any]) -> Iterator[View]:
     for move in exported["moves"]:
         state = module.apply(state, move["role"], move["action"])
         yield module.view(state, None)
+
+
+def _levels_per_role(roles: list[str], levels: dict[str | None, str]) -> dict[str, str]:
+    """``--level`` given per role (``None``: every role not named) as a level for each role;
+    a role the game does not have is refused."""
+    unknown = [r for r in levels if r is not None and r not in roles]
+    if unknown:
+        raise LocalError(f"--level names no role of this game ({', '.join(unknown)}); the roles are "
+                         f"{', '.join(roles)}.")
+    every = levels.get(None)
+    chosen: dict[str, str] = {}
+    for role in roles:
+        level = levels.get(role, every)
+        if level is not None:
+            chosen[role] = level
+    return chosen
 
 
 def _seat_plan(roles: list[str], seats: list[str], autoplay: bool) -> set[str]:

@@ -6,6 +6,7 @@ Every setting is documented, with its default, in README.md ("Configuration"). S
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,15 @@ class Settings(BaseSettings):
     )
     log_level: str = Field(default="INFO", description="Python logging level.")
     render_concurrency: int = Field(default=2, ge=1, description="Board images drawn at the same time.")
+    ai_concurrency: int = Field(
+        default_factory=lambda: default_ai_concurrency(), ge=1,
+        description="Processes the built-in player thinks in (levels normal and hard); unset = cores - 1, at least 1.",
+    )
+    ai_iteration_cap: int | None = Field(
+        default=None, ge=1,
+        description="At most this many search iterations per decision of the built-in player; unset = each "
+                    "level's own budget (tests and slow machines lower it).",
+    )
     sqlite_busy_timeout_ms: int = Field(
         default=5000, ge=0, description="How long a SQLite writer waits for another one before failing."
     )
@@ -98,6 +108,14 @@ class Settings(BaseSettings):
     @property
     def images_dir(self) -> Path:
         return self.data_dir / "images"
+
+
+def default_ai_concurrency() -> int:
+    """One core is left to the bot's event loop (and the database), the rest think. The cores
+    are those this process may run on (a container's CPU set), not the machine's."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    return max(1, cores - 1)
 
 
 def shard_of(guild_id: int | None, shard_count: int) -> int:

@@ -26,6 +26,7 @@ from bot.discord.store import Store
 from bot.models import utcnow
 from bot.service import GameService
 from bot.settings import shard_of
+from bot.thinking import Thinker
 
 if TYPE_CHECKING:
     from bot.discord.cogs.deadlines import Deadlines
@@ -126,6 +127,8 @@ class AlcazabaBot(commands.AutoShardedBot):
         self.service = service
         self.store = Store(service)
         self.images = Images(settings.render_concurrency)
+        self.thinker = Thinker(settings.ai_concurrency, settings.ai_iteration_cap)
+        """Where the built-in player's searches run (bot/thinking.py), off the event loop."""
         self.tuning = tuning or Tuning()
         self.workers = workers
         """False for a short-lived client (``alcazaba sync``): no outbox, deadline or bot loops."""
@@ -136,6 +139,7 @@ class AlcazabaBot(commands.AutoShardedBot):
         self.deadlines: Deadlines
         self._bot_tasks: set[asyncio.Task[Any]] = set()
         self._bot_games: set[int] = set()
+        self._bot_again: set[int] = set()
 
     def now(self) -> datetime:
         value: datetime = self.tuning.now()
@@ -178,20 +182,24 @@ class AlcazabaBot(commands.AutoShardedBot):
         return shard_of(guild_id, count) in ids
 
     def run_bots(self, game_pk: int) -> None:
-        """Let the built-in player move in the background (one task per game at a time)."""
+        """Let the built-in player move in the background (one task per game at a time).
+
+        Its searches run in :attr:`thinker`'s processes, queued fairly with every other
+        game's, so the loop keeps answering everyone meanwhile; each committed move is
+        delivered at once (``on_commit``), not after the whole run."""
         if game_pk in self._bot_games:
+            # The running task may have just found nothing to do: it looks once more.
+            self._bot_again.add(game_pk)
             return
         self._bot_games.add(game_pk)
 
         async def work() -> None:
             try:
                 while True:
-                    steps = await self.service.play_bots(game_pk, max_steps=50)
-                    if steps:
-                        self.poke()
-                    if len(steps) < 50:
+                    self._bot_again.discard(game_pk)
+                    await self.service.play_bots(game_pk, thinker=self.thinker, on_commit=lambda _: self.poke())
+                    if game_pk not in self._bot_again:
                         break
-                    await asyncio.sleep(0)
             except Exception:
                 log.exception("built-in player failed in game %s", game_pk)
             finally:
@@ -221,6 +229,7 @@ class AlcazabaBot(commands.AutoShardedBot):
             tasks.append(task)
         if tasks:
             await asyncio.wait(tasks, timeout=SHUTDOWN_WAIT)
+        await self.thinker.close()
         await super().close()
 
 

@@ -39,7 +39,15 @@ DEADLINE_ACTIONS = {
     "remind": "remind only",
     "autopass": "pass for the late player where the rules allow",
     "claim": "the opponent may claim the game",
+    "bot": "the built-in player takes the late seat",
 }
+
+LEVELS = {
+    "easy": "quick and simple",
+    "normal": "thinks a moment",
+    "hard": "thinks longest, plays best",
+}
+"""The built-in player's levels (engine.ai.LEVELS) as /game new offers them."""
 
 
 def pace_delta(pace: str | None) -> timedelta | None:
@@ -154,9 +162,9 @@ def game_name(title: str, game_pk: int) -> str:
     return f"{title} #{game_pk}"
 
 
-def seat_line(role: str, user_id: int | None, is_bot: bool, name: str) -> str:
+def seat_line(role: str, user_id: int | None, is_bot: bool, name: str, level: str | None = None) -> str:
     if is_bot:
-        return f"**{role}**: built-in player"
+        return f"**{role}**: built-in player" + (f" ({level})" if level else "")
     if user_id is None:
         return f"**{role}**: {name or 'terminal seat'}"
     return f"**{role}**: <@{user_id}>"

@@ -35,6 +35,7 @@ from bot.discord.views import (
     UndoButton,
 )
 from bot.service import GameInfo, GameView, NotAllowed, ServiceError, StaleVersion, StepResult
+from bot.service.levels import level_of
 from bot.viewkeys import autopass_hint
 from engine.api import RuleError
 
@@ -491,7 +492,8 @@ class Table:
         dg = await self.store.game(info.id)
         lines = [f"**{present.game_name(info.title, info.id)}** — opened by <@{info.created_by}>",
                  f"⏱ {present.pace_text(info.pace)} · at the deadline: "
-                 f"{present.DEADLINE_ACTIONS.get(dg.deadline_action, dg.deadline_action)}"]
+                 f"{present.DEADLINE_ACTIONS.get(dg.deadline_action, dg.deadline_action)} · "
+                 f"built-in player: {level_of(info)}"]
         if info.options:
             lines.append("Options: " + ", ".join(f"{k}={v}" for k, v in info.options.items()))
         seats = []
@@ -500,7 +502,8 @@ class Table:
         for role in info.roles:
             seat = info.seat(role)
             if seat is not None:
-                seats.append(present.seat_line(role, seat.user_id, seat.is_bot, seat.display_name))
+                seats.append(present.seat_line(role, seat.user_id, seat.is_bot, seat.display_name,
+                                               level_of(info, role)))
             elif role in held:
                 seats.append(f"**{role}**: free (reserved for <@{held[role]}>)")
             else:

@@ -2,29 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
-from bot.models import Game, Move, Seat, dumps, loads
+from bot.models import Game, Move, Outbox, Seat, dumps, loads, utcnow
 from bot.service.core import (
     ServiceCore,
     _bot_seed,
+    _Loaded,
     _module,
     _standing_steps,
     _upgrade_base,
     rules_version,
     state_hash,
 )
+from bot.service.levels import PREF, check_level, game_level, seat_level
 from bot.service.types import (
+    GameInfo,
     GameView,
     NotAllowed,
     ServiceError,
     StepResult,
     UndoRefused,
 )
+from bot.thinking import Decision, InlineThinker, Thinking
 from engine.api import State, clone
 from engine.players import choose
 
@@ -97,36 +102,154 @@ class PlayCommands(ServiceCore):
         self._remember(game_pk, step.version, loaded.state, loaded.snapshot)
         return step
 
-    async def play_bots(self, game_pk: int, max_steps: int | None = None, batch: int = 20) -> list[StepResult]:
+    async def play_bots(self, game_pk: int, max_steps: int | None = None, batch: int = 20, *,
+                        thinker: Thinking | None = None,
+                        on_commit: Callable[[list[StepResult]], None] | None = None) -> list[StepResult]:
         """Let the built-in player move for its seats until a human must act, the game ends,
         or ``max_steps`` moves were made.
 
-        Up to ``batch`` consecutive bot moves share one transaction (each still has its own
-        move row, hash and notifications): a game between built-in players would otherwise
-        spend most of its time committing. Nobody can act in between anyway, since only
-        bots are active; the lock is held for a few milliseconds per move.
+        ``easy`` seats move inside the write transaction: up to ``batch`` consecutive moves
+        share one (each still has its own move row, hash and notifications), since a game
+        between easy players would otherwise spend most of its time committing, and each move
+        takes microseconds.
+
+        A seat at a search level (``normal``, ``hard``) thinks for seconds, so it thinks
+        outside any transaction: from the state at version v (read without a lock), by
+        ``thinker`` (the bot's process pool; None: here, in this process), and the action is
+        then applied as of version v. If the game moved meanwhile (a person acted, the seat
+        changed hands) the decision is dropped and made again from the new state. The seed
+        is the game's, the version's and the role's (``_bot_seed``), as for ``easy``: a game
+        replays and a decision reproduces.
+
+        ``on_commit(steps)`` is called after each commit with the moves it made, so that a
+        front end delivers them while the built-in player thinks about the next one.
         """
+        thinking: Thinking = thinker if thinker is not None else InlineThinker()
         steps: list[StepResult] = []
         while max_steps is None or len(steps) < max_steps:
-            made: list[StepResult] = []
-            async with self._write() as session:
-                loaded = await self._load(session, game_pk, lock=True)
-                while len(made) < batch and (max_steps is None or len(steps) + len(made) < max_steps):
-                    if loaded.game.status != "running":
-                        break
-                    active = loaded.module.active(loaded.state)
-                    bots = [r for r in active if (s := loaded.seats.get(r)) is not None and s.is_bot]
-                    if not bots:
-                        break
-                    role = bots[0]
-                    seed = _bot_seed(loaded.game.seed, loaded.game.version, role)
-                    action = choose(loaded.module, loaded.state, role, seed)
-                    made.append(await self._step(session, loaded, role, action, None))
-            if not made:
+            turn = await self._bot_turn(game_pk)
+            if turn is None:
                 break
-            self._remember(game_pk, made[-1].version, loaded.state, loaded.snapshot)
-            steps.extend(made)
+            if turn.level == "easy":
+                room = batch if max_steps is None else min(batch, max_steps - len(steps))
+                made = await self._play_easy(game_pk, room)
+            else:
+                action = await thinking.decide(turn)
+                made = await self._play_decision(turn, action)
+            if made:
+                steps.extend(made)
+                if on_commit is not None:
+                    on_commit(made)
         return steps
+
+    def _next_bot(self, loaded: _Loaded) -> tuple[str, str] | None:
+        """The first active seat the built-in player holds and its level, if any."""
+        if loaded.game.status != "running":
+            return None
+        active = loaded.module.active(loaded.state)
+        bots = [r for r in active if (s := loaded.seats.get(r)) is not None and s.is_bot]
+        if not bots:
+            return None
+        return bots[0], self._level(loaded, bots[0])
+
+    @staticmethod
+    def _level(loaded: _Loaded, role: str) -> str:
+        order = loaded.module.roles(loads(loaded.game.options))
+        prefs = {r: loads(s.prefs) or {} for r, s in loaded.seats.items()}
+        level = game_level(prefs.get(r) for r in order)
+        return seat_level(prefs.get(role), level)
+
+    async def _bot_turn(self, game_pk: int) -> Decision | None:
+        """The decision the built-in player must make next (a snapshot, no lock held)."""
+        async with self._read() as session:
+            loaded = await self._load(session, game_pk, lock=False)
+        self._remember(game_pk, loaded.game.version, loaded.state, loaded.snapshot)
+        found = self._next_bot(loaded)
+        if found is None:
+            return None
+        role, level = found
+        game = loaded.game
+        return Decision(game_pk=game_pk, game_id=game.game_id, version=game.version, state=loaded.state,
+                        role=role, seed=_bot_seed(game.seed, game.version, role), level=level)
+
+    async def _play_easy(self, game_pk: int, limit: int) -> list[StepResult]:
+        """Consecutive moves of ``easy`` seats in one transaction, until a person or a
+        searching seat must act (or ``limit`` moves)."""
+        made: list[StepResult] = []
+        async with self._write() as session:
+            loaded = await self._load(session, game_pk, lock=True)
+            while len(made) < limit:
+                found = self._next_bot(loaded)
+                if found is None or found[1] != "easy":
+                    break
+                role = found[0]
+                seed = _bot_seed(loaded.game.seed, loaded.game.version, role)
+                action = choose(loaded.module, loaded.state, role, seed)
+                made.append(await self._step(session, loaded, role, action, None))
+        if made:
+            self._remember(game_pk, made[-1].version, loaded.state, loaded.snapshot)
+        return made
+
+    async def _play_decision(self, decision: Decision, action: dict[str, Any]) -> list[StepResult]:
+        """Apply a decision made outside the transaction, if the game is still where it was
+        when the decision was asked for (else nothing: the caller asks again)."""
+        async with self._write() as session:
+            loaded = await self._load(session, decision.game_pk, lock=True)
+            if loaded.game.version != decision.version or self._next_bot(loaded) != (decision.role, decision.level):
+                return []
+            step = await self._step(session, loaded, decision.role, action, None)
+        self._remember(decision.game_pk, step.version, loaded.state, loaded.snapshot)
+        return [step]
+
+    async def set_levels(self, game_pk: int, levels: dict[str, str]) -> GameInfo:
+        """Record the level the built-in player plays (or would take over) each named seat at
+        (``bot.service.levels``); a seat not named keeps its own, or the game's."""
+        for level in levels.values():
+            check_level(level)
+        async with self._write() as session:
+            loaded = await self._load(session, game_pk, lock=True)
+            self._require_status(loaded.game, "open", "running")
+            for role, level in levels.items():
+                seat = loaded.seats.get(role)
+                if seat is None:
+                    raise NotAllowed(f"Nobody holds the {role} seat.")
+                prefs = loads(seat.prefs) or {}
+                prefs[PREF] = level
+                seat.prefs = dumps(prefs)
+            await session.flush()
+            return self._info(loaded.game, loaded.seats.values())
+
+    async def hand_over(self, game_pk: int, role: str, reason: str) -> GameInfo:
+        """Give a person's seat to the built-in player for the rest of the game (a deadline
+        passed in a game that hands late seats over): it plays it at the seat's level, which is
+        the game's unless the seat has its own. The thread reads ``reason`` and who took over;
+        the late player is told by a note. Call :meth:`play_bots` afterwards."""
+        async with self._write() as session:
+            loaded = await self._load(session, game_pk, lock=True)
+            game = loaded.game
+            self._require_status(game, "running")
+            seat = loaded.seats.get(role)
+            if seat is None:
+                raise NotAllowed(f"Nobody holds the {role} seat.")
+            if seat.is_bot:
+                raise NotAllowed(f"The built-in player already holds the {role} seat.")
+            level = self._level(loaded, role)
+            late_user = seat.user_id
+            seat.is_bot = True
+            seat.user_id = None
+            seat.display_name = "built-in player"
+            game.updated_at = utcnow()
+            line = f"{reason}; the built-in player ({level}) takes the {role} seat."
+            self._notify(session, loaded, game.version, [line], [], None,
+                         {"type": "handed_over", "role": role, "reason": reason})
+            if late_user is not None:
+                text = (f"{reason} in game #{game_pk}: the built-in player ({level}) plays the {role} seat "
+                        "from now on.")
+                session.add(Outbox(game_pk=game_pk, kind="dm", recipient=str(late_user),
+                                   payload=dumps({"type": "note", "game": game_pk, "role": role, "text": text}),
+                                   dedupe_key=f"g{game_pk}:v{game.version}:handover:{role}"))
+            await session.flush()
+            return self._info(game, loaded.seats.values())
 
     async def waiting_for_bots(self, limit: int = 100) -> list[int]:
         """Running games where a built-in player must move (e.g. after a restart)."""

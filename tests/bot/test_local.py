@@ -509,7 +509,7 @@ def test_a_three_player_game_of_sabika_by_built_in_players(tmp_path: Path,
     status = main(["local", "sabika", "--players", "3", "--autoplay", "--seed", "2", "--db", str(db)])
     out = capsys.readouterr().out.splitlines()
     assert status == 0 and out[-1].startswith("game 1 finished: ")
-    assert "blue: built-in player, yellow: built-in player, pink: built-in player" in out[0]
+    assert "blue: built-in player (easy), yellow: built-in player (easy), pink: built-in player (easy)" in out[0]
     result = json.loads(out[-1].removeprefix("game 1 finished: "))
     assert set(result["score"]) == {"blue", "yellow", "pink"}
 

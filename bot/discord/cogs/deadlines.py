@@ -11,7 +11,8 @@ retried send is not doubled.
 At a deadline the game's ``deadline_action`` decides: ``remind`` (tell the late player and
 the thread, and start another period), ``autopass`` (take the pass the engine offers, if
 it offers one; otherwise remind), ``claim`` (the opponent may end the game with
-``/game claim``).
+``/game claim``), ``bot`` (the built-in player takes the late seat for the rest of the game, at
+the game's level, and moves at once).
 """
 
 from __future__ import annotations
@@ -156,6 +157,9 @@ class Deadlines(Worker):
 
     async def expire(self, info: GameInfo, late: list[str], action: str, delta: timedelta) -> None:
         now = self.bot.now()
+        if action == "bot":
+            await self.hand_over(info, late)
+            return
         if action == "autopass":
             passed = await self.autopass(info, late)
             if passed:
@@ -206,6 +210,17 @@ class Deadlines(Worker):
         self.bot.run_bots(info.id)
         self.bot.poke()
         return done
+
+    async def hand_over(self, info: GameInfo, late: list[str]) -> None:
+        """Give every late seat to the built-in player (GameService.hand_over: the thread and
+        the late player are told by the outbox), then let it move. The clock stops for those
+        seats; it runs again for whoever the game waits for next."""
+        for role in late:
+            await self.service.hand_over(info.id, role, f"⌛ {role} let the deadline pass")
+        await self.service.set_schedule(info.id, clear_deadline=True)
+        self.bot.run_bots(info.id)
+        self.bot.poke()
+        await asyncio.sleep(SPREAD_SECONDS)
 
     # ------------------------------------------------------------------ vacations
 

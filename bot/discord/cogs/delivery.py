@@ -56,6 +56,7 @@ from bot.discord.nonces import Nonces
 from bot.discord.table import DM_FILE_LIMIT, Outgoing
 from bot.models import utcnow
 from bot.service import GameInfo, OutboxItem, SeatInfo
+from bot.service.levels import level_of
 from bot.viewkeys import pass_action, phase_key
 
 if TYPE_CHECKING:
@@ -392,9 +393,10 @@ class Delivery(Worker):
             kind = p.get("type")
             if kind == "started" and info is not None:
                 started = True
-                seats = " · ".join(present.seat_line(s.role, s.user_id, s.is_bot, s.display_name) for s in info.seats)
+                seats = " · ".join(present.seat_line(s.role, s.user_id, s.is_bot, s.display_name, level_of(info, s.role))
+                                   for s in info.seats)
                 lines.append(f"▶️ **{present.game_name(info.title, info.id)}** begins. {seats}")
-            lobby = lobby or kind in ("seated", "started", "finished", "aborted")
+            lobby = lobby or kind in ("seated", "started", "finished", "aborted", "handed_over")
             ended = ended or kind in ("finished", "aborted")
             lines.extend(str(t) for t in p.get("lines") or [])
             if kind == "undo":

@@ -19,6 +19,7 @@ from bot.discord import present
 from bot.discord.cogs.base import Cog
 from bot.discord.errors import UserError
 from bot.service import GameInfo
+from bot.service.levels import DEFAULT_LEVEL
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
@@ -112,8 +113,10 @@ class Lobby(Cog):
     @app_commands.describe(
         game="Which game", side="Your side (or random)", opponent="Invite someone (or the bot itself)",
         pace="Time allowed per move", at_deadline="What happens when a player's time runs out",
-        options="Game options as key=value, separated by spaces", seed="Random seed (to replay a setup)")
+        options="Game options as key=value, separated by spaces", seed="Random seed (to replay a setup)",
+        level="How well the built-in player plays (as opponent, and in a seat handed to it)")
     @app_commands.choices(
+        level=[app_commands.Choice(name=f"{k}: {v}", value=k) for k, v in present.LEVELS.items()],
         pace=[app_commands.Choice(name=f"{k} per move" if v else "live (no clock)", value=k)
               for k, v in present.PACES.items()],
         at_deadline=[app_commands.Choice(name=v, value=k) for k, v in present.DEADLINE_ACTIONS.items()])
@@ -121,7 +124,7 @@ class Lobby(Cog):
     async def new(self, inter: discord.Interaction, game: str, side: str | None = None,
                   opponent: discord.User | None = None, pace: str = "72h", at_deadline: str = "remind",
                   options: app_commands.Range[str, 0, 400] | None = None,
-                  seed: app_commands.Range[int, 0, 2**62] | None = None) -> None:
+                  seed: app_commands.Range[int, 0, 2**62] | None = None, level: str = "easy") -> None:
         async with self.table.guard(inter):
             if inter.guild_id is None or inter.channel is None:
                 raise UserError("Open games in a server channel.")
@@ -161,6 +164,11 @@ class Lobby(Cog):
                 for other in roles:
                     if other != role:
                         await self.service.join(info.id, None, "built-in player", other, is_bot=True)
+            if level != DEFAULT_LEVEL:
+                # The game's level, on the seats taken so far; a seat taken later inherits it
+                # (a game with none recorded plays at the default level).
+                taken = await self.service.game(info.id)
+                await self.service.set_levels(info.id, {s.role: level for s in taken.seats})
             info = await self.service.game(info.id)
             if not info.free_roles:
                 # Against the built-in player no seat is free: the game starts before its lobby

@@ -20,6 +20,7 @@ from bot.discord.cogs.base import Cog
 from bot.discord.cogs.lobby import game_choices
 from bot.discord.table import Outgoing, UserError
 from bot.service import GameView
+from bot.service.levels import level_of
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
@@ -96,7 +97,8 @@ class Play(Cog):
             gv = await self.look(inter, game)
             info = gv.game
             lines = [f"**{present.game_name(info.title, info.id)}** · {info.status} · move {gv.version}",
-                     "Seats: " + " · ".join(present.seat_line(s.role, s.user_id, s.is_bot, s.display_name)
+                     "Seats: " + " · ".join(present.seat_line(s.role, s.user_id, s.is_bot, s.display_name,
+                                                              level_of(info, s.role))
                                             for s in info.seats)]
             if info.status == "running":
                 lines.append(f"Waiting for: {', '.join(info.active) or '—'}")
