@@ -290,22 +290,32 @@ class _Checkpointer:
         self._users = 0
         self._wake: threading.Event | None = None
         self._stop: threading.Event | None = None
+        self._thread: threading.Thread | None = None
 
     def attach(self) -> None:
         with self._lock:
             self._users += 1
             if self._wake is None:
                 self._wake, self._stop = threading.Event(), threading.Event()
-                threading.Thread(target=self._run, args=(self._wake, self._stop), daemon=True,
-                                 name=f"checkpoint {Path(self.database).name}").start()
+                self._thread = threading.Thread(target=self._run, args=(self._wake, self._stop), daemon=True,
+                                                name=f"checkpoint {Path(self.database).name}")
+                self._thread.start()
 
     def detach(self) -> None:
+        """The last connection closing stops the thread and waits for it: its connection is
+        then the database's last, whose close copies the rest of the WAL into the file, so
+        that the file alone holds every commit once the engine is disposed (as it did when
+        the last connection of the engine closed itself)."""
+        thread = None
         with self._lock:
             self._users -= 1
             if self._users == 0 and self._wake is not None and self._stop is not None:
                 self._stop.set()
                 self._wake.set()
                 self._wake = self._stop = None
+                thread, self._thread = self._thread, None
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=30)
 
     def committed(self) -> None:
         wake = self._wake

@@ -66,31 +66,61 @@ def state_delta(old: Any, new: Any) -> dict[str, Any]:
     delta}, "-": [keys]}`` patches an object's keys (and drops some), ``{"[": n, "+":
     [items]}`` keeps a list's first n items and appends the rest (a log that grows).
 
-    Equal parts are recognised by ``==`` (C speed), so a step that changes a few keys of a
-    large state costs little; the result is checked against the move's hash whenever it is
-    applied (:func:`apply_delta`, ``ServiceCore._rebuild``)."""
-    if isinstance(old, dict) and isinstance(new, dict):
+    Parts are compared as their canonical JSON would be (:func:`_same`: ``False``, ``0`` and
+    ``0.0`` are three values there, though Python finds them equal); a part the step did not
+    touch is usually the very object of the state before (engines share what they do not
+    change), which is recognised at once. The result is checked against the move's hash
+    whenever it is applied (``ServiceCore._rebuild``)."""
+    change = _delta(old, new)
+    if change is None:  # a step that changed nothing
+        return {"{": {}} if new.__class__ is dict else {"=": new}
+    return change
+
+
+def _delta(old: Any, new: Any) -> dict[str, Any] | None:
+    if old is new:
+        return None
+    if old.__class__ is dict and new.__class__ is dict:
         keys: dict[str, Any] = {}
         for key, value in new.items():
             if key not in old:
                 keys[key] = {"=": value}
             else:
-                before = old[key]
-                if before is not value and before != value:
-                    keys[key] = state_delta(before, value)
+                sub = _delta(old[key], value)
+                if sub is not None:
+                    keys[key] = sub
         gone = [key for key in old if key not in new]
+        if not keys and not gone:
+            return None
         return {"{": keys, "-": gone} if gone else {"{": keys}
-    if isinstance(old, list) and isinstance(new, list) and old:
-        keep = len(old)
-        if len(new) < keep or new[:keep] != old:
-            keep = 0
-            for a, b in zip(old, new, strict=False):
-                if a != b:
-                    break
-                keep += 1
+    if old.__class__ is list and new.__class__ is list:
+        keep = 0
+        for a, b in zip(old, new, strict=False):
+            if not _same(a, b):
+                break
+            keep += 1
+        if keep == len(old) == len(new):
+            return None
         if keep:
             return {"[": keep, "+": new[keep:]}
-    return {"=": new}
+        return {"=": new}
+    return None if _same(old, new) else {"=": new}
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two values have the same canonical JSON text."""
+    if a is b:
+        return True
+    kind = a.__class__
+    if kind is not b.__class__:
+        return False
+    if kind is dict:
+        return len(a) == len(b) and all(k in b and _same(v, b[k]) for k, v in a.items())
+    if kind is list:
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if kind is float:
+        return bool(a == b) and repr(a) == repr(b)  # 0.0 and -0.0 are equal, and print apart
+    return bool(a == b)
 
 
 def apply_delta(value: Any, delta: dict[str, Any]) -> Any:

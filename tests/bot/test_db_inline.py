@@ -98,3 +98,19 @@ async def test_the_wal_is_checkpointed_off_the_event_loop(tmp_path: Path) -> Non
         assert main_file.stat().st_size >= before + 700_000, "the thread copied the WAL into the file"
     finally:
         await service.close()
+
+
+async def test_once_the_service_is_closed_the_database_file_alone_holds_every_commit(tmp_path: Path) -> None:
+    """A backup that copies only the database file after a clean stop loses nothing: the WAL
+    was copied into it before close() returned."""
+    url = sqlite_url(tmp_path / "closed.db")
+    await migrate_async(url)
+    service = GameService.open(url)
+    for n in range(50):
+        async with service.writing() as session:
+            await session.execute(sa.text("INSERT INTO discord_user (user_id) VALUES (:n)"), {"n": n})
+    await service.close()
+    copy = tmp_path / "copy.db"
+    copy.write_bytes((tmp_path / "closed.db").read_bytes())  # the file alone, no -wal beside it
+    with sqlite3.connect(copy) as conn:
+        assert conn.execute("SELECT count(*) FROM discord_user").fetchone()[0] == 50

@@ -82,7 +82,8 @@ async def cold_replay(db_path: Path, pk: int) -> Any:
 # ----------------------------------------------------------------------------- the delta itself
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 5) | st.text("ab", max_size=2),
+    st.none() | st.booleans() | st.integers(-1, 2) | st.sampled_from([0.0, -0.0, 1.0, 0.5])
+    | st.text("ab", max_size=2),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text("abc", max_size=2), inner, max_size=4),
     max_leaves=20,
 )
@@ -93,6 +94,15 @@ json_values = st.recursive(
 def test_a_delta_turns_any_value_into_any_other(old: Any, new: Any) -> None:
     delta = json.loads(dumps(state_delta(old, new)))  # as stored
     assert dumps(apply_delta(json.loads(dumps(old)), delta)) == dumps(new)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ({"a": False}, {"a": 0}), ([1], [1.0]), ({"x": 0.0}, {"x": -0.0}), ([True, 2], [1, 2]), ({"k": [0]}, {"k": [False]}),
+])
+def test_values_python_finds_equal_but_json_prints_apart_are_changes(old: Any, new: Any) -> None:
+    """False == 0 == 0.0 in Python; in the canonical text (and so in the move's hash) they differ."""
+    assert old == new and dumps(old) != dumps(new)
+    assert dumps(apply_delta(json.loads(dumps(old)), json.loads(dumps(state_delta(old, new))))) == dumps(new)
 
 
 @settings(max_examples=200, deadline=None)
