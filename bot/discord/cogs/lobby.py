@@ -19,7 +19,7 @@ from bot.discord import present
 from bot.discord.cogs.base import Cog
 from bot.discord.errors import UserError
 from bot.service import GameInfo
-from bot.service.levels import DEFAULT_LEVEL
+from bot.service.levels import DEFAULT_LEVEL, level_of
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
@@ -415,6 +415,7 @@ class Lobby(Cog):
             # for him until he takes or declines it, or the game starts without him.
             roles = info.roles
             kept: dict[str, int] = {}
+            levels: dict[str, str] = {}
             for n, role in enumerate(old.roles):
                 seat = old.seat(role)
                 if seat is None:
@@ -426,6 +427,12 @@ class Lobby(Cog):
                     await self.service.join(info.id, inter.user.id, display_name(inter.user), new_role)
                 elif seat.user_id is not None:
                     kept[new_role] = seat.user_id
+                    continue
+                levels[new_role] = level_of(old, role)
+            if any(level != DEFAULT_LEVEL for level in levels.values()):
+                # The old game's level (each built-in seat's own) goes with the seats, before
+                # the built-in player may have to move.
+                await self.service.set_levels(info.id, levels)
             await self.store.reserve(info.id, kept)
             await self.store.update_game(info.id, deadline_action=dg.deadline_action)
             thread = await channel.create_thread(name=present.clip(present.game_name(info.title, info.id), 100),

@@ -5,6 +5,7 @@ Through the real bot and the stand-in, with Dirk Henn's Granada (2 to 6 seats)."
 from __future__ import annotations
 
 from bot.service import GameInfo, GameService
+from bot.service.levels import level_of
 from tests.bot.discord.conftest import Harness, components
 from tests.standin import Message
 
@@ -199,4 +200,20 @@ async def test_a_three_seat_rematch_of_three_people_invites_both_others(table: H
     info = await game_info(h, 2)
     assert info.status == "running" and holders(info) == {"red": h.carol, "blue": h.alice, "green": "bot"}
     await h.cmd(h.mod, "game abort", channel=new_thread)
+    assert h.si.violations == []
+
+
+async def test_a_rematch_against_the_built_in_player_keeps_its_level(table: Harness) -> None:
+    """The level chosen at /game new is the game's: the rematch plays at it too."""
+    h = table
+    await h.cmd(h.alice, "game new", game="navas", side="muslim", opponent=h.bot.user.id, level="normal", seed=5)
+    thread = newest_thread(h)
+    assert level_of(await game_info(h, 1)) == "normal"
+    await h.cmd(h.mod, "game abort", channel=thread)
+
+    await h.cmd(h.alice, "game rematch", channel=thread)
+    info = await game_info(h, 2)
+    assert holders(info) == {"christian": h.alice, "muslim": "bot"}
+    assert level_of(info) == "normal" and level_of(info, "muslim") == "normal"
+    await h.cmd(h.mod, "game abort", channel=newest_thread(h))
     assert h.si.violations == []
