@@ -108,8 +108,13 @@ def segment(a: str, b: str) -> str:
 
 def palace_zone() -> set[str]:
     """Granada and its neighbours: where Nasrid Palace Guard blocks must stay (10.10)."""
+    return set(_palace_zone())
+
+
+@functools.cache
+def _palace_zone() -> frozenset[str]:
     d = st.data()
-    return {"granada"} | {n for n, _ in d.adjacency.get("granada", ())}
+    return frozenset({"granada"} | {n for n, _ in d.adjacency.get("granada", ())})
 
 
 def _name(loc: str) -> str:
@@ -154,9 +159,9 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
 
 
 @functools.cache
-def _sorted_locations() -> tuple[str, ...]:
-    """The map's locations in id order (static data, listed at every movement decision)."""
-    return tuple(sorted(st.data().locations))
+def _map_locations() -> frozenset[str]:
+    """The map's land locations (static data, asked at every movement decision)."""
+    return frozenset(st.data().locations)
 
 
 def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[Action]:
@@ -169,14 +174,19 @@ def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[A
         can_act = frame["acts"] is None or frame["acts"] > 0
         if can_act:
             idx = st.by_location(state)
-            for loc in _sorted_locations():
+            blocks = state["blocks"]
+            own = st.owner
+            # only the places where blocks stand, in the map's id order
+            for loc in sorted(idx.keys() & _map_locations()):
                 if loc in frame["activated"]:
                     continue
-                mine = st.blocks_at(state, loc, side, idx)
-                if any(movable(state, b, side) for b in mine) or \
-                        any(state["blocks"][b]["inside"] and not state["blocks"][b]["moved"]
-                            and not state["blocks"][b]["fresh"] for b in mine):
-                    acts.append({"type": "activate", "loc": loc, "label": f"Activate {_name(loc)}"})
+                for b in idx[loc]:
+                    rec = blocks[b]
+                    if own(b) == side and not rec["moved"] and not rec["fresh"] \
+                            and (rec["carried_by"] is None or rec["inside"]):
+                        # movable (not inside), or inside a castle and free to leave it
+                        acts.append({"type": "activate", "loc": loc, "label": f"Activate {_name(loc)}"})
+                        break
             if frame["sea"] is None or frame["sea"] > 0:
                 for zone in naval.activatable_zones(state, side, frame["activated"]):
                     acts.append({"type": "activate_sea", "zone": zone,
@@ -271,8 +281,7 @@ def _step_ok(state: State, frame: dict[str, Any], ms: dict[str, Any], to: str, k
         if info["dist"] + 1 > allowance(step, ms["force"]):
             return False
     # 10.10: the Nasrid Palace Guard stays in or next to Granada
-    return not (any(st.data().blocks[b].special == "palace_guard" for b in ms["blocks"])
-                and to not in palace_zone())
+    return to in _palace_zone() or not any(st.data().blocks[b].special == "palace_guard" for b in ms["blocks"])
 
 
 def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> None:

@@ -48,12 +48,15 @@ def blockaded(state: State, loc: str, besieged: str) -> bool:
 
 def activatable_zones(state: State, side: str, activated: list[str]) -> list[str]:
     comps = st.data().blocks
+    blocks = state["blocks"]
     out = set()
-    for bid, rec in state["blocks"].items():
-        loc = rec["loc"]
-        if loc.startswith("sea:") and loc not in activated and not rec["moved"] \
-                and not rec["fresh"] and comps[bid].fleet and comps[bid].side == side:
-            out.add(loc[4:])
+    for loc, ids in st.by_location(state).items():
+        if loc.startswith("sea:") and loc not in activated:
+            for bid in ids:
+                rec = blocks[bid]
+                if not rec["moved"] and not rec["fresh"] and comps[bid].fleet and comps[bid].side == side:
+                    out.add(loc[4:])
+                    break
     return sorted(out)
 
 
