@@ -175,17 +175,15 @@ def _copy(state: State) -> State:
     new: State = {}
     how = _HOW
     for key, value in state.items():
-        copier = how.get(key)
-        if value is None or value.__class__ in _SCALARS:
-            new[key] = value
-        elif copier is not None:
-            new[key] = copier(value)
+        cls = value.__class__
+        if cls is dict or cls is list:
+            copier = how.get(key)
+            new[key] = copier(value) if copier is not None else _deep(value)
         else:
-            new[key] = _deep(value)
+            new[key] = value      # a scalar or None (JSON has nothing else)
     return new  # in the input's key order (stored JSON stays byte-identical)
 
 
-_SCALARS = (str, int, float, bool)
 
 
 def _deep(value: Any) -> Any:
@@ -267,6 +265,10 @@ def _seal(state: State) -> State:
 
 def apply(state: State, role: str, action: Action) -> State:
 
+    found = _listed(state, role, action)
+    if found is not None:
+        # the very order listed for this very state: the checks below were made then
+        return _step(state, role, found)
     if not isinstance(action, dict) or "type" not in action:
         raise RuleError("an action is a dict with a 'type'")
     if state.get("result") is not None:
@@ -289,14 +291,17 @@ def apply(state: State, role: str, action: Action) -> State:
         assert top is not None
         top.setdefault("_menu", {})[role] = menus.chosen(action)
         return _seal(new)
-    found = _listed(state, role, action)
+    legal = _legal(state, role)
+    found = find_action(legal, action)
     if found is None:
-        legal = _legal(state, role)
-        found = find_action(legal, action)
-        if found is None:
-            what = getattr(mod, "RULE", None)
-            raise RuleError(f"{describe(action)} is not a legal order now", what,
-                            [describe(a) for a in legal])
+        what = getattr(mod, "RULE", None)
+        raise RuleError(f"{describe(action)} is not a legal order now", what,
+                        [describe(a) for a in legal])
+    return _step(state, role, found)
+
+
+def _step(state: State, role: str, found: Action) -> State:
+    """Apply a legal order (``found``, an entry of the role's legal list) to a copy."""
     new = _copy(state)
     top = st.top(new)
     assert top is not None

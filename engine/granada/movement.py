@@ -244,9 +244,8 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
                     acts.append({"type": "take", "block": b, "label": f"Take {st.block_name(b)}"})
         if not ms["force"] and state["hands"][side]:
             acts.append({"type": "force_march", "label": "Force march: discard a card for +1 location (7.3.3)"})
-    for to, kind in st.data().adjacency.get(at, ()):
-        if _step_ok(state, frame, ms, to, kind):
-            acts.append({"type": "step", "to": to, "label": f"Step to {_name(to)}"})
+    for to in _steps(frame, ms):
+        acts.append({"type": "step", "to": to, "label": f"Step to {_name(to)}"})
     if ms["steps"] > 0 and not ms["force"] and not ms["grey"]:
         # one pick-up and one drop-off per stack (7.3.1): once made, only more blocks at
         # that same place and moment
@@ -268,20 +267,34 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
     return acts
 
 
-def _step_ok(state: State, frame: dict[str, Any], ms: dict[str, Any], to: str, kind: str) -> bool:
-    seg = segment(ms["at"], to)
+def _steps(frame: dict[str, Any], ms: dict[str, Any]) -> list[str]:
+    """Where the moving stack may step next, in the map's order of the roads from where it is.
+
+    7.3.1: no segment other blocks of the same initial location used earlier this turn;
+    7.3.3-7.3.5: every block of the stack still has distance left for a road of that kind;
+    10.10: the Nasrid Palace Guard stays in or next to Granada. What depends on the stack
+    alone is worked out once, then each road is checked against it."""
+    at = ms["at"]
+    infos = list(ms["blocks"].values())
     used = frame["segments"]
-    if any(seg in used.get(info["start"], ()) for info in ms["blocks"].values()):
-        return False        # 7.3.1: other blocks of the same initial location already used it
-    side = frame["side"]
-    main = is_main(kind, side, ms["grey"])
-    size = len(ms["blocks"])
-    for info in ms["blocks"].values():
-        step = {"main": info["main"] and main, "lead": info["lead"], "maxg": max(info["maxg"], size)}
-        if info["dist"] + 1 > allowance(step, ms["force"]):
-            return False
-    # 10.10: the Nasrid Palace Guard stays in or next to Granada
-    return to in _palace_zone() or not any(st.data().blocks[b].special == "palace_guard" for b in ms["blocks"])
+    barred: set[str] = set()
+    for info in infos:
+        barred.update(used.get(info["start"], ()))
+    size = len(infos)
+    force = ms["force"]
+
+    def fits(main: bool) -> bool:
+        return all(info["dist"] + 1 <= allowance({"main": info["main"] and main, "lead": info["lead"],
+                                                  "maxg": max(info["maxg"], size)}, force)
+                   for info in infos)
+
+    by_kind = {True: fits(True), False: fits(False)}
+    side, grey = frame["side"], ms["grey"]
+    comps = st.data().blocks
+    guard = any(comps[b].special == "palace_guard" for b in ms["blocks"])
+    return [to for to, kind in st.data().adjacency.get(at, ())
+            if segment(at, to) not in barred and by_kind[is_main(kind, side, grey)]
+            and (not guard or to in _palace_zone())]
 
 
 def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> None:
@@ -543,14 +556,16 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
         mine = segs.setdefault(info["start"], [])
         if segment(at, to) not in mine:
             mine.append(segment(at, to))
-    st.settle_location(state, at)        # an emptied castle reverts to its alignment (4.3)
+    # the placement is final for this step: one index serves every check below (settling
+    # changes control and the "inside" flags, never where a block is)
+    idx = st.by_location(state)
+    st.settle_location(state, at, idx)   # an emptied castle reverts to its alignment (4.3)
     ms["at"] = to
     ms["steps"] += 1
     ent = state["entries"].setdefault(to, {}).setdefault(side, [])
     if at not in ent:
         ent.append(at)
     # 7.3.2 / 7.4: enemies stop the move unless they are overrun
-    idx = st.by_location(state)
     if st.enemy_units_at(state, to, side, idx):
         if overrun.resolve(state, to, side):
             st.pass_through(state, to, side, ms["grey"])

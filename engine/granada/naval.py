@@ -31,12 +31,12 @@ CAPACITY = 2         # 7.5.2
 def fleets_in(state: State, zone: str, side: str | None = None) -> list[str]:
     key = f"sea:{zone}"
     comps = st.data().blocks
-    return sorted(b for b, rec in state["blocks"].items()
+    return sorted(b for b, rec in dict.items(state["blocks"])   # read only: no copy-on-access
                   if rec["loc"] == key and comps[b].fleet and (side is None or comps[b].side == side))
 
 
 def carried_by(state: State, fleet: str) -> list[str]:
-    return sorted(b for b, rec in state["blocks"].items() if rec["carried_by"] == fleet)
+    return sorted(b for b, rec in dict.items(state["blocks"]) if rec["carried_by"] == fleet)  # read only
 
 
 def blockaded(state: State, loc: str, besieged: str) -> bool:
