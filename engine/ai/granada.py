@@ -38,10 +38,6 @@ OUT_OF_PLAY = ("bag:", "recruit:") + PUBLIC_PLACES
 LAST_YEAR = 6
 
 
-def canonical(state: State, role: str) -> State:
-    return granada_rules.canonical(state, role)
-
-
 def _strength(state: State) -> dict[str, float]:
     d = st.data()
     out = {"christian": 0.0, "muslim": 0.0}
@@ -90,7 +86,7 @@ def evaluate(state: State) -> dict[str, float]:
 # hard is about 2 s a decision and normal about 0.5 s; ``alcazaba bench --ai`` reports the
 # real figure (ai.think_s.granada.<level>).
 ADAPTER = Adapter(
-    canonical=canonical,
+    canonical=granada_rules.canonical,
     evaluate=evaluate,
     budgets={"normal": Budget(iterations=36, depth=40), "hard": Budget(iterations=144, depth=40)},
 )
