@@ -473,12 +473,15 @@ def _activate(state: State, frame: dict[str, Any], loc: str) -> None:
 
 
 def _origin_actions_left(state: State, frame: dict[str, Any]) -> bool:
+    """A block of the side at the activated location may still move (movable) or leave its
+    castle. Asked after every movement step: one read-only pass over the records (dict.items:
+    apply's copy-on-access records are not copied for a look)."""
     side = frame["side"]
-    for b in st.blocks_at(state, frame["origin"], side):
-        rec = state["blocks"][b]
-        if movable(state, b, side):
-            return True
-        if rec["inside"] and not rec["moved"] and not rec["fresh"]:
+    origin = frame["origin"]
+    owner = st.owner
+    for b, rec in dict.items(state["blocks"]):
+        if rec["loc"] == origin and not rec["moved"] and not rec["fresh"] \
+                and (rec["inside"] or rec["carried_by"] is None) and owner(b) == side:
             return True
     return False
 
