@@ -32,9 +32,13 @@ from engine.ai.registry import adapter
 from engine.ai.search import Stats, search
 from engine.api import Action, GameModule, State, find_action
 
-__all__ = ["LEVELS", "Adapter", "Budget", "budget", "choose", "choose_with_stats"]
+__all__ = ["LEVELS", "SECONDS", "Adapter", "Budget", "budget", "choose", "choose_with_stats"]
 
 LEVELS = ("easy", "normal", "hard")
+SECONDS = {"easy": 0.0, "normal": 0.5, "hard": 2.0}
+"""Each level's think-time budget per decision on the 2-core reference machine: what the
+games' iteration counts are calibrated to (``alcazaba bench --ai`` checks ai.think_s
+against it: median within the budget, p95 at most 1.5 times it)."""
 
 
 def _module(game: str | GameModule) -> GameModule:
