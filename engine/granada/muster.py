@@ -84,7 +84,10 @@ def can_muster(state: State, side: str) -> bool:
         return False
     if any(d.blocks[b].fleet for b in box) and fleet_zones(state, side):
         return True
-    return any(not d.blocks[b].fleet for b in box) and bool(eligible(state, side))
+    if not any(not d.blocks[b].fleet for b in box):
+        return False
+    idx = st.by_location(state)   # asked at every movement decision: stop at the first place
+    return any(friendly_location(state, loc, side, idx) for loc in _recruitment_locations(side, None))
 
 
 def start(state: State, side: str) -> None:

@@ -16,6 +16,7 @@ Frame ``{"module": "naval", "kind": "sea_move", "side": s, "zone": start zone, "
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from engine.api import Action, RuleError, State
@@ -46,13 +47,21 @@ def blockaded(state: State, loc: str, besieged: str) -> bool:
     return port is not None and bool(fleets_in(state, port, st.other(besieged)))
 
 
+@functools.cache
+def _sea_places() -> frozenset[str]:
+    """The sea zones as block locations ("sea:<zone>"; static data, asked at every movement
+    decision)."""
+    return frozenset(f"sea:{z}" for z in st.data().sea_zones)
+
+
 def activatable_zones(state: State, side: str, activated: list[str]) -> list[str]:
     comps = st.data().blocks
     blocks = state["blocks"]
     out = set()
-    for loc, ids in st.by_location(state).items():
-        if loc.startswith("sea:") and loc not in activated:
-            for bid in ids:
+    idx = st.by_location(state)
+    for loc in idx.keys() & _sea_places():
+        if loc not in activated:
+            for bid in idx[loc]:
                 rec = blocks[bid]
                 if not rec["moved"] and not rec["fresh"] and comps[bid].fleet and comps[bid].side == side:
                     out.add(loc[4:])
