@@ -152,13 +152,14 @@ def _listed(state: State, role: str, action: Action) -> Action | None:
 #   flat:    {key: scalar}
 #   lists:   {key: [scalar, ...]}
 #   entries: {loc: {side: [scalar, ...]}}
+#   "removed_cards": [scalar, ...]
 # Scalars (and None) are shared; "log" is shared entry by entry (entries are never changed
 # once written), which keeps the copy's cost independent of the game's length. Any other
 # key (the decision stack, "boabdil", options added later...) gets the generic deep copy.
 # tests/engine/granada/test_copy.py checks over random games that the copy is equal to the
 # generic one and shares no list or dict with its input.
 _RECORDS = frozenset({"blocks"})
-_FLAT = frozenset({"disks", "control", "castle", "bids"})
+_FLAT = frozenset({"disks", "control", "castle", "bids", "pioneers"})
 _LISTS = frozenset({"hands", "decks", "discards", "battle_discard", "surrender", "hand_known", "known"})
 
 
@@ -248,7 +249,7 @@ class _CopyOnAccess(dict):
     pop = popitem = setdefault = update = copy = __ior__ = __or__ = __ror__ = _refuse
 
 
-_HOW: dict[str, Any] = {"log": list.copy, "entries": _entries}
+_HOW: dict[str, Any] = {"log": list.copy, "removed_cards": list.copy, "entries": _entries}
 _HOW.update({key: _CopyOnAccess for key in _RECORDS})
 _HOW.update({key: dict.copy for key in _FLAT})
 _HOW.update({key: _lists for key in _LISTS})
