@@ -81,14 +81,13 @@ def evaluate(state: State) -> dict[str, float]:
     return {"christian": chance, "muslim": 1.0 - chance}
 
 
-# Calibrated on the 2-core reference machine: one iteration took a median 13.8 ms of CPU
-# (time.process_time over the searched decisions of two easy-player games, 26 Nov 2026); the
-# engine's faster step (issue 15) made it 0.69 times that (7.86 ms against 5.45 ms over the
-# same ten decisions, measured together on the machine under load), so about 9.5 ms: hard is
-# about 2 s a decision and normal about 0.5 s (engine.ai SECONDS); ``alcazaba bench --ai``
-# reports the real figure (ai.think_s.granada.<level>).
+# Calibrated on the 2-core reference machine: ``alcazaba bench --ai --game granada --level
+# normal --games 1`` with 52 iterations took a median 0.33 s of CPU a decision (p95 0.42 s;
+# 803 decisions, the machine busy with other work, 26 Nov 2026), so 6.3 ms an iteration: 72
+# iterations are about 0.45 s (normal) and 288 about 1.8 s (hard): engine.ai SECONDS.
+# ``alcazaba bench --ai`` reports the real figure (ai.think_s.granada.<level>).
 ADAPTER = Adapter(
     canonical=granada_rules.canonical,
     evaluate=evaluate,
-    budgets={"normal": Budget(iterations=52, depth=40), "hard": Budget(iterations=208, depth=40)},
+    budgets={"normal": Budget(iterations=72, depth=40), "hard": Budget(iterations=288, depth=40)},
 )

@@ -77,15 +77,15 @@ def evaluate(state: State) -> dict[str, float]:
     return {"christian": chance, "muslim": 1.0 - chance}
 
 
-# Calibrated on the 2-core reference machine: with the built-in player in the playouts one
-# iteration took a median 5.6 ms of CPU (time.process_time over the searched decisions of two
-# easy-player games, 26 Nov 2026); the unchecked playout policy above makes an iteration 3.5
-# times cheaper (31.6 ms against 8.9 ms over the same ten decisions, on the machine under
-# load), so about 1.6 ms: hard is about 2 s a decision and normal about 0.5 s (engine.ai
-# SECONDS). ``alcazaba bench --ai`` reports the real figure (ai.think_s.navas.<level>).
+# Calibrated on the 2-core reference machine (busy with other work, 26 Nov 2026): with the
+# playout policy above one iteration takes a median 7.85 ms of CPU (p95 11.8 ms; process_time
+# of 10-iteration searches at every sixth searched decision of two easy-player games), against
+# 31.6 ms with the built-in player in the playouts (the same ten decisions). 64 iterations are
+# about 0.5 s a decision (normal) and 256 about 2 s (hard): engine.ai SECONDS.
+# ``alcazaba bench --ai`` reports the real figure (ai.think_s.navas.<level>).
 ADAPTER = Adapter(
     canonical=canonical,
     evaluate=evaluate,
     playout=playout,
-    budgets={"normal": Budget(iterations=300, depth=24), "hard": Budget(iterations=1200, depth=24)},
+    budgets={"normal": Budget(iterations=64, depth=24), "hard": Budget(iterations=256, depth=24)},
 )
