@@ -93,18 +93,18 @@ def _frame_actions(state: State, role: str) -> list[Action]:
     return list(_legal(state, role))
 
 
-# The legal actions last listed, per role: (state, stamp, list). A step lists a role's legal
-# actions (for the menu, the built-in player or the search) and then applies one of them, and
-# apply must check the order against that same list: listing it twice was a fifth of a step
-# (issue 15). apply takes the listed answer only when it is given the very state object that
-# was listed (the memo holds it, so its id cannot pass to another) AND the very action object
-# the list holds: an order typed or rebuilt by the caller is checked against a fresh list.
-# States are values (apply copies; nobody edits a state in place once it was listed or
-# returned); the stamp (log length, generator, reveals, the top frame) catches the usual
-# ways a position builder edits a listed state in place, and a test that edits a state
-# between listing and applying an order taken from the old list would defeat it. Listing
-# always computes afresh: only apply reads the memo.
-_LEGAL_MEMO: dict[str, tuple[State, tuple[Any, ...], list[Action]]] = {}
+# The legal actions last listed, per role: (state, stamp, list, copies). A step lists a role's
+# legal actions (for the menu, the built-in player or the search) and then applies one of
+# them, and apply must check the order against that same list: listing it twice was a fifth
+# of a step (issue 15). apply takes the listed answer only when it is given the very state
+# object that was listed (the memo holds it, so its id cannot pass to another) AND the very
+# action object the list holds, unchanged since (the copies): an order typed, rebuilt or
+# edited by the caller is checked against a fresh list. States are values (apply copies;
+# nobody edits a state in place once it was listed or returned); the stamp (log length,
+# generator, reveals, the top frame) catches the usual ways a position builder edits a listed
+# state in place, and a test that edits a state between listing and applying an order taken
+# from the old list would defeat it. Listing always computes afresh: only apply reads the memo.
+_LEGAL_MEMO: dict[str, tuple[State, tuple[Any, ...], list[Action], list[Action]]] = {}
 
 
 def _stamp(state: State) -> tuple[Any, ...]:
@@ -129,7 +129,7 @@ def _legal(state: State, role: str) -> list[Action]:
             else:
                 with st.frozen_index(state):
                     acts = mod.actions(state, role, frame)
-    _LEGAL_MEMO[role] = (state, _stamp(state), acts)
+    _LEGAL_MEMO[role] = (state, _stamp(state), acts, [a.copy() for a in acts])
     return acts
 
 
@@ -138,9 +138,9 @@ def _listed(state: State, role: str, action: Action) -> Action | None:
     hit = _LEGAL_MEMO.get(role)
     if hit is None or hit[0] is not state:
         return None
-    for candidate in hit[2]:
+    for candidate, listed in zip(hit[2], hit[3]):
         if candidate is action:
-            return action if hit[1] == _stamp(state) else None
+            return action if action == listed and hit[1] == _stamp(state) else None
     return None
 
 

@@ -68,3 +68,12 @@ def test_another_state_never_uses_the_memo() -> None:
     assert D.cards[listed["card"]].bid is not None
     with pytest.raises(RuleError):
         g.apply(twin, "christian", listed)
+
+
+@pytest.mark.rule("6.2")
+def test_a_listed_order_edited_by_the_caller_is_checked_afresh() -> None:
+    s = new_game()
+    listed = next(a for a in g.actions(s, "christian") if a["card"] is not None)
+    listed["card"] = "C999"           # no such card: the edited order is not the listed one
+    with pytest.raises(RuleError):
+        g.apply(s, "christian", listed)
