@@ -9,14 +9,17 @@ Levels:
 * ``easy``: the built-in player of :mod:`engine.players` (a heuristic or weighted random
   player, instant).
 * ``normal`` and ``hard``: information-set Monte Carlo tree search (:mod:`engine.ai.search`)
-  with the easy player as playout policy and the game's evaluation where playouts are cut
-  short (:mod:`engine.ai.navas`, :mod:`engine.ai.granada`).
+  that tries the easy player's choice first at every decision, plays out with the game's
+  playout policy (the easy player unless the game's adapter has a cheaper one) and scores
+  with the game's evaluation where playouts are cut short (:mod:`engine.ai.navas`,
+  :mod:`engine.ai.granada`).
 
 The budget is a number of iterations, not seconds. A wall-time budget would make a decision
 depend on the machine's load: a replay, a test or a bug report could not reproduce it. Each
-game's iteration counts are calibrated so that ``hard`` takes about 2 s per decision and
-``normal`` about a quarter of that on the 2-core reference machine (``alcazaba bench --ai``
-prints the time actually taken, ``ai.think_s``). ``iterations`` overrides the level's count.
+game's iteration counts are calibrated to the level's think-time budget (``SECONDS``: 2 s per
+decision for ``hard``, 0.5 s for ``normal``) on the 2-core reference machine (``alcazaba bench
+--ai`` prints the time actually taken, ``ai.think_s``, and judges it against the budget).
+``iterations`` overrides the level's count.
 
 Fairness: the search reads ``state`` only through the game's ``canonical`` form and
 ``redeal`` (adapters.py), so it knows exactly what ``role`` knows.
@@ -32,9 +35,13 @@ from engine.ai.registry import adapter
 from engine.ai.search import Stats, search
 from engine.api import Action, GameModule, State, find_action
 
-__all__ = ["LEVELS", "Adapter", "Budget", "budget", "choose", "choose_with_stats"]
+__all__ = ["LEVELS", "SECONDS", "Adapter", "Budget", "budget", "choose", "choose_with_stats"]
 
 LEVELS = ("easy", "normal", "hard")
+SECONDS = {"easy": 0.0, "normal": 0.5, "hard": 2.0}
+"""Each level's think-time budget per decision on the 2-core reference machine: what the
+games' iteration counts are calibrated to (``alcazaba bench --ai`` checks ai.think_s
+against it: median within the budget, p95 at most 1.5 times it)."""
 
 
 def _module(game: str | GameModule) -> GameModule:

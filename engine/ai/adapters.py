@@ -13,6 +13,9 @@ The search (:mod:`engine.ai.search`) works on any game behind the contract; a ga
   where playouts to the end are too long.
 * ``candidates(module, state, role)``: the decisions worth searching (no menu pages, no
   auto-pass preference).
+* ``playout(module, state, role, seed)``: the policy of the playouts (default: the built-in
+  player, ``engine.players.choose``). A cheaper policy buys more iterations in the same time;
+  the tree still tries the built-in player's choice first at every decision.
 * ``budgets``: iterations and playout length per level.
 """
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from engine import players
 from engine.api import Action, GameModule, State, clone
 
 NAVIGATION = frozenset({"menu"})
@@ -66,5 +70,6 @@ class Adapter:
     canonical: Callable[[State, str], State] = _identity
     evaluate: Callable[[State], dict[str, float]] = _no_opinion
     candidates: Callable[[GameModule, State, str], list[Action]] = default_candidates
+    playout: Callable[[GameModule, State, str, int], Action] = players.choose
     budgets: dict[str, Budget] = field(default_factory=lambda: {
         "normal": Budget(iterations=200, depth=60), "hard": Budget(iterations=800, depth=60)})

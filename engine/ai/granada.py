@@ -38,10 +38,6 @@ OUT_OF_PLAY = ("bag:", "recruit:") + PUBLIC_PLACES
 LAST_YEAR = 6
 
 
-def canonical(state: State, role: str) -> State:
-    return granada_rules.canonical(state, role)
-
-
 def _strength(state: State) -> dict[str, float]:
     d = st.data()
     out = {"christian": 0.0, "muslim": 0.0}
@@ -85,12 +81,13 @@ def evaluate(state: State) -> dict[str, float]:
     return {"christian": chance, "muslim": 1.0 - chance}
 
 
-# Calibrated on the 2-core reference machine: one iteration takes a median 13.8 ms of CPU
-# (time.process_time over the searched decisions of two easy-player games, 26 Nov 2026), so
-# hard is about 2 s a decision and normal about 0.5 s; ``alcazaba bench --ai`` reports the
-# real figure (ai.think_s.granada.<level>).
+# Calibrated on the 2-core reference machine: ``alcazaba bench --ai --game granada --level
+# normal --games 1`` with 52 iterations took a median 0.33 s of CPU a decision (p95 0.42 s;
+# 803 decisions, the machine busy with other work, 26 Nov 2026), so 6.3 ms an iteration: 72
+# iterations are about 0.45 s (normal) and 288 about 1.8 s (hard): engine.ai SECONDS.
+# ``alcazaba bench --ai`` reports the real figure (ai.think_s.granada.<level>).
 ADAPTER = Adapter(
-    canonical=canonical,
+    canonical=granada_rules.canonical,
     evaluate=evaluate,
-    budgets={"normal": Budget(iterations=36, depth=40), "hard": Budget(iterations=144, depth=40)},
+    budgets={"normal": Budget(iterations=72, depth=40), "hard": Budget(iterations=288, depth=40)},
 )

@@ -10,9 +10,9 @@ One tree for the searching role's information set. Each iteration:
 3. adds one node (progressive widening: after n visits a decision may have tried at most
    ``max(2, ceil(widen * sqrt(n)))`` options; the built-in player's choice is tried first,
    and keeps a fading bonus in UCB, the others come in the order the game lists them);
-4. plays the built-in player (``engine.players.choose``, the "easy" level) for ``depth``
-   steps, then scores the position: the result when the game is over, else the game's
-   evaluation (adapters.py);
+4. plays the game's playout policy (adapters.py; by default the built-in player
+   ``engine.players.choose``, the "easy" level) for ``depth`` steps, then scores the
+   position: the result when the game is over, else the game's evaluation;
 5. credits each node with the score of the role that chose it.
 
 Decisions with a single option, the searching role's or anyone's, are taken at once and do
@@ -162,7 +162,7 @@ def _iterate(module: GameModule, state: State, role: str, root: Node, gen: Gener
         state = module.apply(state, mover, child.action)
         path.append(child)
         node = child
-    state = _playout(module, state, gen, budget.depth)
+    state = _playout(module, state, gen, budget.depth, adapter)
     score = outcome(module, state, roles, adapter)
     root.visits += 1
     for child in path:
@@ -192,14 +192,15 @@ def _ucb(child: Node, explore: float, bias: float) -> float:
             + bias * child.prior / (child.visits + 1))
 
 
-def _playout(module: GameModule, state: State, gen: Generator, depth: int) -> State:
+def _playout(module: GameModule, state: State, gen: Generator, depth: int, adapter: Adapter) -> State:
+    policy = adapter.playout
     for _ in range(depth):
         if module.result(state) is not None:
             break
         mover = _mover(module, state, None)
         if mover is None:
             break
-        action = players.choose(module, state, mover, gen.randbelow(1 << 62))
+        action = policy(module, state, mover, gen.randbelow(1 << 62))
         state = module.apply(state, mover, action)
     return state
 

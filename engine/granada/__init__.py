@@ -25,6 +25,7 @@ preference of the front end, not of the game.
 
 from __future__ import annotations
 
+import builtins
 import importlib
 from typing import Any
 
@@ -86,68 +87,123 @@ def legal_actions(state: State, role: str) -> list[Action]:
 
 
 def _frame_actions(state: State, role: str) -> list[Action]:
-    """The actions of the frame on top (the rules' own choices)."""
+    """The actions of the frame on top (the rules' own choices): a new list each call, since
+    callers may reorder or trim what they get."""
 
+    return list(_legal(state, role))
+
+
+# The legal actions last listed, per role: (state, stamp, list, copies). A step lists a role's
+# legal actions (for the menu, the built-in player or the search) and then applies one of
+# them, and apply must check the order against that same list: listing it twice was a fifth
+# of a step (issue 15). apply takes the listed answer only when it is given the very state
+# object that was listed (the memo holds it, so its id cannot pass to another) AND the very
+# action object the list holds, unchanged since (the copies): an order typed, rebuilt or
+# edited by the caller is checked against a fresh list. States are values (apply copies;
+# nobody edits a state in place once it was listed or returned); the stamp (log length,
+# generator, reveals, the top frame) catches the usual ways a position builder edits a listed
+# state in place, and a test that edits a state between listing and applying an order taken
+# from the old list would defeat it. Listing always computes afresh: only apply reads the memo.
+_LEGAL_MEMO: dict[str, tuple[State, tuple[Any, ...], list[Action], list[Action]]] = {}
+
+
+def _stamp(state: State) -> tuple[Any, ...]:
+    stack = state.get("stack") or ()
+    return (len(state.get("log") or ()), state.get("rng"), state.get("reveals"), len(stack),
+            builtins.id(stack[-1]) if stack else None)
+
+
+def _legal(state: State, role: str) -> list[Action]:
+    """The legal actions of ``role`` in ``state``, remembered for apply: read only."""
+    acts: list[Action]
     if state.get("result") is not None:
-        return []
-    frame = st.top(state)
-    if frame is None:
-        return []
-    mod = st.handler(frame)
-    if role not in mod.active(state, frame):
-        return []
-    with st.frozen_index(state):
-        acts: list[Action] = mod.actions(state, role, frame)
+        acts = []
+    else:
+        frame = st.top(state)
+        if frame is None:
+            acts = []
+        else:
+            mod = st.handler(frame)
+            if role not in mod.active(state, frame):
+                acts = []
+            else:
+                with st.frozen_index(state):
+                    acts = mod.actions(state, role, frame)
+    _LEGAL_MEMO[role] = (state, _stamp(state), acts, [a.copy() for a in acts])
     return acts
+
+
+def _listed(state: State, role: str, action: Action) -> Action | None:
+    """``action`` itself when it is an entry of the list last given for this very state."""
+    hit = _LEGAL_MEMO.get(role)
+    if hit is None or hit[0] is not state:
+        return None
+    for candidate, listed in zip(hit[2], hit[3]):
+        if candidate is action:
+            return action if action == listed and hit[1] == _stamp(state) else None
+    return None
 
 
 # How apply copies each top-level key of the state (STATE SHAPE in state.py). A generic deep
 # copy (marshal) of the whole state was a third to a half of a step (issue 15); these keys
 # have a fixed shape, so each is copied with the cheapest operation that still leaves no
 # mutable object shared with the input:
-#   records: {key: {field: scalar}} (block records)
+#   records: {key: {field: scalar}} (block records, copied on access: _CopyOnAccess)
 #   flat:    {key: scalar}
 #   lists:   {key: [scalar, ...]}
+#   entries: {loc: {side: [scalar, ...]}}
+#   "removed_cards": [scalar, ...]
 # Scalars (and None) are shared; "log" is shared entry by entry (entries are never changed
 # once written), which keeps the copy's cost independent of the game's length. Any other
-# key (the decision stack, "entries", "boabdil", options added later...) gets the generic
-# deep copy. tests/engine/granada/test_copy.py checks over random games that the copy is
-# equal to the generic one and shares no list or dict with its input.
+# key (the decision stack, "boabdil", options added later...) gets the generic deep copy.
+# tests/engine/granada/test_copy.py checks over random games that the copy is equal to the
+# generic one and shares no list or dict with its input.
 _RECORDS = frozenset({"blocks"})
-_FLAT = frozenset({"disks", "control", "castle", "bids"})
+_FLAT = frozenset({"disks", "control", "castle", "bids", "pioneers"})
 _LISTS = frozenset({"hands", "decks", "discards", "battle_discard", "surrender", "hand_known", "known"})
+
+
+def _lists(value: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    return {k: v[:] for k, v in value.items()}
+
+
+def _entries(value: dict[str, dict[str, list[Any]]]) -> dict[str, dict[str, list[Any]]]:
+    return {loc: {side: v[:] for side, v in sides.items()} for loc, sides in value.items()}
 
 
 def _copy(state: State) -> State:
     """The private copy ``apply`` mutates: equal to a deep copy, sharing nothing mutable."""
     new: State = {}
+    how = _HOW
     for key, value in state.items():
-        if key == "log":
-            new[key] = list(value)
-        elif value is None or value.__class__ in _SCALARS:
-            new[key] = value
-        elif key in _RECORDS:
-            new[key] = _CopyOnAccess(value)
-        elif key in _FLAT:
-            new[key] = value.copy()
-        elif key in _LISTS:
-            new[key] = {k: list(v) for k, v in value.items()}
+        cls = value.__class__
+        if cls is dict or cls is list:
+            copier = how.get(key)
+            new[key] = copier(value) if copier is not None else _deep(value)
         else:
-            new[key] = _deep(value)
+            new[key] = value      # a scalar or None (JSON has nothing else)
     return new  # in the input's key order (stored JSON stays byte-identical)
 
 
-_SCALARS = (str, int, float, bool)
-_CONTAINERS = (dict, list)
 
 
 def _deep(value: Any) -> Any:
-    """A deep copy of a small JSON value (the decision stack, "entries"...): for a kilobyte
-    of nested frames, faster than a marshal round trip, which builds every string anew."""
-    if value.__class__ is dict:
-        return {k: (_deep(v) if v.__class__ in _CONTAINERS else v) for k, v in value.items()}
-    if value.__class__ is list:
-        return [_deep(v) if v.__class__ in _CONTAINERS else v for v in value]
+    """A deep copy of a small JSON value (the decision stack, "boabdil"...): for a kilobyte of
+    nested frames, faster than a marshal round trip, which builds every string anew. Each
+    container is copied whole at C speed, then only its nested containers are replaced."""
+    cls = value.__class__
+    if cls is dict:
+        out = value.copy()
+        for k, v in value.items():
+            if v.__class__ is dict or v.__class__ is list:
+                out[k] = _deep(v)
+        return out
+    if cls is list:
+        out_list = value[:]
+        for i, v in enumerate(value):
+            if v.__class__ is dict or v.__class__ is list:
+                out_list[i] = _deep(v)
+        return out_list
     return clone(value)
 
 
@@ -193,6 +249,12 @@ class _CopyOnAccess(dict):
     pop = popitem = setdefault = update = copy = __ior__ = __or__ = __ror__ = _refuse
 
 
+_HOW: dict[str, Any] = {"log": list.copy, "removed_cards": list.copy, "entries": _entries}
+_HOW.update({key: _CopyOnAccess for key in _RECORDS})
+_HOW.update({key: dict.copy for key in _FLAT})
+_HOW.update({key: _lists for key in _LISTS})
+
+
 def _seal(state: State) -> State:
     """The state apply returns: plain dicts only (JSON, marshal and the contract's tools)."""
     for key in _RECORDS:
@@ -204,6 +266,10 @@ def _seal(state: State) -> State:
 
 def apply(state: State, role: str, action: Action) -> State:
 
+    found = _listed(state, role, action)
+    if found is not None:
+        # the very order listed for this very state: the checks below were made then
+        return _step(state, role, found)
     if not isinstance(action, dict) or "type" not in action:
         raise RuleError("an action is a dict with a 'type'")
     if state.get("result") is not None:
@@ -226,13 +292,17 @@ def apply(state: State, role: str, action: Action) -> State:
         assert top is not None
         top.setdefault("_menu", {})[role] = menus.chosen(action)
         return _seal(new)
-    with st.frozen_index(state):
-        legal = mod.actions(state, role, frame)
+    legal = _legal(state, role)
     found = find_action(legal, action)
     if found is None:
         what = getattr(mod, "RULE", None)
         raise RuleError(f"{describe(action)} is not a legal order now", what,
                         [describe(a) for a in legal])
+    return _step(state, role, found)
+
+
+def _step(state: State, role: str, found: Action) -> State:
+    """Apply a legal order (``found``, an entry of the role's legal list) to a copy."""
     new = _copy(state)
     top = st.top(new)
     assert top is not None
@@ -296,7 +366,7 @@ def choose(state: State, role: str, seed: int) -> Action:
     """The built-in player: a random legal action, weighted so that phases end sensibly
     (frames may weight their own actions with ``choose_weight``)."""
 
-    legal = _frame_actions(state, role)
+    legal = _legal(state, role)
     if not legal:
         raise ValueError(f"{role} has no legal action")
     frame = st.top(state)

@@ -108,8 +108,13 @@ def segment(a: str, b: str) -> str:
 
 def palace_zone() -> set[str]:
     """Granada and its neighbours: where Nasrid Palace Guard blocks must stay (10.10)."""
+    return set(_palace_zone())
+
+
+@functools.cache
+def _palace_zone() -> frozenset[str]:
     d = st.data()
-    return {"granada"} | {n for n, _ in d.adjacency.get("granada", ())}
+    return frozenset({"granada"} | {n for n, _ in d.adjacency.get("granada", ())})
 
 
 def _name(loc: str) -> str:
@@ -154,9 +159,9 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
 
 
 @functools.cache
-def _sorted_locations() -> tuple[str, ...]:
-    """The map's locations in id order (static data, listed at every movement decision)."""
-    return tuple(sorted(st.data().locations))
+def _map_locations() -> frozenset[str]:
+    """The map's land locations (static data, asked at every movement decision)."""
+    return frozenset(st.data().locations)
 
 
 def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[Action]:
@@ -169,14 +174,19 @@ def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[A
         can_act = frame["acts"] is None or frame["acts"] > 0
         if can_act:
             idx = st.by_location(state)
-            for loc in _sorted_locations():
+            blocks = state["blocks"]
+            own = st.owner
+            # only the places where blocks stand, in the map's id order
+            for loc in sorted(idx.keys() & _map_locations()):
                 if loc in frame["activated"]:
                     continue
-                mine = st.blocks_at(state, loc, side, idx)
-                if any(movable(state, b, side) for b in mine) or \
-                        any(state["blocks"][b]["inside"] and not state["blocks"][b]["moved"]
-                            and not state["blocks"][b]["fresh"] for b in mine):
-                    acts.append({"type": "activate", "loc": loc, "label": f"Activate {_name(loc)}"})
+                for b in idx[loc]:
+                    rec = blocks[b]
+                    if own(b) == side and not rec["moved"] and not rec["fresh"] \
+                            and (rec["carried_by"] is None or rec["inside"]):
+                        # movable (not inside), or inside a castle and free to leave it
+                        acts.append({"type": "activate", "loc": loc, "label": f"Activate {_name(loc)}"})
+                        break
             if frame["sea"] is None or frame["sea"] > 0:
                 for zone in naval.activatable_zones(state, side, frame["activated"]):
                     acts.append({"type": "activate_sea", "zone": zone,
@@ -234,9 +244,8 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
                     acts.append({"type": "take", "block": b, "label": f"Take {st.block_name(b)}"})
         if not ms["force"] and state["hands"][side]:
             acts.append({"type": "force_march", "label": "Force march: discard a card for +1 location (7.3.3)"})
-    for to, kind in st.data().adjacency.get(at, ()):
-        if _step_ok(state, frame, ms, to, kind):
-            acts.append({"type": "step", "to": to, "label": f"Step to {_name(to)}"})
+    for to in _steps(frame, ms):
+        acts.append({"type": "step", "to": to, "label": f"Step to {_name(to)}"})
     if ms["steps"] > 0 and not ms["force"] and not ms["grey"]:
         # one pick-up and one drop-off per stack (7.3.1): once made, only more blocks at
         # that same place and moment
@@ -258,21 +267,34 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
     return acts
 
 
-def _step_ok(state: State, frame: dict[str, Any], ms: dict[str, Any], to: str, kind: str) -> bool:
-    seg = segment(ms["at"], to)
+def _steps(frame: dict[str, Any], ms: dict[str, Any]) -> list[str]:
+    """Where the moving stack may step next, in the map's order of the roads from where it is.
+
+    7.3.1: no segment other blocks of the same initial location used earlier this turn;
+    7.3.3-7.3.5: every block of the stack still has distance left for a road of that kind;
+    10.10: the Nasrid Palace Guard stays in or next to Granada. What depends on the stack
+    alone is worked out once, then each road is checked against it."""
+    at = ms["at"]
+    infos = list(ms["blocks"].values())
     used = frame["segments"]
-    if any(seg in used.get(info["start"], ()) for info in ms["blocks"].values()):
-        return False        # 7.3.1: other blocks of the same initial location already used it
-    side = frame["side"]
-    main = is_main(kind, side, ms["grey"])
-    size = len(ms["blocks"])
-    for info in ms["blocks"].values():
-        step = {"main": info["main"] and main, "lead": info["lead"], "maxg": max(info["maxg"], size)}
-        if info["dist"] + 1 > allowance(step, ms["force"]):
-            return False
-    # 10.10: the Nasrid Palace Guard stays in or next to Granada
-    return not (any(st.data().blocks[b].special == "palace_guard" for b in ms["blocks"])
-                and to not in palace_zone())
+    barred: set[str] = set()
+    for info in infos:
+        barred.update(used.get(info["start"], ()))
+    size = len(infos)
+    force = ms["force"]
+
+    def fits(main: bool) -> bool:
+        return all(info["dist"] + 1 <= allowance({"main": info["main"] and main, "lead": info["lead"],
+                                                  "maxg": max(info["maxg"], size)}, force)
+                   for info in infos)
+
+    by_kind = {True: fits(True), False: fits(False)}
+    side, grey = frame["side"], ms["grey"]
+    comps = st.data().blocks
+    guard = any(comps[b].special == "palace_guard" for b in ms["blocks"])
+    return [to for to, kind in st.data().adjacency.get(at, ())
+            if segment(at, to) not in barred and by_kind[is_main(kind, side, grey)]
+            and (not guard or to in _palace_zone())]
 
 
 def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> None:
@@ -451,12 +473,15 @@ def _activate(state: State, frame: dict[str, Any], loc: str) -> None:
 
 
 def _origin_actions_left(state: State, frame: dict[str, Any]) -> bool:
+    """A block of the side at the activated location may still move (movable) or leave its
+    castle. Asked after every movement step: one read-only pass over the records (dict.items:
+    apply's copy-on-access records are not copied for a look)."""
     side = frame["side"]
-    for b in st.blocks_at(state, frame["origin"], side):
-        rec = state["blocks"][b]
-        if movable(state, b, side):
-            return True
-        if rec["inside"] and not rec["moved"] and not rec["fresh"]:
+    origin = frame["origin"]
+    owner = st.owner
+    for b, rec in dict.items(state["blocks"]):
+        if rec["loc"] == origin and not rec["moved"] and not rec["fresh"] \
+                and (rec["inside"] or rec["carried_by"] is None) and owner(b) == side:
             return True
     return False
 
@@ -534,14 +559,16 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
         mine = segs.setdefault(info["start"], [])
         if segment(at, to) not in mine:
             mine.append(segment(at, to))
-    st.settle_location(state, at)        # an emptied castle reverts to its alignment (4.3)
+    # the placement is final for this step: one index serves every check below (settling
+    # changes control and the "inside" flags, never where a block is)
+    idx = st.by_location(state)
+    st.settle_location(state, at, idx)   # an emptied castle reverts to its alignment (4.3)
     ms["at"] = to
     ms["steps"] += 1
     ent = state["entries"].setdefault(to, {}).setdefault(side, [])
     if at not in ent:
         ent.append(at)
     # 7.3.2 / 7.4: enemies stop the move unless they are overrun
-    idx = st.by_location(state)
     if st.enemy_units_at(state, to, side, idx):
         if overrun.resolve(state, to, side):
             st.pass_through(state, to, side, ms["grey"])

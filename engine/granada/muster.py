@@ -18,6 +18,7 @@ castle join them inside; more than two inside ends the siege (all fight outside)
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from engine.api import Action, RuleError, State
@@ -29,6 +30,12 @@ RULE = "7.2"
 
 def recruitment_locations(side: str, faction: str | None = None) -> list[str]:
     """Locations with a shield of a faction of ``side`` (4.8), or of ``faction``."""
+    return list(_recruitment_locations(side, faction))
+
+
+@functools.cache
+def _recruitment_locations(side: str, faction: str | None) -> tuple[str, ...]:
+    """Static map data, asked at every movement decision (whether mustering is possible)."""
     from engine.granada.components import FACTIONS
 
     d = st.data()
@@ -41,7 +48,7 @@ def recruitment_locations(side: str, faction: str | None = None) -> list[str]:
                 out.append(loc)
         elif shields & mine:
             out.append(loc)
-    return out
+    return tuple(out)
 
 
 def friendly_location(state: State, loc: str, side: str,
@@ -56,7 +63,7 @@ def friendly_location(state: State, loc: str, side: str,
 def eligible(state: State, side: str, faction: str | None = None,
              index: dict[str, list[str]] | None = None) -> list[str]:
     idx = index if index is not None else st.by_location(state)
-    return [loc for loc in recruitment_locations(side, faction) if friendly_location(state, loc, side, idx)]
+    return [loc for loc in _recruitment_locations(side, faction) if friendly_location(state, loc, side, idx)]
 
 
 def fleet_zones(state: State, side: str) -> list[str]:
@@ -66,8 +73,8 @@ def fleet_zones(state: State, side: str) -> list[str]:
 
 
 def recruits(state: State, side: str) -> list[str]:
-    key = f"recruit:{side}"
-    return sorted(b for b, rec in state["blocks"].items() if rec["loc"] == key)
+    # the location index, not a scan of the records: during apply a scan would copy them all
+    return sorted(st.by_location(state).get(f"recruit:{side}", ()))
 
 
 def can_muster(state: State, side: str) -> bool:
@@ -77,7 +84,10 @@ def can_muster(state: State, side: str) -> bool:
         return False
     if any(d.blocks[b].fleet for b in box) and fleet_zones(state, side):
         return True
-    return any(not d.blocks[b].fleet for b in box) and bool(eligible(state, side))
+    if not any(not d.blocks[b].fleet for b in box):
+        return False
+    idx = st.by_location(state)   # asked at every movement decision: stop at the first place
+    return any(friendly_location(state, loc, side, idx) for loc in _recruitment_locations(side, None))
 
 
 def start(state: State, side: str) -> None:

@@ -16,6 +16,7 @@ Frame ``{"module": "naval", "kind": "sea_move", "side": s, "zone": start zone, "
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from engine.api import Action, RuleError, State
@@ -31,12 +32,12 @@ CAPACITY = 2         # 7.5.2
 def fleets_in(state: State, zone: str, side: str | None = None) -> list[str]:
     key = f"sea:{zone}"
     comps = st.data().blocks
-    return sorted(b for b, rec in state["blocks"].items()
+    return sorted(b for b, rec in dict.items(state["blocks"])   # read only: no copy-on-access
                   if rec["loc"] == key and comps[b].fleet and (side is None or comps[b].side == side))
 
 
 def carried_by(state: State, fleet: str) -> list[str]:
-    return sorted(b for b, rec in state["blocks"].items() if rec["carried_by"] == fleet)
+    return sorted(b for b, rec in dict.items(state["blocks"]) if rec["carried_by"] == fleet)  # read only
 
 
 def blockaded(state: State, loc: str, besieged: str) -> bool:
@@ -46,14 +47,25 @@ def blockaded(state: State, loc: str, besieged: str) -> bool:
     return port is not None and bool(fleets_in(state, port, st.other(besieged)))
 
 
+@functools.cache
+def _sea_places() -> frozenset[str]:
+    """The sea zones as block locations ("sea:<zone>"; static data, asked at every movement
+    decision)."""
+    return frozenset(f"sea:{z}" for z in st.data().sea_zones)
+
+
 def activatable_zones(state: State, side: str, activated: list[str]) -> list[str]:
     comps = st.data().blocks
+    blocks = state["blocks"]
     out = set()
-    for bid, rec in state["blocks"].items():
-        loc = rec["loc"]
-        if loc.startswith("sea:") and loc not in activated and not rec["moved"] \
-                and not rec["fresh"] and comps[bid].fleet and comps[bid].side == side:
-            out.add(loc[4:])
+    idx = st.by_location(state)
+    for loc in idx.keys() & _sea_places():
+        if loc not in activated:
+            for bid in idx[loc]:
+                rec = blocks[bid]
+                if not rec["moved"] and not rec["fresh"] and comps[bid].fleet and comps[bid].side == side:
+                    out.add(loc[4:])
+                    break
     return sorted(out)
 
 

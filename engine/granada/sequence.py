@@ -237,9 +237,14 @@ def _turn_advance(state: State, frame: dict[str, Any]) -> bool:
 
 
 def _start_turn(state: State) -> None:
-    for rec in state["blocks"].values():
-        rec["moved"] = False
-        rec["fresh"] = False
+    blocks = state["blocks"]
+    # a read-only scan first (dict.items: apply's copy-on-access records are copied only
+    # for the blocks that change)
+    for bid, rec in dict.items(blocks):
+        if rec["moved"] or rec["fresh"]:
+            rec = blocks[bid]
+            rec["moved"] = False
+            rec["fresh"] = False
     st.log(state, f"— {st.turn_label(state['year'], state['turn'])} —")
 
 
@@ -338,7 +343,7 @@ def _reinforce_draws(state: State) -> None:
         key = f"bag:{s}"
         drawn = 0
         for _ in range(n + extra):
-            bag = [b for b, rec in state["blocks"].items() if rec["loc"] == key]
+            bag = [b for b, rec in dict.items(state["blocks"]) if rec["loc"] == key]  # read only
             if not bag:
                 break
             bid = rng.choice(state, bag)

@@ -40,7 +40,8 @@ def b_towns() -> list[str]:
 # ---------------------------------------------------------------- 10.10 Nasrid Palace Guard
 
 def palace_box(state: State) -> list[str]:
-    return sorted(b for b, rec in state["blocks"].items() if rec["loc"] == "palace")
+    # the location index, not a scan of the records: during apply a scan would copy them all
+    return sorted(st.by_location(state).get("palace", ()))
 
 
 def palace_guard_enter(state: State, bid: str) -> None:

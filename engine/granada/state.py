@@ -170,8 +170,18 @@ __all__ = [
 
 
 def data() -> comp.Components:
-    """The cached components (map, blocks, cards)."""
-    return comp.load()
+    """The cached components (map, blocks, cards): asked a dozen times a step, so held here
+    once loaded (comp.load caches the same object)."""
+    return _DATA if _DATA is not None else _load_data()
+
+
+_DATA: comp.Components | None = None
+
+
+def _load_data() -> comp.Components:
+    global _DATA
+    _DATA = comp.load()
+    return _DATA
 
 
 def other(side: str) -> str:

@@ -110,7 +110,9 @@ def check_instant(state: State) -> None:
         declare(state, "christian", "the Alhambra castle in Granada has fallen (2.1)")
         return
     royals = _royals()
-    if royals and all(state["blocks"][b]["loc"] == "eliminated" for b in royals):
+    blocks = state["blocks"]
+    # dict.__getitem__: a read, which need not copy apply's copy-on-access records
+    if royals and all(dict.__getitem__(blocks, b)["loc"] == "eliminated" for b in royals):
         declare(state, "muslim", "Ferdinand and Isabella have both been eliminated (2.1)")
 
 

@@ -71,7 +71,7 @@ from typing import Any
 from engine.navas.core import ROLES, State
 from engine.navas.flow import new_state
 from engine.navas.player import choose
-from engine.navas.redeal import redeal
+from engine.navas.redeal import canonical, redeal
 from engine.navas.rules import actions, active, apply
 from engine.navas.view import TITLE, view
 
@@ -112,5 +112,5 @@ def result(state: State) -> dict[str, Any] | None:
     return dict(outcome) if outcome is not None else None
 
 
-__all__ = ["OPTIONS", "actions", "active", "apply", "choose", "id", "redeal", "result", "roles", "setup", "title",
+__all__ = ["OPTIONS", "actions", "active", "apply", "canonical", "choose", "id", "redeal", "result", "roles", "setup", "title",
            "view"]

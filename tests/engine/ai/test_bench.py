@@ -50,3 +50,17 @@ def test_bench_ai_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> N
 def test_bench_ai_refuses_an_unknown_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["bench", "--ai", "--game", "chess", "--games", "1"]) == 2
     assert "unknown game" in capsys.readouterr().err
+
+
+def test_think_time_is_judged_against_the_level_budget() -> None:
+    """Issue 15: the median within the budget and the p95 at most 1.5 times it."""
+    cpu = [0.1] * 20
+    within = bench.think_budget([0.4] * 18 + [0.7, 0.74], cpu, 0.5)
+    assert within["meets_target"] and within["budget_s"] == 0.5
+    assert within["target"] == "median <= 0.5 s, p95 <= 0.75 s"
+    slow_tail = bench.think_budget([0.4] * 18 + [0.8, 0.9], cpu, 0.5)
+    assert not slow_tail["meets_target"]
+    slow = bench.think_budget([0.6] * 20, cpu, 0.5)
+    assert not slow["meets_target"]
+    assert "meets_target" not in bench.think_budget([9.0], [9.0], None), "no budget: no verdict"
+    assert bench.think_budget([1.0, 3.0], [0.2, 0.4], 2.0)["cpu_median"] == 0.3

@@ -26,10 +26,11 @@ def dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def positions(game_id: str, seed: int, steps: int, every: int) -> list[tuple[dict[str, Any], str]]:
+def positions(game_id: str, seed: int, steps: int, every: int,
+              options: dict[str, Any] | None = None) -> list[tuple[dict[str, Any], str]]:
     """(state, role) pairs of an easy-player game where ``role`` has a real choice to make."""
     module = engine.get(game_id)
-    state = module.setup(seed, {})
+    state = module.setup(seed, options or {})
     pick = Generator(seed + 1000)
     found = []
     due = 0
@@ -48,6 +49,8 @@ SAMPLES = {
     "navas": positions("navas", 3, 120, 9),
     "granada": positions("granada", 5, 600, 45),
 }
+# the advanced variant hides each side's special cards as well (engine.navas.redeal)
+ADVANCED = positions("navas", 4, 160, 11, {"advanced": True})
 
 
 def test_sample_positions_have_real_choices() -> None:
@@ -55,28 +58,54 @@ def test_sample_positions_have_real_choices() -> None:
         assert len(found) >= 6, game_id
 
 
-@pytest.mark.parametrize("game_id", ["navas", "granada"])
-def test_same_decision_on_states_the_role_cannot_tell_apart(game_id: str) -> None:
+@pytest.mark.parametrize("level", ["normal", "hard"])
+@pytest.mark.parametrize("game_id", ["navas", "navas-advanced", "granada"])
+def test_same_decision_on_states_the_role_cannot_tell_apart(game_id: str, level: str) -> None:
     """s and redeal(s, role, k) differ only in what role cannot see: the same seed must give
-    the same decision, or the search read something hidden."""
+    the same decision, or the search read something hidden. Each level searches with its own
+    budget's settings (playout depth, widening, bias), on few iterations."""
+    found = ADVANCED if game_id == "navas-advanced" else SAMPLES[game_id]
+    game_id = game_id.split("-")[0]
     module = engine.get(game_id)
     differed = 0
-    for n, (state, role) in enumerate(SAMPLES[game_id][:6]):
-        mine = ai.choose(game_id, state, role, 40 + n, "normal", iterations=FEW)
+    for n, (state, role) in enumerate(found[:6]):
+        mine, stats = ai.choose_with_stats(game_id, state, role, 40 + n, level, iterations=FEW)
+        assert stats.iterations == FEW
         for k in (1, 7):
             other = module.redeal(state, role, k)
             differed += dumps(other) != dumps(state)
-            assert ai.choose(game_id, other, role, 40 + n, "normal", iterations=FEW) == mine, (n, k)
+            again, seen = ai.choose_with_stats(game_id, other, role, 40 + n, level, iterations=FEW)
+            assert again == mine, (n, k)
+            assert seen.options == stats.options, (n, k)
     assert differed > 0, "the positions hid nothing: the test would prove nothing"
 
 
+def test_the_advanced_samples_hide_special_cards() -> None:
+    """The advanced-variant positions above exercise the special cards' re-deal."""
+    module = engine.get("navas")
+    moved = 0
+    for state, role in ADVANCED:
+        opp = "muslim" if role == "christian" else "christian"
+        for k in (1, 7):
+            moved += module.redeal(state, role, k)["specials"][opp] != state["specials"][opp]
+    assert moved > 0
+
+
 @pytest.mark.parametrize("game_id", ["navas", "granada"])
+def test_the_search_uses_the_games_own_canonical_form(game_id: str) -> None:
+    """One source of truth with ``redeal``: no mirror of a game's hidden information in engine/ai."""
+    assert adapter(game_id).canonical is engine.get(game_id).canonical
+
+
+@pytest.mark.parametrize("game_id", ["navas", "navas-advanced", "granada"])
 def test_canonical_form_is_one_per_information_set(game_id: str) -> None:
     """The canonical form (every sample starts from it) is the same for every state the role
     cannot tell apart, and the role sees it exactly as the real state."""
+    found = ADVANCED if game_id == "navas-advanced" else SAMPLES[game_id]
+    game_id = game_id.split("-")[0]
     module = engine.get(game_id)
     canonical = adapter(game_id).canonical
-    for state, role in SAMPLES[game_id]:
+    for state, role in found:
         for who in module.roles({}):
             base = canonical(state, who)
             assert module.view(base, who) == module.view(state, who)
