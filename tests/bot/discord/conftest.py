@@ -9,7 +9,9 @@ import contextlib
 import io
 import random
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import replace
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from PIL import Image
 import engine
 from bot.discord import ids
 from bot.discord.client import AlcazabaBot, Tuning, serve
+from bot.models import utcnow
 from bot.service import GameService
 from bot.settings import Settings
 from tests.standin import Interaction, Message, StandIn
@@ -205,6 +208,40 @@ async def table(standin: StandIn, tmp_path: Path) -> AsyncIterator[Harness]:
     await h.start()
     yield h
     await h.stop()
+
+
+class Clock:
+    """The bot's clock in a test (``Tuning.now``): real time plus an offset the test moves."""
+
+    def __init__(self) -> None:
+        self.offset = timedelta(0)
+
+    def __call__(self) -> datetime:
+        return utcnow() + self.offset
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def clocked_table(standin: StandIn, tmp_path: Path, clock: Clock) -> AsyncIterator[Harness]:
+    """The table on the test's clock, polling deadlines more often."""
+    h = Harness(standin, tmp_path / "data", replace(FAST, now=clock, deadline_poll_seconds=0.2))
+    await h.start()
+    yield h
+    await h.stop()
+
+
+@pytest.fixture
+def relay_registered() -> Iterator[None]:
+    """The relay test game (tests/bot/discord/relay.py) among the registered games."""
+    from tests.bot.discord import relay
+
+    engine.GAMES[relay.id] = relay  # type: ignore[assignment]
+    yield
+    engine.GAMES.pop(relay.id, None)
 
 
 @pytest.fixture

@@ -3,48 +3,20 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import replace
-from datetime import datetime, timedelta
-from pathlib import Path
+from datetime import timedelta
 
 import pytest
 
-import engine
-from bot.models import utcnow
 from bot.service import GameService
-from tests.bot.discord import relay
-from tests.bot.discord.conftest import FAST, Harness, choices_of, components
-from tests.standin import StandIn
+from tests.bot.discord.conftest import Clock, Harness, choices_of, components
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.offset = timedelta(0)
-
-    def __call__(self) -> datetime:
-        return utcnow() + self.offset
-
-
-@pytest.fixture(autouse=True)
-def relay_registered() -> Iterator[None]:
-    engine.GAMES[relay.id] = relay  # type: ignore[assignment]
-    yield
-    engine.GAMES.pop(relay.id, None)
+pytestmark = pytest.mark.usefixtures("relay_registered")
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-async def table(standin: StandIn, tmp_path: Path, clock: Clock) -> AsyncIterator[Harness]:
-    """conftest's table, on the test's clock and polling deadlines more often."""
-    h = Harness(standin, tmp_path / "data", replace(FAST, now=clock, deadline_poll_seconds=0.2))
-    await h.start()
-    yield h
-    await h.stop()
+def table(clocked_table: Harness) -> Harness:
+    """conftest's table on the test's clock (``clock`` moves it)."""
+    return clocked_table
 
 
 async def open_relay(h: Harness, svc: GameService, at_deadline: str, pace: str = "24h") -> int:

@@ -8,40 +8,23 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-import engine
 from bot.service import GameService
-from tests.bot.discord import relay
-from tests.bot.discord.conftest import FAST, Harness, choices_of, components, delivered, drive, newest_prompt
-from tests.bot.discord.test_deadlines import Clock
-from tests.standin import Interaction, Message, StandIn
+from tests.bot.discord.conftest import Clock, Harness, choices_of, components, delivered, drive, newest_prompt
+from tests.standin import Interaction, Message
 from tests.standin.server import DM
 
-
-@pytest.fixture(autouse=True)
-def relay_registered() -> Iterator[None]:
-    engine.GAMES[relay.id] = relay  # type: ignore[assignment]
-    yield
-    engine.GAMES.pop(relay.id, None)
+pytestmark = pytest.mark.usefixtures("relay_registered")
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-async def table(standin: StandIn, tmp_path: Path, clock: Clock) -> AsyncIterator[Harness]:
-    h = Harness(standin, tmp_path / "data", replace(FAST, now=clock, deadline_poll_seconds=0.2))
-    await h.start()
-    yield h
-    await h.stop()
+def table(clocked_table: Harness) -> Harness:
+    """conftest's table on the test's clock (``clock`` moves it)."""
+    return clocked_table
 
 
 def game_components(msg: Message, game_pk: int) -> list[str]:

@@ -8,13 +8,12 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 import engine
-from bot.models import utcnow
 from bot.service import GameService, _bot_seed
 from bot.service.levels import level_of
 from bot.settings import Settings
@@ -22,17 +21,9 @@ from bot.thinking import iterations_for
 from engine.ai import choose
 from engine.api import strip_label
 from engine.players import choose as easy_choose
-from tests.bot.discord.conftest import FAST, Harness, delivered
+from tests.bot.discord.conftest import FAST, Clock, Harness, delivered
 from tests.standin import Interaction, Message, StandIn
 from tests.standin.server import LOADING
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.offset = timedelta(0)
-
-    def __call__(self) -> datetime:
-        return utcnow() + self.offset
 
 
 class LevelHarness(Harness):
@@ -44,11 +35,6 @@ class LevelHarness(Harness):
     @property
     def settings(self) -> Settings:
         return super().settings.model_copy(update={"ai_iteration_cap": self.cap, "ai_concurrency": 2})
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
 
 
 async def _table(si: StandIn, tmp_path: Path, clock: Clock, cap: int | None) -> LevelHarness:
