@@ -123,17 +123,24 @@ async def _moved(svc: GameService, version: int) -> bool:
 # ----------------------------------------------------------------------------- a restart
 
 
-async def test_a_restart_keeps_the_level_and_resumes_the_search(capped: LevelHarness) -> None:
-    """The bot stops while the built-in player (hard) plays its setup steps; the next process
-    reads the level from the database and finishes them at hard, decision for decision."""
-    h = capped
+async def test_a_restart_keeps_the_level_and_resumes_the_search(full: LevelHarness) -> None:
+    """The bot stops while the built-in player (hard, at its own budget: seconds a decision)
+    plays its setup steps; the next process (its search capped, to finish quickly) reads the
+    level from the database and finishes them at hard, decision for decision. Each move is
+    checked against the decision of the process that made it: the first process's moves at the
+    level's own budget, the next one's at the cap."""
+    h = full
     assert h.bot is not None and h.bot.user is not None
     await h.cmd(h.alice, "game new", game="navas", side="muslim", opponent=h.bot.user.id, level="hard", seed=4)
     await h.stop()
-    await h.start()
-    assert h.bot is not None
     svc = await _open_svc(h)
     try:
+        at_stop = await svc.game(1)
+        assert "christian" in at_stop.active, "the stop came while the built-in player still had to move"
+        h.cap = 3
+        await h.start()
+        assert h.bot is not None
+
         async def christian_done() -> bool:
             return "christian" not in (await svc.game(1)).active
 
@@ -142,15 +149,15 @@ async def test_a_restart_keeps_the_level_and_resumes_the_search(capped: LevelHar
         exported = await svc.export(1)
         module = engine.get("navas")
         state = module.setup(exported["seed"], dict(exported["options"]))
-        cap = iterations_for("navas", "hard", 3)
         christian = 0
         for version, move in enumerate(exported["moves"]):
             assert move["role"] == "christian"  # alice (muslim) has not moved
             seed = _bot_seed(exported["seed"], version, "christian")
+            cap = iterations_for("navas", "hard", None if version < at_stop.version else 3)
             assert move["action"] == strip_label(choose(module, state, "christian", seed, "hard", cap))
             state = module.apply(state, "christian", move["action"])
             christian += 1
-        assert christian > 0
+        assert christian > at_stop.version, "the next process made moves"
     finally:
         await svc.close()
 
