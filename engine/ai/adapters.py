@@ -16,6 +16,10 @@ The search (:mod:`engine.ai.search`) works on any game behind the contract; a ga
 * ``playout(module, state, role, seed)``: the policy of the playouts (default: the built-in
   player, ``engine.players.choose``). A cheaper policy buys more iterations in the same time;
   the tree still tries the built-in player's choice first at every decision.
+* ``risk(state, role, seed)``: a judge of the role's options, the share of the worlds the role
+  cannot rule out in which an option loses the game at once (default: none ever does). The
+  search never answers with an option that may lose at once while one that cannot exists, the
+  rule every built-in player keeps.
 * ``budgets``: iterations and playout length per level.
 """
 
@@ -40,6 +44,10 @@ class Budget:
     evaluation judges the position; ``widen`` scales progressive widening (how many of a
     decision's options the tree may try after n visits: ``max(2, ceil(widen * sqrt(n)))``);
     ``explore`` is UCB1's constant and ``bias`` the weight of the built-in player's choice.
+    ``deep``, when given, widens the decisions below the root more slowly, ``max(1, floor(deep
+    * sqrt(n)))`` options after n visits (None: as the root): there the first visits follow the built-in player's choice, so
+    that a root option is judged by its good continuation rather than by the average of
+    untried ones (with a few dozen iterations a reply's every alternative dilutes it).
     """
 
     iterations: int
@@ -47,6 +55,7 @@ class Budget:
     widen: float = 2.0
     explore: float = 0.3
     bias: float = 0.5
+    deep: float | None = None
 
 
 def _identity(state: State, role: str) -> State:
@@ -56,6 +65,10 @@ def _identity(state: State, role: str) -> State:
 
 def _no_opinion(state: State) -> dict[str, float]:
     return {}
+
+
+def _no_risk(state: State, role: str, seed: int) -> Callable[[Action], float]:
+    return lambda action: 0.0
 
 
 def default_candidates(module: GameModule, state: State, role: str) -> list[Action]:
@@ -71,5 +84,6 @@ class Adapter:
     evaluate: Callable[[State], dict[str, float]] = _no_opinion
     candidates: Callable[[GameModule, State, str], list[Action]] = default_candidates
     playout: Callable[[GameModule, State, str, int], Action] = players.choose
+    risk: Callable[[State, str, int], Callable[[Action], float]] = _no_risk
     budgets: dict[str, Budget] = field(default_factory=lambda: {
         "normal": Budget(iterations=200, depth=60), "hard": Budget(iterations=800, depth=60)})

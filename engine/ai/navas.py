@@ -18,6 +18,7 @@ foothold in the Muslim area and the Christian units standing next to al-Nasir.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from engine.ai.adapters import Adapter, Budget
 from engine.api import Action, GameModule, State
@@ -45,6 +46,13 @@ def playout(module: GameModule, state: State, role: str, seed: int) -> Action:
     if gen.randbelow(100) < 4:
         return gen.choice(legal)
     return player._decide(state, role, gen, legal, _Unchecked(state, role, seed))
+
+
+def risk(state: State, role: str, seed: int) -> Callable[[Action], float]:
+    """The built-in player's own safety check (:class:`engine.navas.player.Worlds`): each
+    option is tried in every deal of the next battle cards ``role`` cannot rule out."""
+    worlds = player.Worlds(state, role, seed)
+    return lambda action: worlds.risk([action])
 
 
 NASIR = next(u.id for u in CATALOG.units.values() if u.kind == "al-nasir")
@@ -87,5 +95,7 @@ ADAPTER = Adapter(
     canonical=canonical,
     evaluate=evaluate,
     playout=playout,
-    budgets={"normal": Budget(iterations=64, depth=24), "hard": Budget(iterations=256, depth=24)},
+    risk=risk,
+    budgets={"normal": Budget(iterations=64, depth=24, deep=1.0),
+             "hard": Budget(iterations=256, depth=24, deep=1.0)},
 )

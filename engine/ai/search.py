@@ -7,8 +7,9 @@ One tree for the searching role's information set. Each iteration:
 2. descends the tree with UCB1, counting a child's *availability* (how often its action was
    legal when its parent was reached) in place of the parent's visits, because a hidden
    card or block makes an action exist in some worlds only;
-3. adds one node (progressive widening: after n visits a decision may have tried at most
-   ``max(2, ceil(widen * sqrt(n)))`` options; the built-in player's choice is tried first,
+3. adds one node (progressive widening: after n visits the root may have tried at most
+   ``max(2, ceil(widen * sqrt(n)))`` options, a decision below it as many or, with
+   ``Budget.deep``, ``max(1, floor(deep * sqrt(n)))``; the built-in player's choice is tried first,
    and keeps a fading bonus in UCB, the others come in the order the game lists them);
 4. plays the game's playout policy (adapters.py; by default the built-in player
    ``engine.players.choose``, the "easy" level) for ``depth`` steps, then scores the
@@ -17,7 +18,8 @@ One tree for the searching role's information set. Each iteration:
 
 Decisions with a single option, the searching role's or anyone's, are taken at once and do
 not take a level of the tree. The answer is the most visited option at the root (ties: the
-better mean, then the game's own order). Every draw comes from ``engine.rng`` seeded by the
+better mean, then the game's own order) among those that cannot lose the game at once
+(``Adapter.risk``) while one that cannot exists. Every draw comes from ``engine.rng`` seeded by the
 caller's seed, so a search is a pure function of (state as the role knows it, seed, budget).
 """
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,12 +114,21 @@ def search(module: GameModule, state: State, role: str, seed: int, budget: Budge
         stats.iterations += 1
     ranked = sorted(root.children.values(), key=lambda n: (-n.visits, -n.mean(), n.order))
     stats.options = [(n.action or {}, n.visits, n.mean()) for n in ranked]
-    if not ranked:
-        return options[0], stats
-    best = ranked[0].action
-    assert best is not None
-    chosen = find_action(options, best)
-    return (chosen if chosen is not None else best), stats
+    return _safest(options, [n.action for n in ranked if n.action is not None],
+                   adapter.risk(base, role, seed)), stats
+
+
+def _safest(options: list[Action], ranked: list[Action], risk: Callable[[Action], float]) -> Action:
+    """The best ranked option that cannot lose the game at once; when every ranked one may, the
+    first of the others (in the game's order) that cannot; when every option may, the least
+    likely to. The search's statistics cannot be trusted with this: a step that loses in a
+    few of the worlds may still look good on the average of a few dozen samples."""
+    tried = [chosen for chosen in (find_action(options, a) for a in ranked) if chosen is not None]
+    keys = {action_key(a) for a in tried}
+    for action in tried + [a for a in options if action_key(a) not in keys]:
+        if risk(action) == 0:
+            return action
+    return min(tried + [a for a in options if action_key(a) not in keys], key=risk)
 
 
 def _iterate(module: GameModule, state: State, role: str, root: Node, gen: Generator, budget: Budget,
@@ -150,7 +162,10 @@ def _iterate(module: GameModule, state: State, role: str, root: Node, gen: Gener
             else:
                 child.avail += 1
                 present.append(child)
-        limit = max(2, math.ceil(budget.widen * math.sqrt(node.visits + 1)))
+        if node is root or budget.deep is None:
+            limit = max(2, math.ceil(budget.widen * math.sqrt(node.visits + 1)))
+        else:
+            limit = max(1, math.floor(budget.deep * math.sqrt(node.visits + 1)))
         if fresh and len(present) < limit:
             key, i, a = _first_to_try(module, state, mover, fresh, gen)
             child = Node(role=mover, action=a, order=i, avail=1, prior=0.0 if node.children else 1.0)

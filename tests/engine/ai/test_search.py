@@ -8,13 +8,14 @@ what they check does not depend on the search's strength.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
 
 import engine
 from engine import ai, players
-from engine.ai.adapters import default_candidates
+from engine.ai.adapters import Budget, default_candidates
 from engine.ai.registry import adapter
 from engine.api import GameModule
 from engine.rng import Generator
@@ -253,3 +254,109 @@ def test_a_game_without_an_adapter_is_searched_to_the_end() -> None:
     means = {a["type"] + str(a.get("n", "")): mean for a, _, mean in stats.options}
     assert means["add1"] == means["add2"] == 1.0
     assert means.get("bank", 0.0) < 1.0
+
+
+def _risky_positions() -> list[tuple[dict[str, Any], str, list[Any], list[Any]]]:
+    """1212 orders of an easy-player game where one option may lose the game at once (in some
+    deal of the next battle cards the role cannot rule out) and another cannot."""
+    from engine.ai import navas as n_ai
+
+    module = engine.get("navas")
+    state = module.setup(4, {})
+    pick = Generator(1004)
+    found = []
+    for _ in range(260):
+        if module.result(state) is not None:
+            break
+        role = module.active(state)[0]
+        legal = default_candidates(module, state, role)
+        if len(legal) > 1 and state["pending"] is not None and state["pending"]["kind"] == "zone":
+            judge = n_ai.risk(module.canonical(state, role), role, 1)
+            risky = [a for a in legal if judge(a) > 0]
+            if risky and len(risky) < len(legal):
+                found.append((state, role, risky, legal))
+        state = module.apply(state, role, players.choose(module, state, role, pick.randbelow(1 << 30)))
+    return found
+
+
+def test_the_search_never_takes_a_step_that_may_lose_at_once_while_a_safe_one_exists() -> None:
+    """The built-in players' rule holds for every level: even when the search's statistics
+    rank a step that may lose the game at once first, it answers with one that cannot."""
+    from engine.ai import navas as n_ai
+    from engine.ai.search import _safest
+
+    found = _risky_positions()
+    assert len(found) >= 3, "no position with a risky order: the test would prove nothing"
+    module = engine.get("navas")
+    for n, (state, role, risky, legal) in enumerate(found):
+        judge = n_ai.risk(module.canonical(state, role), role, 1)
+        picked = _safest(legal, risky + [a for a in legal if a not in risky], judge)
+        assert picked not in risky and judge(picked) == 0
+        for level in ("normal", "hard"):
+            chosen = ai.choose("navas", state, role, 50 + n, level, iterations=FEW)
+            assert chosen not in risky, (n, level, chosen)
+
+
+def test_the_safety_rule_overrides_the_most_visited_option() -> None:
+    """With a game's risk judge saying every option but the last may lose at once, the search
+    answers with the last whatever the playouts said; when every option may, with the least
+    likely to."""
+    import dataclasses
+
+    from engine.ai.search import search
+
+    state, role = SAMPLES["navas"][1]
+    module = engine.get("navas")
+    options = default_candidates(module, module.canonical(state, role), role)
+    plan = ai.budget("navas", "normal", FEW)
+    favourite, stats = search(module, state, role, 3, plan, adapter("navas"))
+    assert stats.options[0][0] == favourite
+    target = next(a for a in reversed(options) if a != favourite)
+    only_target = dataclasses.replace(adapter("navas"), risk=lambda s, r, k: lambda a: 0.0 if a == target else 0.5)
+    action, again = search(module, state, role, 3, plan, only_target)
+    assert again.options == stats.options  # the same statistics, another answer
+    assert action == target
+    graded = dataclasses.replace(adapter("navas"),
+                                 risk=lambda s, r, k: lambda a: 0.1 if a == target else 0.9)
+    action, _ = search(module, state, role, 3, plan, graded)
+    assert action == target
+
+
+def _tree(budget: Any, iterations: int) -> Any:
+    """The tree of a red decision of the toy race after ``iterations`` iterations."""
+    from engine.ai.adapters import Adapter
+    from engine.ai.search import Node, _iterate
+    from tests.bot import toygame
+
+    state = toygame.setup(3, {"target": 20})
+    root = Node()
+    gen = Generator(9)
+    for _ in range(iterations):
+        world = toygame.redeal(state, "red", gen.randbelow(1 << 62))
+        _iterate(toygame, world, "red", root, gen, budget, Adapter(), ["red", "blue"])
+    return root
+
+
+def _below_adds(node: Any) -> list[Any]:
+    """Nodes reached by adding points, where red's options are the same in every world."""
+    found = []
+    for child in node.children.values():
+        if child.action["type"] == "add":
+            found.append(child)
+            found.extend(_below_adds(child))
+    return found
+
+
+def test_decisions_below_the_root_widen_slowly_with_deep() -> None:
+    """With ``Budget.deep`` a decision below the root follows the built-in player's choice on
+    its first visits (at most max(1, floor(deep * sqrt(n))) options after n visits), so that a
+    root option is judged by a good continuation, not by the average of untried ones; the
+    root keeps its own widening."""
+    deep = _tree(Budget(iterations=60, depth=4, deep=1.0), 60)
+    inner = [n for n in _below_adds(deep) if n.visits]
+    assert any(n.visits >= 3 for n in inner)
+    for node in inner:
+        assert len(node.children) <= max(1, math.floor(math.sqrt(node.visits))), (node.visits, len(node.children))
+    assert len(deep.children) >= 4
+    plain = _tree(Budget(iterations=60, depth=4), 60)
+    assert any(len(n.children) > max(1, math.floor(math.sqrt(n.visits))) for n in _below_adds(plain))
