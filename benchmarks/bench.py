@@ -59,11 +59,14 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import engine
 from engine.api import GameModule, State
 from engine.rng import Generator
+
+if TYPE_CHECKING:
+    from bot.service import GameService, StepResult
 
 STORED_GAMES = 10_000
 CONCURRENT_GAMES = 200
@@ -491,15 +494,9 @@ class Bench:
             info = await service.game(pk)
             active = list(info.active)
             while time.perf_counter() < stop_at and active:
-                pick.shuffle(active)
-                for role in active:
-                    seen = await service.view(pk, role, user_id=seats[(pk, role)])
-                    legal = seen.view.get("actions") or []
-                    if legal:
-                        break
-                else:
+                step = await front_end_step(service, pk, active, pick, seats)
+                if step is None:
                     return
-                step = await service.apply(pk, role, pick.choice(legal), seen.version, user_id=seats[(pk, role)])
                 stamps.append(time.perf_counter())
                 active = list(step.active)
 
@@ -1094,18 +1091,12 @@ async def pg_player(url: str, seats: list[list[Any]], seconds: float) -> list[fl
         pick = Generator(seed)
         active = list(infos[pk].active)
         while time.time() < stop_at and active:
-            pick.shuffle(active)
-            for role in active:
-                seen = await service.view(pk, role, user_id=users[(pk, role)])
-                legal = seen.view.get("actions") or []
-                if legal:
-                    break
-            else:
-                return
             try:
-                step = await service.apply(pk, role, pick.choice(legal), seen.version, user_id=users[(pk, role)])
+                step = await front_end_step(service, pk, active, pick, users)
             except StaleVersion:
                 continue
+            if step is None:
+                return
             stamps.append(time.time())
             active = list(step.active)
 
@@ -1115,6 +1106,20 @@ async def pg_player(url: str, seats: list[list[Any]], seconds: float) -> list[fl
     finally:
         await service.close()
     return stamps
+
+
+async def front_end_step(service: GameService, pk: int, active: list[str], pick: Generator,
+                         users: dict[tuple[int, str], int]) -> StepResult | None:
+    """One step of a random player as a front end makes it: the view of an active role (in a
+    random order) with legal actions, then one of them applied at that view's version. None
+    when no active role has an action; StaleVersion passes through (another process moved)."""
+    pick.shuffle(active)
+    for role in active:
+        seen = await service.view(pk, role, user_id=users[(pk, role)])
+        legal = seen.view.get("actions") or []
+        if legal:
+            return await service.apply(pk, role, pick.choice(legal), seen.version, user_id=users[(pk, role)])
+    return None
 
 
 def rss_of_service_process(db: Path, samples: int) -> tuple[list[float], str]:
