@@ -21,6 +21,7 @@ from sqlmodel import Field, SQLModel
 GAME_STATUSES = ("open", "running", "finished", "aborted")
 MOVE_KINDS = ("step", "undo")
 OUTBOX_KINDS = ("dm", "channel")
+CLAIM_KINDS = ("deadline", "bots")
 
 
 def utcnow() -> datetime:
@@ -187,6 +188,30 @@ class Outbox(SQLModel, table=True):
     last_error: str | None = Field(default=None, sa_type=sa.Text)
     failed_at: datetime | None = Field(default=None, sa_type=sa.DateTime,
                                        description="given up: Discord refused it for good")
+
+
+class GameClaim(SQLModel, table=True):
+    """Who does a game's background work now (migration 0008): its due deadline handling
+    (``kind`` 'deadline') or its built-in player's turn ('bots'), so that one process of
+    several sharing the database does it, and any may when the one that started dies.
+
+    A claim is a lease, as an outbox row's: ``claimed_by`` holds it until ``expires_at``
+    (renewed while the work lasts, e.g. a search that thinks for seconds); after that anyone
+    may take it over. The row stays when released (``claimed_by`` None), so that claiming
+    locks an existing row (``FOR UPDATE SKIP LOCKED``) rather than racing an insert.
+    Claims only spare work and keep games moving: a move is still applied only at the
+    version it was decided from, so a double claim cannot double a move.
+    """
+
+    __tablename__ = "game_claim"
+
+    game_pk: int = Field(
+        sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], primary_key=True, nullable=False
+    )
+    kind: str = Field(sa_type=sa.String(16), primary_key=True, description="deadline | bots")
+    claimed_by: str | None = Field(default=None, sa_type=sa.String(100))
+    claimed_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+    expires_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
 
 
 class RulesUpgrade(SQLModel, table=True):

@@ -14,6 +14,7 @@ role's view when it delivers them.
 from __future__ import annotations
 
 from bot.service.archive import ArchiveCommands
+from bot.service.claims import Claim, ClaimCommands
 from bot.service.core import EXPORT_FORMAT, _bot_seed, rules_version, state_hash
 from bot.service.lobby import LobbyCommands
 from bot.service.outbox import OutboxCommands
@@ -36,6 +37,7 @@ from engine.api import RuleError
 
 __all__ = [
     "EXPORT_FORMAT",
+    "Claim",
     "GameInfo",
     "GameNotFound",
     "GameService",
@@ -56,12 +58,12 @@ __all__ = [
 ]
 
 
-class GameService(LobbyCommands, PlayCommands, ArchiveCommands, OutboxCommands):
+class GameService(LobbyCommands, PlayCommands, ArchiveCommands, OutboxCommands, ClaimCommands):
     """All game commands over one database. Safe to share within one event loop; several
     processes may serve the same database (versions and locks keep them consistent).
 
     Create with ``GameService(async_engine)`` or ``GameService.open(url)`` (the database must
     be migrated: ``bot.db.migrate(url)``); ``await service.close()`` at the end. The commands
-    are grouped by concern in the modules of this package (lobby, play, archive, outbox) over
+    are grouped by concern in the modules of this package (lobby, play, archive, outbox, claims) over
     one core (``bot.service.core``): this class only puts them together.
     """
