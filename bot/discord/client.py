@@ -11,9 +11,10 @@ import asyncio
 import logging
 import os
 import signal
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 import yarl
@@ -25,6 +26,7 @@ from bot.discord.images import Images
 from bot.discord.store import Store
 from bot.models import utcnow
 from bot.service import GameService
+from bot.service.claims import BOTS
 from bot.settings import shard_of
 from bot.thinking import Thinker
 
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from bot.discord.table import Table
     from bot.settings import Settings
 
+T = TypeVar("T")
 SHUTDOWN_WAIT = 10.0
 """Seconds the bot waits at close for its cancelled background tasks to unwind."""
 log = logging.getLogger("bot.discord")
@@ -63,6 +66,14 @@ class Tuning:
     """The first retry of a failed delivery waits this long; each next one twice as long (at
     most an hour)."""
     deadline_poll_seconds: float = 60.0
+    claim_lease_seconds: float = 30.0
+    """How long a game's deadline handling or built-in player's turn stays this process's
+    claim without renewal (bot/service/claims.py): a process that dies holding one delays it
+    by this much, and another process's next deadline pass takes it over. A living process
+    renews it every third of this while the work lasts (a search thinks for seconds), so it
+    need not cover the longest think. A process that does not run the game's server's shard
+    also waits this long past a deadline, or after a move the built-in player must answer,
+    before it steps in: the shard's own process goes first while it lives."""
     reminder_fraction: float = 0.25
     """A reminder goes out when this fraction of the time per move is left."""
     rate_per_10s: int = 12
@@ -104,10 +115,13 @@ class AlcazabaBot(commands.AutoShardedBot):
 
     Sharded (Discord requires it from 2,500 servers): SHARD_COUNT shards in all, of which
     this process runs SHARD_IDS (all of them when unset). Several processes may share one
-    database, each with its own shards: outbox rows are claimed with a lease (any process
-    may deliver any row), while deadlines and built-in players' turns belong to the
-    process running the game's server's shard (:meth:`owns`), the one its interactions
-    reach.
+    database, each with its own shards. Interactions reach only the process running their
+    server's shard, but what the bot does on its own is claimed with a lease in the
+    database, so any process may do it and none waits for a dead one: outbox rows
+    (``claim_outbox``), a game's due deadline and a game's built-in player's turn
+    (``claim_games``; posting works from any process, over REST). The process running the
+    game's server's shard (:meth:`owns`) goes first; another steps in once the work has
+    waited a lease (``Tuning.claim_lease_seconds``) and nobody holds its claim.
     """
 
     def __init__(self, settings: Settings, service: GameService, tuning: Tuning | None = None, *,
@@ -161,7 +175,9 @@ class AlcazabaBot(commands.AutoShardedBot):
             self.tree.copy_global_to(guild=guild)
             synced = await self.tree.sync(guild=guild)
             log.info("slash commands synced to the development server %s (%d commands)", guild_id, len(synced))
-        # Games a built-in player must move in (e.g. the bot stopped mid-turn).
+        # Games a built-in player must move in (e.g. the bot stopped mid-turn): this
+        # process's servers' at once; the others' when the deadline loop finds them waiting
+        # a lease with nobody moving them (Deadlines.adopt_bots).
         if not self.workers:
             return
         waiting = await self.service.waiting_for_bots()
@@ -174,31 +190,45 @@ class AlcazabaBot(commands.AutoShardedBot):
 
     def owns(self, guild_id: int | None) -> bool:
         """Whether this process runs the shard of server ``guild_id`` (None: direct messages,
-        shard 0): the one process that keeps that server's games' clocks and moves their
-        built-in players after a restart. One process without SHARD_IDS owns everything."""
+        shard 0): the process that goes first for that server's games' clocks and built-in
+        players (others step in after a lease). One process without SHARD_IDS owns everything."""
         ids, count = self.settings.shard_ids, self.settings.shard_count
         if ids is None or count is None:
             return True
         return shard_of(guild_id, count) in ids
 
     def run_bots(self, game_pk: int) -> None:
-        """Let the built-in player move in the background (one task per game at a time).
+        """Let the built-in player move in the background (one task per game at a time),
+        if this process can claim the game's built-in turn (another process may be moving it).
 
         Its searches run in :attr:`thinker`'s processes, queued fairly with every other
         game's, so the loop keeps answering everyone meanwhile; each committed move is
-        delivered at once (``on_commit``), not after the whole run."""
+        delivered at once (``on_commit``), not after the whole run. The claim is renewed
+        while it thinks and released at the end; after the release the game is looked at
+        once more, since a move made meanwhile may have found the claim still held here and
+        left the built-in player's answer to this task."""
         if game_pk in self._bot_games:
             # The running task may have just found nothing to do: it looks once more.
             self._bot_again.add(game_pk)
             return
         self._bot_games.add(game_pk)
 
+        async def play() -> None:
+            await self.service.play_bots(game_pk, thinker=self.thinker, on_commit=lambda _: self.poke())
+
         async def work() -> None:
             try:
                 while True:
                     self._bot_again.discard(game_pk)
-                    await self.service.play_bots(game_pk, thinker=self.thinker, on_commit=lambda _: self.poke())
-                    if game_pk not in self._bot_again:
+                    if not await self.service.claim_game(BOTS, self.worker_id, game_pk,
+                                                         self.tuning.claim_lease_seconds):
+                        log.debug("built-in turn of game %s is claimed by another process", game_pk)
+                        break
+                    try:
+                        await self.holding(BOTS, game_pk, play())
+                    finally:
+                        await self.release(BOTS, game_pk)
+                    if game_pk not in self._bot_again and not await self.bots_wait(game_pk):
                         break
             except Exception:
                 log.exception("built-in player failed in game %s", game_pk)
@@ -208,6 +238,53 @@ class AlcazabaBot(commands.AutoShardedBot):
         task = asyncio.create_task(work(), name=f"bots-{game_pk}")
         self._bot_tasks.add(task)
         task.add_done_callback(self._bot_tasks.discard)
+
+    def moving_bots(self, game_pk: int) -> bool:
+        """Whether this process's built-in player task for the game is running."""
+        return game_pk in self._bot_games
+
+    async def bots_wait(self, game_pk: int) -> bool:
+        """Whether the built-in player must move in the game now."""
+        info = await self.service.game(game_pk)
+        return info.status == "running" and any((seat := info.seat(r)) is not None and seat.is_bot
+                                                for r in info.active)
+
+    async def holding(self, kind: str, game_pk: int, work: Awaitable[T]) -> T | None:
+        """Run ``work`` while renewing this process's claim of the game's ``kind`` work every
+        third of the lease, so that a search thinking longer than the lease keeps it while
+        one that dies loses it within a lease. If the claim was lost meanwhile (this process
+        stalled a whole lease and another took over), the work is stopped: None. A failed
+        renewal (the database away a moment) is logged and tried again at the next beat."""
+        lease = self.tuning.claim_lease_seconds
+        task = asyncio.ensure_future(work)
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=lease / 3)
+                if done:
+                    return task.result()
+                try:
+                    kept = await self.service.renew_claim(kind, self.worker_id, game_pk, lease)
+                except Exception:
+                    log.warning("could not renew the %s claim of game %s", kind, game_pk, exc_info=True)
+                    continue
+                if not kept:
+                    log.warning("the %s claim of game %s ran out and another process took it; stopping here",
+                                kind, game_pk)
+                    task.cancel()
+                    await asyncio.wait({task})
+                    return None
+        finally:
+            if not task.done():  # this coroutine was cancelled (the bot closes)
+                task.cancel()
+                await asyncio.wait({task})
+
+    async def release(self, kind: str, game_pk: int) -> None:
+        """Give up this process's claim (the work is done or stopped). A failure is only
+        logged: the claim then runs out at the end of its lease."""
+        try:
+            await self.service.release_claim(kind, self.worker_id, game_pk)
+        except Exception:
+            log.warning("could not release the %s claim of game %s", kind, game_pk, exc_info=True)
 
     def poke(self, clock: bool = True) -> None:
         """Something was committed: deliver notifications now, and (``clock``: the game has a

@@ -32,6 +32,8 @@ from bot.service.outbox import _rowcount
 from bot.service.types import ServiceError
 
 _CLAIM: sa.Table = GameClaim.__table__  # type: ignore[attr-defined]
+DEADLINE, BOTS = CLAIM_KINDS
+"""The kinds of claim: a game's due deadline handling, a game's built-in player's turn."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,21 @@ class ClaimCommands(ServiceCore):
                        col(GameClaim.claimed_by) == worker)
                 .values(claimed_by=None, claimed_at=None, expires_at=None))
             return _rowcount(done) == 1
+
+    async def held_claims(self, kind: str, game_pks: Iterable[int], now: datetime | None = None) -> dict[int, datetime]:
+        """Of ``game_pks``, those whose ``kind`` claim someone holds now, with the moment its
+        lease runs out: a read, so that a worker looking for work left behind does not
+        write a claim attempt for every game another worker is busy with."""
+        _check_kind(kind)
+        wanted = sorted(set(game_pks))
+        if not wanted:
+            return {}
+        now = now or utcnow()
+        query = (sa.select(col(GameClaim.game_pk), col(GameClaim.expires_at))
+                 .where(col(GameClaim.kind) == kind, col(GameClaim.game_pk).in_(wanted),
+                        col(GameClaim.claimed_by).is_not(None), col(GameClaim.expires_at) >= now))
+        async with self._read() as session:
+            return {pk: until for pk, until in (await session.execute(query)).all() if until is not None}
 
     async def claims(self, game_pk: int | None = None) -> list[Claim]:
         """Claim rows (of one game), for operators and tests."""

@@ -13,6 +13,13 @@ the thread, and start another period), ``autopass`` (take the pass the engine of
 it offers one; otherwise remind), ``claim`` (the opponent may end the game with
 ``/game claim``), ``bot`` (the built-in player takes the late seat for the rest of the game, at
 the game's level, and moves at once).
+
+Several processes may share the database (one per group of gateway shards). A game's clock
+is then kept by whichever process claims its due work (``GameService.claim_games``, kind
+'deadline', with a lease renewed while the messages go out): the process running the game's
+server's shard as soon as it is due, any other once it has been due a lease
+(``Tuning.claim_lease_seconds``), so a dead process's games are not left waiting. The same
+pass takes over built-in players' turns left behind the same way (:meth:`Deadlines.adopt_bots`).
 """
 
 from __future__ import annotations
@@ -29,7 +36,9 @@ from bot.discord.cogs.base import Worker
 from bot.discord.cogs.delivery import send_once
 from bot.discord.nonces import Nonces
 from bot.discord.table import Outgoing
+from bot.models import utcnow
 from bot.service import GameInfo, NotAllowed, StaleVersion
+from bot.service.claims import BOTS, DEADLINE
 from engine.api import RuleError
 
 if TYPE_CHECKING:
@@ -48,6 +57,10 @@ class Deadlines(Worker):
     def __init__(self, bot: AlcazabaBot) -> None:
         super().__init__(bot)
         bot.deadlines = self
+        self._adopted: dict[int, datetime] = {}
+        """Games whose built-in player :meth:`adopt_bots` started, and when: it starts each at
+        most once a lease, so a game whose built-in player keeps failing is not retried at
+        every pass."""
 
     async def cycle(self) -> float:
         wait = self.idle()
@@ -62,24 +75,104 @@ class Deadlines(Worker):
     # ------------------------------------------------------------------ one pass
 
     async def once(self) -> datetime | None:
-        """Bring every running game's clock up to date; the next moment something is due."""
-        games = await self.service.games(status="running", paced=True, limit=None)
-        # Another process's shards keep the clocks of their servers' games (AlcazabaBot.owns).
-        clocked = [g for g in games if present.pace_delta(g.pace) is not None and self.bot.owns(g.guild_id)]
+        """Bring every running game's clock up to date (those this process may claim); the
+        next moment something is due."""
+        games = await self.service.games(status="running", limit=None)
+        later = await self.adopt_bots(games)
+        next_due = None if later is None else self.bot.now() + timedelta(seconds=later)
+        clocked = [g for g in games if present.pace_delta(g.pace) is not None]
         rows = await self.store.games([g.id for g in clocked])
-        next_due: datetime | None = None
+        now = self.bot.now()
+        grace = timedelta(seconds=self.bot.tuning.claim_lease_seconds)
+        due: list[int] = []
         for info in clocked:
+            at = self.due_at(info, rows[info.id].deadline_version)
+            if at is None:
+                continue
+            if not self.bot.owns(info.guild_id):
+                at += grace  # the shard's own process goes first while it lives
+            if at <= now:
+                due.append(info.id)
+            else:
+                next_due = _earlier(next_due, at)
+        if not due:
+            return next_due
+        claimed = await self.service.claim_games(DEADLINE, self.bot.worker_id, due, self.bot.tuning.claim_lease_seconds)
+        if len(claimed) < len(due):
+            # Another process is at it; if it dies, its claim runs out within a lease.
+            next_due = _earlier(next_due, now + grace)
+        for game_pk in due:
+            if game_pk not in claimed:
+                continue
             try:
-                due = await self.tick(info, rows[info.id].deadline_version, rows[info.id].deadline_action)
+                at = await self.bot.holding(DEADLINE, game_pk, self.tick_fresh(game_pk))
             except (NotAllowed, StaleVersion, RuleError) as exc:
-                log.info("deadline of game %s: %s", info.id, exc)
+                log.info("deadline of game %s: %s", game_pk, exc)
                 continue
             except discord.HTTPException as exc:
-                log.warning("deadline message of game %s not sent (will retry): %s", info.id, exc)
+                log.warning("deadline message of game %s not sent (will retry): %s", game_pk, exc)
                 continue
-            if due is not None and (next_due is None or due < next_due):
-                next_due = due
+            finally:
+                await self.bot.release(DEADLINE, game_pk)
+            if at is not None:
+                next_due = _earlier(next_due, at)
         return next_due
+
+    async def tick_fresh(self, game_pk: int) -> datetime | None:
+        """:meth:`tick` on the game as it is now that this process holds its claim: the list
+        the pass started from may be older than another process's handling of it."""
+        info = await self.service.game(game_pk)
+        if info.status != "running":
+            return None
+        row = await self.store.game(game_pk)
+        return await self.tick(info, row.deadline_version, row.deadline_action)
+
+    def due_at(self, info: GameInfo, deadline_version: int | None) -> datetime | None:
+        """When :meth:`tick` next has something to do for the game (None: nothing until
+        someone moves): the moment it sets or clears the clock, reminds, or expires. The
+        same branches as :meth:`tick`, without doing anything, so that a pass claims only
+        the games with work due."""
+        delta = present.pace_delta(info.pace)
+        assert delta is not None
+        if not self.humans_waited_for(info):
+            return info.updated_at if info.deadline_at is not None else None
+        if deadline_version != info.version or info.deadline_at is None:
+            return info.updated_at
+        if info.reminded_at is None:
+            return self.remind_at(info.deadline_at, delta)
+        return info.deadline_at
+
+    async def adopt_bots(self, games: list[GameInfo]) -> float | None:
+        """Start the built-in player in running games where it must move and nobody is moving
+        it: a process died holding the turn (its claim ran out), or the turn came while only
+        another process could take it. The game's shard's process takes it at once, another
+        once the turn has waited a lease. The seconds until a game seen here may need
+        looking at again (None: none)."""
+        bot = self.bot
+        lease = bot.tuning.claim_lease_seconds
+        waiting = [g for g in games if any((s := g.seat(r)) is not None and s.is_bot for r in g.active)
+                   and not bot.moving_bots(g.id)]
+        if not waiting:
+            return None
+        now = utcnow()  # the clock the claims and the games' updated_at are written with
+        held = await self.service.held_claims(BOTS, [g.id for g in waiting], now)
+        for pk in [pk for pk, at in self._adopted.items() if at <= now - timedelta(seconds=lease)]:
+            del self._adopted[pk]
+        later: float | None = None
+        for info in waiting:
+            if info.id in held:
+                at = held[info.id]
+            else:
+                at = info.updated_at if bot.owns(info.guild_id) else info.updated_at + timedelta(seconds=lease)
+                if info.id in self._adopted:  # started here within a lease: it failed, or just ended
+                    at = max(at, self._adopted[info.id] + timedelta(seconds=lease))
+            if at <= now:
+                self._adopted[info.id] = now
+                bot.run_bots(info.id)
+            else:
+                wait = max(0.05, (at - now).total_seconds())
+                later = wait if later is None else min(later, wait)
+        return later
 
     def humans_waited_for(self, info: GameInfo) -> list[str]:
         return [r for r in info.active if (s := info.seat(r)) is not None and not s.is_bot and s.user_id is not None]
@@ -258,3 +351,7 @@ class Deadlines(Worker):
 
 async def setup(bot: AlcazabaBot) -> None:
     await bot.add_cog(Deadlines(bot))
+
+
+def _earlier(first: datetime | None, second: datetime) -> datetime:
+    return second if first is None or second < first else first
