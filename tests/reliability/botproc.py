@@ -7,9 +7,10 @@ Tuning, so that a test of dozens of kills fits in CI's time:
 
 * thread posts are grouped for 0.3 s instead of 2 s, the outbox is polled every 0.5 s
   instead of 5 s;
-* the outbox lease is ``ALCAZABA_TEST_LEASE`` seconds (default 3) instead of 30: rows a
-  killed process had claimed are taken over by its successor once the lease runs out, so
-  the lease is how long a crash delays them.
+* the outbox lease, and the lease of a game's deadline or built-in turn, is
+  ``ALCAZABA_TEST_LEASE`` seconds (default 3) instead of 30: rows and games a killed process
+  had claimed are taken over by its successor, or by another process, once the lease runs
+  out, so the lease is how long a crash delays them.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ def dump_tasks() -> None:
 
 
 def main() -> int:
-    tuning = replace(FAST, outbox_lease_seconds=float(os.environ.get("ALCAZABA_TEST_LEASE", "3")))
+    lease = float(os.environ.get("ALCAZABA_TEST_LEASE", "3"))
+    tuning = replace(FAST, outbox_lease_seconds=lease, claim_lease_seconds=lease)
 
     async def run(settings: Settings) -> int:
         """``bot.discord.run`` (what ``alcazaba run`` calls) with the test's Tuning."""

@@ -16,6 +16,10 @@ started again. At the end, after the outbox drained:
   held (the checks of the crash test, tests/reliability/test_crash.py);
 * the stored state of each game is the replay of its log.
 
+And a second test kills shard 1's process while a game of its server has the built-in player
+thinking and another a deadline due: shard 0's process takes both over (its deadline pass
+claims the game's work once the dead process's claim ran out: bot/service/claims.py).
+
 Skipped, with the reason, when ALCAZABA_TEST_PG_URL is unset (CI sets it).
 """
 
@@ -25,15 +29,22 @@ import asyncio
 import json
 import random
 import sys
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
-from bot.service import GameService
-from tests.reliability.conftest import PG_SKIP, PG_URL, _sync_url
+import engine
+from bot.service import GameInfo, GameService, _bot_seed
+from bot.thinking import think
+from engine.api import strip_label
+from tests.reliability.conftest import PG_SKIP, PG_URL, _sync_url, pg_rows
 from tests.reliability.test_crash import (
     BotProcess,
+    Click,
     Table,
     check_moves,
     check_notifications,
@@ -42,6 +53,7 @@ from tests.reliability.test_crash import (
     open_games,
 )
 from tests.standin import StandIn
+from tests.standin.server import iter_components
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.skipif(not PG_URL, reason=PG_SKIP)]
 
@@ -197,3 +209,195 @@ async def test_two_processes_each_with_half_the_shards_lose_and_double_nothing(
             await p.stop()
         await si.stop()
 
+
+
+# --------------------------------------------------------------------------- a dead shard's games
+
+
+async def open_game(si: StandIn, db: GameService, host: int, channel: int, guild: int, **options: Any) -> int:
+    """``/game new`` in ``channel``; a person invited joins from the lobby. The new game's id."""
+    before = {g.id for g in await db.games(guild_id=guild, limit=None)}
+    threads = len(si.threads(channel))
+    await si.settle(await si.slash(host, channel, "game new", **options), timeout=30)
+    deadline = time.monotonic() + 60
+    while len(si.threads(channel)) <= threads:  # a loaded machine may open the thread after a pause
+        assert time.monotonic() < deadline, "the game's thread was never opened"
+        await asyncio.sleep(0.1)
+    [game] = [g.id for g in await db.games(guild_id=guild, limit=None) if g.id not in before]
+    guest = int(options["opponent"])
+    if guest != si.application_id:
+        lobby = si.channel_messages(si.threads(channel)[threads].id)[0]
+        join = next(c["custom_id"] for c in iter_components(lobby.components) if c.get("custom_id"))
+        await si.settle(await si.click(guest, lobby.id, join), timeout=30)
+    return game
+
+
+async def until(what: str, check: Callable[[], Awaitable[bool]], timeout: float) -> float:
+    """Wait for ``check``; the seconds it took (AssertionError naming ``what`` after ``timeout``)."""
+    start = time.monotonic()
+    while not await check():
+        assert time.monotonic() - start < timeout, f"{what}: not within {timeout} s"
+        await asyncio.sleep(0.05)
+    return time.monotonic() - start
+
+
+async def built_in_moves(db: GameService, pk: int, level: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The moves of the seats the built-in player holds at the end, and the problems with them:
+    each must be the built-in player's own decision at its version (``think`` with the seed
+    ``_bot_seed`` of that version), so none is doubled, lost or made up."""
+    info = await db.game(pk)
+    module = engine.get(info.game_id)
+    bots = {s.role for s in info.seats if s.is_bot}
+    state = module.setup(info.seed, dict(info.options))
+    made: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for m in await db.moves(pk):
+        if m["role"] in bots:
+            made.append(m)
+            version = m["seq"] - 1
+            expected = strip_label(think(info.game_id, state, m["role"], _bot_seed(info.seed, version, m["role"]),
+                                         level))
+            if m["action"] != expected:
+                problems.append(f"game {pk}: move {m['seq']} of the built-in {m['role']} is {m['action']}, "
+                                f"not its decision {expected}")
+        state = module.apply(state, m["role"], m["action"])
+    return made, problems
+
+
+def person_moves(moves: list[dict[str, Any]], bots: set[str], clicks: list[Click], game: int,
+                 module: Any, states: list[Any], info: GameInfo, si: StandIn) -> list[str]:
+    """Each move of a person was sent by one click of his, and each click confirmed is a move."""
+    problems: list[str] = []
+    sent = []
+    for c in clicks:
+        if c.game != game:
+            continue
+        role = info.roles[c.role_index]
+        legal = module.actions(states[c.version], role)
+        if 0 <= c.index < len(legal):
+            sent.append((c, role, strip_label(legal[c.index])))
+    used: set[int] = set()
+    for m in moves:
+        if m["role"] in bots:
+            continue
+        match = next((i for i, (c, role, action) in enumerate(sent) if i not in used and c.version < m["seq"]
+                      and role == m["role"] and action == m["action"]), None)
+        if match is None:
+            problems.append(f"game {game}: move {m['seq']} ({m['role']} {m['action']}) was sent by no click")
+        else:
+            used.add(match)
+    for c, role, action in sent:
+        if confirmed(si, c) and not any(m["seq"] > c.version and m["role"] == role and m["action"] == action
+                                        for m in moves):
+            problems.append(f"game {game}: the confirmed click {c.custom_id} ({action}) is not in the log")
+    return problems
+
+
+async def test_a_dead_shards_deadline_and_built_in_turn_are_taken_by_the_other_process(
+        pg_clean: str, tmp_path: Path) -> None:
+    """The process of shard 1 is killed while a game of its server has the built-in player
+    thinking (at ``hard``: seconds) and another has a deadline due that hands the late seat
+    to the built-in player. The process of shard 0, which no interaction of that server
+    reaches, takes the built-in turn once the dead process's claim ran out (not before) and
+    handles the deadline; nothing is doubled or lost when shard 1's process comes back."""
+    clean_front_end(pg_clean)
+    si = StandIn()
+    await si.start()
+    procs: list[ShardProcess] = []
+    db: GameService | None = None
+    try:
+        servers = [server(si, shard) for shard in range(SHARDS)]
+        for shard, (guild, _, _) in enumerate(servers):
+            procs.append(ShardProcess(si, tmp_path / f"shard{shard}", guild, pg_clean, shard))
+            await procs[-1].start()
+        db = GameService.open(pg_clean)
+        guild, channel, (alice, bob) = servers[1]
+        dead_pid = procs[1].proc.pid if procs[1].proc is not None else -1
+
+        # A game of 24 hours a move where a late seat goes to the built-in player: alice moves,
+        # bob is late. Shard 1's process sets bob's clock.
+        timed = await open_game(si, db, alice, channel, guild, game="navas", side="christian", opponent=bob,
+                                pace="24h", at_deadline="bot", seed=31)
+        table = Table(si, db, [alice], random.Random(5), channel, [timed])
+        assert await table.click_once(wait=True) is not None
+
+        async def clock_set() -> bool:
+            info = await db.game(timed)
+            rows = pg_rows(pg_clean, "SELECT deadline_version FROM discord_game WHERE game_pk = :pk", pk=timed)
+            return info.active == ["muslim"] and info.deadline_at is not None and rows == [(info.version,)]
+
+        await until("shard 1's process sets bob's clock", clock_set, 60)
+
+        # A game against the built-in player at hard: it starts thinking at once, in shard 1's
+        # process, which claims the game's built-in turn.
+        versus = await open_game(si, db, alice, channel, guild, game="navas", side="christian",
+                                 opponent=si.application_id, pace="live", level="hard", seed=32)
+
+        async def thinking_in_shard_1() -> bool:
+            return any(c.kind == "bots" and (c.claimed_by or "").startswith(f"discord-{dead_pid}-")
+                       for c in await db.claims(versus))
+
+        await until("shard 1's process claims the built-in turn", thinking_in_shard_1, 60)
+        await procs[1].kill()
+        assert await db.moves(versus) == [], "the built-in player answered before the kill: nothing to take over"
+        [dead] = [c for c in await db.claims(versus) if c.kind == "bots"]
+        assert dead.expires_at is not None
+        # Bob's day passes while shard 1's process is down.
+        pg_rows(pg_clean, "UPDATE game SET deadline_at = deadline_at - interval '25 hours' WHERE id = :pk "
+                          "RETURNING id", pk=timed)
+
+        async def bot_moved() -> bool:
+            return any(m["role"] == "muslim" for m in await db.moves(versus))
+
+        async def handed_over_and_moved() -> bool:
+            info = await db.game(timed)
+            seat = info.seat("muslim")
+            return seat is not None and seat.is_bot and any(m["role"] == "muslim" for m in await db.moves(timed))
+
+        lease = float(procs[0].env.get("ALCAZABA_TEST_LEASE", "3"))
+        # Within the lease and a decision at hard (seconds of thinking on a loaded machine).
+        taken = await until("shard 0's process takes the built-in turn", bot_moved, lease + 90)
+        await until("shard 0's process hands bob's late seat over", handed_over_and_moved, lease + 60)
+        [first] = [m for m in await db.moves(versus) if m["role"] == "muslim"][:1]
+        assert first["created_at"] >= dead.expires_at, (
+            f"the built-in turn was taken over at {first['created_at']}, before the dead claim ran out "
+            f"at {dead.expires_at}")
+        assert all(c.claimed_by is None or not c.claimed_by.startswith(f"discord-{dead_pid}-")
+                   for c in await db.claims(versus)), "the dead process still holds the built-in turn"
+
+        # Shard 1's process comes back; alice resigns both games in her server's channel.
+        await procs[1].start()
+        for pk in (timed, versus):
+            await si.settle(await si.slash(alice, channel, "game resign", game=pk), timeout=60)
+        await drained(db, si, timeout=180)
+
+        problems: list[str] = []
+        for pk, level in ((timed, "easy"), (versus, "hard")):
+            info = await db.game(pk)
+            if info.status != "finished":
+                problems.append(f"game {pk} not ended by the resignation: {info.status}")
+            report = await db.replay_check(pk)
+            if not report.ok:
+                problems.append(f"game {pk}: stored state is not the replay of the log: {report.message}")
+            made, wrong = await built_in_moves(db, pk, level)
+            problems += wrong
+            if not made:
+                problems.append(f"game {pk}: the built-in player never moved")
+            module = engine.get(info.game_id)
+            moves = await db.moves(pk)
+            states = [module.setup(info.seed, dict(info.options))]
+            for m in moves:
+                states.append(module.apply(states[-1], m["role"], m["action"]))
+            problems += person_moves(moves, {s.role for s in info.seats if s.is_bot}, table.clicks, pk, module,
+                                     states, info, si)
+        problems += await check_notifications(db, [timed, versus], si)
+        problems += [f"Discord rule broken: {v}" for v in si.violations]
+        logs = "\n".join(f"--- shard {p.shard} log ---\n{p.tail(40)}" for p in procs)
+        assert problems == [], "\n".join(problems[:40]) + f"\n{logs}"
+        print(json.dumps({"taken_over_after_s": round(taken, 1), "lease_s": lease}))
+    finally:
+        if db is not None:
+            await db.close()
+        for p in procs:
+            await p.stop()
+        await si.stop()
