@@ -220,15 +220,19 @@ class AlcazabaBot(commands.AutoShardedBot):
             try:
                 while True:
                     self._bot_again.discard(game_pk)
-                    if not await self.service.claim_game(BOTS, self.worker_id, game_pk,
-                                                         self.tuning.claim_lease_seconds):
-                        log.debug("built-in turn of game %s is claimed by another process", game_pk)
-                        break
-                    try:
-                        await self.holding(BOTS, game_pk, play())
-                    finally:
-                        await self.release(BOTS, game_pk)
-                    if game_pk not in self._bot_again and not await self.bots_wait(game_pk):
+                    # A read first: most calls come after a person's move in a game without
+                    # a built-in seat, where a claim would be a write for nothing.
+                    if await self.bots_wait(game_pk):
+                        if not await self.service.claim_game(BOTS, self.worker_id, game_pk,
+                                                             self.tuning.claim_lease_seconds):
+                            log.debug("built-in turn of game %s is claimed by another process", game_pk)
+                            break
+                        try:
+                            await self.holding(BOTS, game_pk, play())
+                        finally:
+                            await self.release(BOTS, game_pk)
+                        continue  # a move made meanwhile may have left the next turn to this task
+                    if game_pk not in self._bot_again:
                         break
             except Exception:
                 log.exception("built-in player failed in game %s", game_pk)
