@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("bot.discord.deadlines")
 
 SPREAD_SECONDS = 0.2
+WAITING_LIMIT = 10_000
+"""Games waiting for the built-in player looked at in one pass (those beyond wait a pass)."""
 """Pause between two deadline messages of one pass: a long downtime must not burst."""
 
 
@@ -77,9 +79,9 @@ class Deadlines(Worker):
     async def once(self) -> datetime | None:
         """Bring every running game's clock up to date (those this process may claim); the
         next moment something is due."""
-        games = await self.service.games(status="running", limit=None)
-        later = await self.adopt_bots(games)
+        later = await self.adopt_bots()
         next_due = None if later is None else self.bot.now() + timedelta(seconds=later)
+        games = await self.service.games(status="running", paced=True, limit=None)
         clocked = [g for g in games if present.pace_delta(g.pace) is not None]
         rows = await self.store.games([g.id for g in clocked])
         now = self.bot.now()
@@ -142,7 +144,7 @@ class Deadlines(Worker):
             return self.remind_at(info.deadline_at, delta)
         return info.deadline_at
 
-    async def adopt_bots(self, games: list[GameInfo]) -> float | None:
+    async def adopt_bots(self) -> float | None:
         """Start the built-in player in running games where it must move and nobody is moving
         it: a process died holding the turn (its claim ran out), or the turn came while only
         another process could take it. The game's shard's process takes it at once, another
@@ -150,25 +152,25 @@ class Deadlines(Worker):
         looking at again (None: none)."""
         bot = self.bot
         lease = bot.tuning.claim_lease_seconds
-        waiting = [g for g in games if any((s := g.seat(r)) is not None and s.is_bot for r in g.active)
-                   and not bot.moving_bots(g.id)]
+        waiting = [pk for pk in await self.service.waiting_for_bots(limit=WAITING_LIMIT) if not bot.moving_bots(pk)]
         if not waiting:
             return None
         now = utcnow()  # the clock the claims and the games' updated_at are written with
-        held = await self.service.held_claims(BOTS, [g.id for g in waiting], now)
+        held = await self.service.held_claims(BOTS, waiting, now)
         for pk in [pk for pk, at in self._adopted.items() if at <= now - timedelta(seconds=lease)]:
             del self._adopted[pk]
         later: float | None = None
-        for info in waiting:
-            if info.id in held:
-                at = held[info.id]
+        for pk in waiting:
+            if pk in held:
+                at = held[pk]
             else:
+                info = await self.service.game(pk)
                 at = info.updated_at if bot.owns(info.guild_id) else info.updated_at + timedelta(seconds=lease)
-                if info.id in self._adopted:  # started here within a lease: it failed, or just ended
-                    at = max(at, self._adopted[info.id] + timedelta(seconds=lease))
+                if pk in self._adopted:  # started here within a lease: it failed, or just ended
+                    at = max(at, self._adopted[pk] + timedelta(seconds=lease))
             if at <= now:
-                self._adopted[info.id] = now
-                bot.run_bots(info.id)
+                self._adopted[pk] = now
+                bot.run_bots(pk)
             else:
                 wait = max(0.05, (at - now).total_seconds())
                 later = wait if later is None else min(later, wait)
