@@ -134,3 +134,31 @@ async def test_work_longer_than_the_lease_keeps_its_claim_and_stops_when_it_lose
                                         timeout=20)
     assert outcome is None and stopped.is_set()
     assert [c.claimed_by for c in await svc.claims(info.id)] == ["other"]
+
+
+async def test_a_process_without_the_games_shard_steps_in_a_lease_after_its_deadline(
+        clocked_table: Harness, clock: Clock, svc: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shard's own process handles a deadline when it is due; any other process only once
+    it has been due a lease (30 s), so it never races a living owner, yet takes over a dead one's."""
+    h = clocked_table
+    assert h.bot is not None
+    await h.open_game("relay", side="north", pace="24h", at_deadline="remind", options="laps=2", seed=1)
+    for _ in range(100):
+        if (await svc.game(1)).deadline_at is not None:
+            break
+        await h.si.wait_quiet(0.1)
+    clock.offset = timedelta(hours=19)  # the owner reminds her
+    await h.si.wait_message(lambda m: "Reminder" in m.content and h.si.visible_to(m, h.alice), timeout=10)
+    for _ in range(100):
+        if (await svc.game(1)).reminded_at is not None:
+            break
+        await h.si.wait_quiet(0.1)
+    info = await svc.game(1)
+    assert info.deadline_at is not None and info.reminded_at is not None
+    # From now on this bot is another process than the one running the server's shard.
+    monkeypatch.setattr(h.bot, "owns", lambda guild_id: False)
+    clock.offset = info.deadline_at + timedelta(seconds=10) - utcnow()
+    await h.si.wait_quiet(1.0)  # several deadline passes, 10 s (bot's clock) past the deadline
+    assert not [m for m in h.si.messages.values() if "ran out" in m.content], "a non-owner raced the owner"
+    clock.offset = info.deadline_at + timedelta(seconds=31) - utcnow()
+    await h.si.wait_message(lambda m: "ran out" in m.content and h.si.visible_to(m, h.alice), timeout=10)
