@@ -47,9 +47,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("bot.discord.deadlines")
 
 SPREAD_SECONDS = 0.2
+"""Pause between two deadline messages of one pass: a long downtime must not burst."""
 WAITING_LIMIT = 10_000
 """Games waiting for the built-in player looked at in one pass (those beyond wait a pass)."""
-"""Pause between two deadline messages of one pass: a long downtime must not burst."""
 
 
 class Deadlines(Worker):
