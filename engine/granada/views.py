@@ -103,11 +103,13 @@ Frames may re-deal their own hidden data with ``redeal(state, role, frame, gen)`
 
 from __future__ import annotations
 
+import functools
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from engine import rng
-from engine.api import State, View, visible_log
+from engine.api import State, View, clone
 from engine.granada import sequence, victory
 from engine.granada import state as st
 
@@ -116,8 +118,42 @@ PUBLIC_PLACES = ("eliminated", "palace", "boabdil_box", "aside", "captured", "re
 BATTLE_MODULES = ("battle", "siege", "seabattle", "cards")
 
 
-_STATIC: dict[str, dict[str, Any]] = {}
-#: The line a reaction prompt ends with: auto-pass is the front end's preference (DESIGN.md).
+@dataclass(frozen=True)
+class _Faces:
+    """What a view reads of the printed components, tabled once (they never change): a view
+    passes over every block and location, and looking each face up in the components and
+    building it anew was most of its cost (issue 13)."""
+
+    face: dict[str, dict[str, Any]]     # block id -> a visible block's dict in VIEW KEYS order,
+                                        # its record's flags still to fill in: views copy it
+    public: dict[str, bool]             # fleets and grey blocks are always face up (5.1, 10.12)
+    owner: dict[str, str]               # st.owner
+    colour: dict[str, str]
+    fleets: frozenset[str]
+    optional: frozenset[str]            # the pieces of section 11 (aside while off)
+    locations: tuple[tuple[str, bool], ...]     # (location id, has a castle) in map order
+    seas: tuple[tuple[str, str], ...]           # (zone id, its index key "sea:<zone>")
+
+
+@functools.cache
+def _faces() -> _Faces:
+    d = st.data()
+    face: dict[str, dict[str, Any]] = {}
+    for bid, b in d.blocks.items():
+        face[bid] = {"key": bid, "id": bid, "side": st.owner(bid), "colour": b.colour,
+                     "faction": b.faction, "shields": b.shields, "leader": b.leader,
+                     "name": b.name, "horse": b.horse, "crossbow": b.crossbow, "gun": b.gun,
+                     "fleet": b.fleet, "special": b.special,
+                     "inside": False, "revealed": False, "moved": False, "fresh": False}
+    return _Faces(
+        face=face,
+        public={bid: b.fleet or b.colour == "grey" for bid, b in d.blocks.items()},
+        owner={bid: st.owner(bid) for bid in d.blocks},
+        colour={bid: b.colour for bid, b in d.blocks.items()},
+        fleets=frozenset(bid for bid, b in d.blocks.items() if b.fleet),
+        optional=frozenset(bid for bid, b in d.blocks.items() if b.optional),
+        locations=tuple((loc, L.castle) for loc, L in d.locations.items()),
+        seas=tuple((zone, f"sea:{zone}") for zone in d.sea_zones))
 
 
 def phase(state: State, focus: str | None) -> str:
@@ -137,117 +173,179 @@ def phase(state: State, focus: str | None) -> str:
     return f"{st.turn_label(y, t)}: {side} {'combat' if combat else 'movement'}{where}"
 
 
-def _static(bid: str) -> dict[str, Any]:
-    """The printed face of a block (cached: components never change)."""
-    face = _STATIC.get(bid)
-    if face is None:
-        b = st.data().blocks[bid]
-        face = _STATIC[bid] = {
-            "key": bid, "id": bid, "side": st.owner(bid), "colour": b.colour, "faction": b.faction,
-            "shields": b.shields, "leader": b.leader, "name": b.name, "horse": b.horse,
-            "crossbow": b.crossbow, "gun": b.gun, "fleet": b.fleet, "special": b.special,
-            "always_public": b.fleet or b.colour == "grey"}
-    return face
-
-
-def _full(state: State, bid: str) -> dict[str, Any]:
-    rec = state["blocks"][bid]
-    out = dict(_static(bid))
-    del out["always_public"]
-    out.update(inside=rec["inside"], revealed=rec["revealed"], moved=rec["moved"], fresh=rec["fresh"])
-    return out
-
-
 def _visible(state: State, bid: str, role: str | None) -> bool:
-    face = _static(bid)
-    if face["always_public"] or face["side"] == role:
+    """Whether ``role`` may know the block's identity now: its owner, anyone for a block
+    always face up (fleets, grey) or revealed, everyone once the game is over."""
+    faces = _faces()
+    if faces.public[bid] or faces.owner[bid] == role:
         return True
     if state.get("result") is not None:
         return True                 # the final reveal: the game is over, nothing is hidden
     return bool(state["blocks"][bid]["revealed"])
 
 
-def _blocks_for(state: State, ids: list[str], role: str | None, place: str) -> list[dict[str, Any]]:
-    shown: list[dict[str, Any]] = []
-    hidden: list[tuple[Any, ...]] = []
-    for bid in ids:
-        if _visible(state, bid, role):
-            shown.append(_full(state, bid))
-        else:
-            rec = state["blocks"][bid]
-            face = _static(bid)
-            hidden.append((face["colour"], rec["inside"], rec["moved"], face["side"]))
-    hidden.sort()
-    out = sorted(shown, key=lambda x: x["id"])
-    for n, (colour, inside, moved, side) in enumerate(hidden, 1):
-        out.append({"key": f"{side}:{place}:{n}", "side": side, "colour": colour,
-                    "inside": inside, "moved": moved})
+def _full(records: dict[str, Any], bid: str) -> dict[str, Any]:
+    """A visible block: its printed face and its record's public flags (a new dict)."""
+    rec = records[bid]
+    out = _faces().face[bid].copy()
+    out["inside"] = rec["inside"]
+    out["revealed"] = rec["revealed"]
+    out["moved"] = rec["moved"]
+    out["fresh"] = rec["fresh"]
     return out
 
 
-def _card(cid: str) -> dict[str, Any]:
+def _blocks_for(records: dict[str, Any], ids: list[str], role: str | None, place: str,
+                over: bool) -> list[dict[str, Any]]:
+    """The blocks of one side at one place as ``role`` sees them: the visible ones by id,
+    then the concealed ones under keys numbered by what anyone sees of them (colour, inside,
+    moved), so that the numbering tells nothing of which block is which. The test of
+    :func:`_visible`, inlined: this runs for every block of every view."""
+    faces = _faces()
+    face, public, owner, colour = faces.face, faces.public, faces.owner, faces.colour
+    shown: list[dict[str, Any]] = []
+    hidden: list[tuple[Any, ...]] = []
+    for bid in sorted(ids):
+        rec = records[bid]
+        if over or public[bid] or owner[bid] == role or rec["revealed"]:
+            out = face[bid].copy()          # _full, inlined
+            out["inside"] = rec["inside"]
+            out["revealed"] = rec["revealed"]
+            out["moved"] = rec["moved"]
+            out["fresh"] = rec["fresh"]
+            shown.append(out)
+        else:
+            hidden.append((colour[bid], rec["inside"], rec["moved"], owner[bid]))
+    if hidden:
+        hidden.sort()
+        for n, (col, inside, moved, side) in enumerate(hidden, 1):
+            shown.append({"key": f"{side}:{place}:{n}", "side": side, "colour": col,
+                          "inside": inside, "moved": moved})
+    return shown
+
+
+@functools.cache
+def _card_face(cid: str) -> dict[str, Any]:
     c = st.data().cards[cid]
-    return {"id": cid, "name": c.name, "kind": c.kind, "factions": list(c.factions),
+    return {"id": cid, "name": c.name, "kind": c.kind, "factions": c.factions,
             "trumpet": c.trumpet, "bid": c.bid, "naval": c.naval, "evade": c.evade}
 
 
-def view(state: State, role: str | None) -> View:
-    from engine.granada import actions as legal_actions
-    d = st.data()
-    idx = st.by_location(state)
-    frame = st.top(state)
-    active = st.active_roles(state)
+def _card(cid: str) -> dict[str, Any]:
+    """A card's face as views show it (a new dict: views share nothing)."""
+    out = dict(_card_face(cid))
+    out["factions"] = list(out["factions"])
+    return out
+
+
+def _log(log: list[dict[str, Any]], role: str | None) -> list[dict[str, Any]]:
+    """The log lines ``role`` may read (engine.api.visible_log), each a copy: a view shares
+    nothing with the state, so a front end may edit it (the entries' one container, "to",
+    is copied too)."""
+    if role is None:
+        return [{"text": e["text"]} for e in log if "to" not in e]
+    return [{"text": e["text"]} if "to" not in e else {**e, "to": list(e["to"])}
+            for e in log if "to" not in e or role in e["to"]]
+
+
+def _map(state: State, role: str | None, idx: dict[str, list[str]],
+         over: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The "locations" and "contested" keys, in one pass over the map."""
+    faces = _faces()
+    owner = faces.owner
+    records = state["blocks"]
+    control, castles = state["control"], state["castle"]
+    disks_at: dict[str, list[str]] = {}
+    for disk in st.DISKS:                      # st.disks_at for every location at once
+        where = state["disks"].get(disk)
+        if where is not None:
+            disks_at.setdefault(where, []).append(disk)
     locations: dict[str, Any] = {}
-    for loc, L in d.locations.items():
-        entry: dict[str, Any] = {"control": state["control"].get(loc)}
-        if L.castle:
-            entry["castle"] = state["castle"].get(loc)
-        entry["disks"] = st.disks_at(state, loc)
+    contested = []
+    for loc, has_castle in faces.locations:
+        entry: dict[str, Any] = {"control": control.get(loc)}
+        if has_castle:
+            entry["castle"] = castles.get(loc)
+        disks = disks_at.get(loc)
+        entry["disks"] = list(disks) if disks else []
         ids = idx.get(loc)
         if ids:
-            entry["blocks"] = {s: _blocks_for(state, [b for b in ids if st.owner(b) == s], role, loc)
-                               for s in st.SIDES}
+            chris: list[str] = []
+            mus: list[str] = []
+            for b in ids:
+                (chris if owner[b] == "christian" else mus).append(b)
+            entry["blocks"] = {"christian": _blocks_for(records, chris, role, loc, over) if chris else [],
+                               "muslim": _blocks_for(records, mus, role, loc, over) if mus else []}
+            # st.units_at: the Muslims' units are their blocks and disks (8.7.4)
+            muslim_units = len(mus) + (len(disks) if disks else 0)
+            if chris and not muslim_units and st.guard_defends(state, loc, "christian", idx):
+                contested.append({"loc": loc, "siege": False})  # the Palace Guard will appear (10.10)
+            elif chris and muslim_units:
+                siege = any(records[b]["inside"] for b in ids) or bool(disks and not mus)
+                contested.append({"loc": loc, "siege": siege})
         else:
             entry["blocks"] = {"christian": [], "muslim": []}
         locations[loc] = entry
+    return locations, contested
+
+
+def _seas(state: State, role: str | None, idx: dict[str, list[str]], over: bool) -> dict[str, Any]:
+    """The fleets of every sea zone and the blocks they carry (7.5.2)."""
+    faces = _faces()
+    records = state["blocks"]
     seas: dict[str, Any] = {}
-    for zone in d.sea_zones:
+    for zone, key in faces.seas:
         fleets = []
-        for bid in idx.get(f"sea:{zone}", []):
-            if not d.blocks[bid].fleet:
-                continue
-            aboard = [b for b in idx.get(f"sea:{zone}", []) if state["blocks"][b]["carried_by"] == bid]
-            fleets.append({"id": bid, "side": st.owner(bid),
-                           "carrying": _blocks_for(state, aboard, role, f"{zone}:{bid}")})
+        afloat = idx.get(key)
+        if afloat:
+            for bid in afloat:
+                if bid not in faces.fleets:
+                    continue
+                aboard = [b for b in afloat if records[b]["carried_by"] == bid]
+                fleets.append({"id": bid, "side": faces.owner[bid],
+                               "carrying": _blocks_for(records, aboard, role, f"{zone}:{bid}", over)})
         seas[zone] = {"fleets": fleets}
+    return seas
+
+
+def _boxes(state: State, role: str | None, idx: dict[str, list[str]], over: bool) -> dict[str, Any]:
+    """The boxes beside the map: the recruits face down to the opponent (5.2.3, 6.4), the
+    bags as counts, the public boxes in full."""
+    records = state["blocks"]
     recruit: dict[str, Any] = {}
-    over = state.get("result") is not None
     for s in st.SIDES:
         ids = idx.get(f"recruit:{s}", [])
         if role == s or over:
-            recruit[s] = [_full(state, b) for b in ids]
+            recruit[s] = [_full(records, b) for b in ids]
         else:
             recruit[s] = {"count": len(ids)}
-    boxes = {
+    optional = _faces().optional
+    return {
         "recruit": recruit,
-        "bag": {s: len(idx.get(f"bag:{s}", [])) for s in st.SIDES},
-        "palace": [_full(state, b) for b in idx.get("palace", [])],
-        "boabdil_box": [_full(state, b) for b in idx.get("boabdil_box", [])],
-        "aside": [_full(state, b) for b in idx.get("aside", []) if not d.blocks[b].optional],
-        "eliminated": [_full(state, b) for b in idx.get("eliminated", [])],
-        "captured": [_full(state, b) for b in idx.get("captured", [])],
+        "bag": {s: len(idx.get(f"bag:{s}", ())) for s in st.SIDES},
+        "palace": [_full(records, b) for b in idx.get("palace", ())],
+        "boabdil_box": [_full(records, b) for b in idx.get("boabdil_box", ())],
+        "aside": [_full(records, b) for b in idx.get("aside", ()) if b not in optional],
+        "eliminated": [_full(records, b) for b in idx.get("eliminated", ())],
+        "captured": [_full(records, b) for b in idx.get("captured", ())],
     }
+
+
+def view(state: State, role: str | None) -> View:
+    """What ``role`` may see (VIEW KEYS above): plain JSON sharing no list or dict with the
+    state, so that a caller may keep or edit it.
+
+    One pass over the location index (st.by_location) draws the map, the boxes and the
+    contested locations; the printed faces come from :func:`_faces`."""
+    from engine.granada import actions as legal_actions
+    idx = st.by_location(state)
+    frame = st.top(state)
+    active = st.active_roles(state)
+    over = state.get("result") is not None
+    locations, contested = _map(state, role, idx, over)
+    seas = _seas(state, role, idx, over)
+    boxes = _boxes(state, role, idx, over)
     bo = state["boabdil"]
-    contested = []
-    for loc in d.locations:
-        chris = st.units_at(state, loc, "christian", idx)
-        if chris and not st.units_at(state, loc, "muslim", idx) and st.guard_defends(state, loc, "christian", idx):
-            contested.append({"loc": loc, "siege": False})      # the Palace Guard will appear (10.10)
-            continue
-        if chris and st.units_at(state, loc, "muslim", idx):
-            siege = any(state["blocks"][b]["inside"] for b in idx.get(loc, [])) or \
-                bool(st.disks_at(state, loc) and not st.blocks_at(state, loc, "muslim", idx))
-            contested.append({"loc": loc, "siege": siege})
     pending: list[str] = []
     move_info = None
     battle = None
@@ -269,8 +367,8 @@ def view(state: State, role: str | None) -> View:
     prompt = ""
     offered = legal_actions(state, role) if role in st.SIDES else []
     reaction = any(a.get("pass") for a in offered)
-    if state.get("result"):
-        res = state["result"]
+    res = state.get("result")
+    if res:
         prompt = f"The game is over: {res['reason']}."
     elif frame is not None and role is not None and role in active:
         hook = getattr(st.handler(frame), "prompt", None)
@@ -288,8 +386,8 @@ def view(state: State, role: str | None) -> View:
         "phase": phase(state, focus),
         "reaction": reaction,
         "focus": focus,
-        "active": active,
-        "log": visible_log(state["log"], role),
+        "active": list(active),
+        "log": _log(state["log"], role),
         "year": y, "year_label": st.YEARS[y], "turn": t, "turn_label": st.turn_label(y, t),
         "turn_index": st.TURNS.index((y, t)),
         "first": state["first"], "active_side": state["active_side"],
@@ -317,7 +415,7 @@ def view(state: State, role: str | None) -> View:
         "pending_battles": pending,
         "movement": move_info,
         "battle": battle,
-        "result": state.get("result"),
+        "result": clone(res) if res is not None else None,
     }
 
 
@@ -330,7 +428,7 @@ def concealed_ids(state: State, role: str | None) -> set[str]:
     out: set[str] = set()
     for bid, rec in state["blocks"].items():
         side = st.owner(bid)
-        if side == role or _static(bid)["colour"] == "grey" or rec["loc"] in PUBLIC_PLACES:
+        if side == role or _faces().colour[bid] == "grey" or rec["loc"] in PUBLIC_PLACES:
             continue
         if rec["loc"] in (f"bag:{side}", f"recruit:{side}") or not _visible(state, bid, role):
             out.add(bid)
@@ -350,9 +448,9 @@ def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
         "rules": rules,
         "out_of_supply": supply.out_of_supply(state) if "out_of_supply" in rules else {},
         "pioneers": pioneers.where(state),
-        "mercenaries": {s: [_full(state, b) for b in idx.get(f"mercenaries:{s}", [])]
+        "mercenaries": {s: [_full(state["blocks"], b) for b in idx.get(f"mercenaries:{s}", [])]
                         for s in opt.mercenary_sides(state)},
-        "crusaders": [_full(state, b) for b in idx.get("aside", []) if b in extras.crusaders()]
+        "crusaders": [_full(state["blocks"], b) for b in idx.get("aside", []) if b in extras.crusaders()]
         if bull else [],
         "papal_bull": None if "papal_bull" not in rules else {
             "card": bull, "playable_now": extras.bull_playable(state),
