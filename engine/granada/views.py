@@ -238,21 +238,48 @@ def _card(cid: str) -> dict[str, Any]:
     return out
 
 
+# The log lines each role read in its last view: (the log then, as a list of its entries; the
+# entries it could read; where the private ones among them are). The log only grows from one
+# state to the next (apply appends to a copy, sharing the entries, which are never changed
+# once written: engine.granada._copy), so the next view of the same game filters only the
+# new lines (issue 13). The memo is used only when the old log is a prefix of the new one,
+# entry for entry, so another game's or a branch's view just filters afresh.
+_LOGS: dict[str | None, tuple[list[dict[str, Any]], list[dict[str, Any]], list[int]]] = {}
+
+
 def _log(log: list[dict[str, Any]], role: str | None) -> list[dict[str, Any]]:
     """The log lines ``role`` may read (engine.api.visible_log), each a copy: a view shares
     nothing with the state, so a front end may edit it (the entries' one container, "to",
     is copied too)."""
-    if role is None:
-        return [{"text": e["text"]} for e in log if "to" not in e]
-    return [{"text": e["text"]} if "to" not in e else {**e, "to": list(e["to"])}
-            for e in log if "to" not in e or role in e["to"]]
+    memo = _LOGS.get(role)
+    start = 0
+    readable: list[dict[str, Any]] = []
+    private: list[int] = []
+    if memo is not None:
+        seen = memo[0]
+        if len(seen) <= len(log) and log[:len(seen)] == seen:
+            start = len(seen)
+            readable = memo[1][:]
+            private = memo[2][:]
+    for e in log[start:] if start else log:
+        if "to" not in e:
+            readable.append(e)
+        elif role is not None and role in e["to"]:
+            private.append(len(readable))
+            readable.append(e)
+    _LOGS[role] = (log[:], readable, private)
+    out = list(map(dict.copy, readable))
+    for i in private:
+        out[i]["to"] = list(out[i]["to"])
+    return out
 
 
 def _map(state: State, role: str | None, idx: dict[str, list[str]],
          over: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The "locations" and "contested" keys, in one pass over the map."""
+    """The "locations" and "contested" keys, in one pass over the map: :func:`_blocks_for`
+    for both sides of each location, inlined (a view's main cost, issue 13)."""
     faces = _faces()
-    owner = faces.owner
+    face, public, owner, colour = faces.face, faces.public, faces.owner, faces.colour
     records = state["blocks"]
     control, castles = state["control"], state["castle"]
     disks_at: dict[str, list[str]] = {}
@@ -269,23 +296,48 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
         disks = disks_at.get(loc)
         entry["disks"] = list(disks) if disks else []
         ids = idx.get(loc)
-        if ids:
-            chris: list[str] = []
-            mus: list[str] = []
-            for b in ids:
-                (chris if owner[b] == "christian" else mus).append(b)
-            entry["blocks"] = {"christian": _blocks_for(records, chris, role, loc, over) if chris else [],
-                               "muslim": _blocks_for(records, mus, role, loc, over) if mus else []}
-            # st.units_at: the Muslims' units are their blocks and disks (8.7.4)
-            muslim_units = len(mus) + (len(disks) if disks else 0)
-            if chris and not muslim_units and st.guard_defends(state, loc, "christian", idx):
-                contested.append({"loc": loc, "siege": False})  # the Palace Guard will appear (10.10)
-            elif chris and muslim_units:
-                siege = any(records[b]["inside"] for b in ids) or bool(disks and not mus)
-                contested.append({"loc": loc, "siege": siege})
-        else:
+        if not ids:
             entry["blocks"] = {"christian": [], "muslim": []}
+            locations[loc] = entry
+            continue
+        shown: dict[str, list[dict[str, Any]]] = {"christian": [], "muslim": []}
+        hidden: list[tuple[Any, ...]] = []
+        chris = 0
+        inside = False
+        for bid in sorted(ids):
+            rec = records[bid]
+            side = owner[bid]
+            if side == "christian":
+                chris += 1
+            if rec["inside"]:
+                inside = True
+            if over or public[bid] or side == role or rec["revealed"]:
+                out = face[bid].copy()
+                out["inside"] = rec["inside"]
+                out["revealed"] = rec["revealed"]
+                out["moved"] = rec["moved"]
+                out["fresh"] = rec["fresh"]
+                shown[side].append(out)
+            else:
+                hidden.append((colour[bid], rec["inside"], rec["moved"], side))
+        if hidden:
+            # numbered per side in the order of what anyone sees (the sides' own orders,
+            # since the side is the last item of the tuple)
+            hidden.sort()
+            count = {"christian": 0, "muslim": 0}
+            for col, ins, moved, side in hidden:
+                count[side] += 1
+                shown[side].append({"key": f"{side}:{loc}:{count[side]}", "side": side,
+                                    "colour": col, "inside": ins, "moved": moved})
+        entry["blocks"] = shown
         locations[loc] = entry
+        # st.units_at: the Muslims' units are their blocks and disks (8.7.4)
+        mus = len(ids) - chris
+        muslim_units = mus + (len(disks) if disks else 0)
+        if chris and not muslim_units and st.guard_defends(state, loc, "christian", idx):
+            contested.append({"loc": loc, "siege": False})  # the Palace Guard will appear (10.10)
+        elif chris and muslim_units:
+            contested.append({"loc": loc, "siege": inside or bool(disks and not mus)})
     return locations, contested
 
 
@@ -336,7 +388,15 @@ def view(state: State, role: str | None) -> View:
     state, so that a caller may keep or edit it.
 
     One pass over the location index (st.by_location) draws the map, the boxes and the
-    contested locations; the printed faces come from :func:`_faces`."""
+    contested locations; the printed faces come from :func:`_faces`. The state cannot change
+    while its view is drawn, so every rule asked on the way (supply, pending battles, the
+    frames' prompts and legal actions) reads the same index, computed once
+    (st.frozen_index)."""
+    with st.frozen_index(state):
+        return _view(state, role)
+
+
+def _view(state: State, role: str | None) -> View:
     from engine.granada import actions as legal_actions
     idx = st.by_location(state)
     frame = st.top(state)
