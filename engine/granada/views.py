@@ -110,7 +110,8 @@ from typing import Any
 
 from engine import rng
 from engine.api import State, View, clone
-from engine.granada import sequence, victory
+from engine.granada import extras, pioneers, sequence, supply, victory
+from engine.granada import options as opt
 from engine.granada import state as st
 
 PUBLIC_PLACES = ("eliminated", "palace", "boabdil_box", "aside", "captured", "removed",
@@ -252,21 +253,28 @@ def _log(log: list[dict[str, Any]], role: str | None) -> list[dict[str, Any]]:
     nothing with the state, so a front end may edit it (the entries' one container, "to",
     is copied too)."""
     memo = _LOGS.get(role)
-    start = 0
-    readable: list[dict[str, Any]] = []
-    private: list[int] = []
+    readable: list[dict[str, Any]] | None = None
     if memo is not None:
         seen = memo[0]
-        if len(seen) <= len(log) and log[:len(seen)] == seen:
-            start = len(seen)
+        n = len(seen)
+        # the same entry objects first (a cheap miss for a log read anew from storage), then
+        # the whole prefix, equal entry for entry
+        if n and n <= len(log) and log[0] is seen[0] and log[n - 1] is seen[n - 1] and log[:n] == seen:
             readable = memo[1][:]
             private = memo[2][:]
-    for e in log[start:] if start else log:
-        if "to" not in e:
-            readable.append(e)
-        elif role is not None and role in e["to"]:
-            private.append(len(readable))
-            readable.append(e)
+            for e in log[n:]:
+                if "to" not in e:
+                    readable.append(e)
+                elif role is not None and role in e["to"]:
+                    private.append(len(readable))
+                    readable.append(e)
+    if readable is None:
+        if role is None:
+            readable = [e for e in log if "to" not in e]
+            private = []
+        else:
+            readable = [e for e in log if "to" not in e or role in e["to"]]
+            private = [i for i, e in enumerate(readable) if "to" in e]
     _LOGS[role] = (log[:], readable, private)
     out = list(map(dict.copy, readable))
     for i in private:
@@ -290,54 +298,51 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
     locations: dict[str, Any] = {}
     contested = []
     for loc, has_castle in faces.locations:
-        entry: dict[str, Any] = {"control": control.get(loc)}
-        if has_castle:
-            entry["castle"] = castles.get(loc)
-        disks = disks_at.get(loc)
-        entry["disks"] = list(disks) if disks else []
+        disks = disks_at.get(loc) if disks_at else None
         ids = idx.get(loc)
-        if not ids:
-            entry["blocks"] = {"christian": [], "muslim": []}
-            locations[loc] = entry
-            continue
-        shown: dict[str, list[dict[str, Any]]] = {"christian": [], "muslim": []}
-        hidden: list[tuple[Any, ...]] = []
-        chris = 0
-        inside = False
-        for bid in sorted(ids):
-            rec = records[bid]
-            side = owner[bid]
-            if side == "christian":
-                chris += 1
-            if rec["inside"]:
-                inside = True
-            if over or public[bid] or side == role or rec["revealed"]:
-                out = face[bid].copy()
-                out["inside"] = rec["inside"]
-                out["revealed"] = rec["revealed"]
-                out["moved"] = rec["moved"]
-                out["fresh"] = rec["fresh"]
-                shown[side].append(out)
-            else:
-                hidden.append((colour[bid], rec["inside"], rec["moved"], side))
-        if hidden:
-            # numbered per side in the order of what anyone sees (the sides' own orders,
-            # since the side is the last item of the tuple)
-            hidden.sort()
-            count = {"christian": 0, "muslim": 0}
-            for col, ins, moved, side in hidden:
-                count[side] += 1
-                shown[side].append({"key": f"{side}:{loc}:{count[side]}", "side": side,
-                                    "colour": col, "inside": ins, "moved": moved})
-        entry["blocks"] = shown
-        locations[loc] = entry
-        # st.units_at: the Muslims' units are their blocks and disks (8.7.4)
-        mus = len(ids) - chris
-        muslim_units = mus + (len(disks) if disks else 0)
-        if chris and not muslim_units and st.guard_defends(state, loc, "christian", idx):
-            contested.append({"loc": loc, "siege": False})  # the Palace Guard will appear (10.10)
-        elif chris and muslim_units:
-            contested.append({"loc": loc, "siege": inside or bool(disks and not mus)})
+        if ids:
+            shown: dict[str, list[dict[str, Any]]] = {"christian": [], "muslim": []}
+            hidden: list[tuple[Any, ...]] = []
+            chris = 0
+            for bid in sorted(ids):
+                rec = records[bid]
+                side = owner[bid]
+                if side == "christian":
+                    chris += 1
+                if over or public[bid] or side == role or rec["revealed"]:
+                    out = face[bid].copy()
+                    out["inside"] = rec["inside"]
+                    out["revealed"] = rec["revealed"]
+                    out["moved"] = rec["moved"]
+                    out["fresh"] = rec["fresh"]
+                    shown[side].append(out)
+                else:
+                    hidden.append((colour[bid], rec["inside"], rec["moved"], side))
+            if hidden:
+                # numbered per side in the order of what anyone sees (the sides' own orders,
+                # since the side is the last item of the tuple)
+                hidden.sort()
+                count = {"christian": 0, "muslim": 0}
+                for col, ins, moved, side in hidden:
+                    count[side] += 1
+                    shown[side].append({"key": f"{side}:{loc}:{count[side]}", "side": side,
+                                        "colour": col, "inside": ins, "moved": moved})
+            # st.units_at: the Muslims' units are their blocks and disks (8.7.4)
+            mus = len(ids) - chris
+            muslim_units = mus + (len(disks) if disks else 0)
+            if chris and not muslim_units and st.guard_defends(state, loc, "christian", idx):
+                contested.append({"loc": loc, "siege": False})  # the Palace Guard will appear (10.10)
+            elif chris and muslim_units:
+                siege = any(records[b]["inside"] for b in ids) or bool(disks and not mus)
+                contested.append({"loc": loc, "siege": siege})
+        else:
+            shown = {"christian": [], "muslim": []}
+        if has_castle:
+            locations[loc] = {"control": control.get(loc), "castle": castles.get(loc),
+                              "disks": list(disks) if disks else [], "blocks": shown}
+        else:
+            locations[loc] = {"control": control.get(loc),
+                              "disks": list(disks) if disks else [], "blocks": shown}
     return locations, contested
 
 
@@ -355,7 +360,8 @@ def _seas(state: State, role: str | None, idx: dict[str, list[str]], over: bool)
                     continue
                 aboard = [b for b in afloat if records[b]["carried_by"] == bid]
                 fleets.append({"id": bid, "side": faces.owner[bid],
-                               "carrying": _blocks_for(records, aboard, role, f"{zone}:{bid}", over)})
+                               "carrying": _blocks_for(records, aboard, role, f"{zone}:{bid}", over)
+                               if aboard else []})
         seas[zone] = {"fleets": fleets}
     return seas
 
@@ -495,28 +501,34 @@ def concealed_ids(state: State, role: str | None) -> set[str]:
     return out
 
 
+@functools.cache
+def _default_rules() -> tuple[str, ...]:
+    """The optional rules in play in a game set up without options (none, as options.py has
+    it): most games, tabled once."""
+    return tuple(sorted(name for name in opt.OPTIONS if name != "all" and opt.on({}, name)))
+
+
 def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
     """The public pieces of the optional rules in play (section 11, see VIEW KEYS)."""
-    from engine.granada import extras
-    from engine.granada import options as opt
-
-    rules = sorted(name for name in opt.OPTIONS if name != "all" and opt.on(state, name))
+    if state.get("options"):
+        rules = sorted(name for name in opt.OPTIONS if name != "all" and opt.on(state, name))
+    else:
+        rules = list(_default_rules())
     bull = state.get("papal_bull")
-    from engine.granada import pioneers, supply
-
+    records = state["blocks"]
     return {
         "rules": rules,
         "out_of_supply": supply.out_of_supply(state) if "out_of_supply" in rules else {},
         "pioneers": pioneers.where(state),
-        "mercenaries": {s: [_full(state["blocks"], b) for b in idx.get(f"mercenaries:{s}", [])]
+        "mercenaries": {s: [_full(records, b) for b in idx.get(f"mercenaries:{s}", ())]
                         for s in opt.mercenary_sides(state)},
-        "crusaders": [_full(state["blocks"], b) for b in idx.get("aside", []) if b in extras.crusaders()]
+        "crusaders": [_full(records, b) for b in idx.get("aside", ()) if b in extras.crusaders()]
         if bull else [],
         "papal_bull": None if "papal_bull" not in rules else {
             "card": bull, "playable_now": extras.bull_playable(state),
             "from_year": st.YEARS[extras.BULL_FIRST_YEAR], "max_castles": extras.BULL_MAX_CASTLES,
             "christian_castles": extras.christian_castles(state)},
-        "removed_cards": [_card(c) for c in state.get("removed_cards", [])],
+        "removed_cards": [_card(c) for c in state.get("removed_cards", ())],
     }
 
 
