@@ -2,7 +2,10 @@
 
 VIEW KEYS (render and Discord front ends depend on them)
 =========================================================
-``view(state, role)`` with role "christian", "muslim" or None (spectator: what both see)::
+``view(state, role)`` with role "christian", "muslim" or None (spectator: what both see).
+A view is a new value: it shares no list or dict with the state nor with another view (log
+lines included), so a caller may keep or edit it without a copy
+(tests/engine/granada/test_view_reference.py)::
 
     game         "granada"
     role         the role viewed for (None for a spectator)
