@@ -108,6 +108,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -188,14 +189,19 @@ def _visible(state: State, bid: str, role: str | None) -> bool:
     return bool(state["blocks"][bid]["revealed"])
 
 
-def _full(records: dict[str, Any], bid: str) -> dict[str, Any]:
-    """A visible block: its printed face and its record's public flags (a new dict)."""
-    rec = records[bid]
-    out = _faces().face[bid].copy()
-    out["inside"] = rec["inside"]
-    out["revealed"] = rec["revealed"]
-    out["moved"] = rec["moved"]
-    out["fresh"] = rec["fresh"]
+def _fulls(records: dict[str, Any], ids: Iterable[str]) -> list[dict[str, Any]]:
+    """Visible blocks, in that order: each its printed face and its record's public flags (new
+    dicts; the boxes hold dozens late in a game)."""
+    face = _faces().face
+    out = []
+    for bid in ids:
+        rec = records[bid]
+        shown = face[bid].copy()
+        shown["inside"] = rec["inside"]
+        shown["revealed"] = rec["revealed"]
+        shown["moved"] = rec["moved"]
+        shown["fresh"] = rec["fresh"]
+        out.append(shown)
     return out
 
 
@@ -212,7 +218,7 @@ def _blocks_for(records: dict[str, Any], ids: list[str], role: str | None, place
     for bid in sorted(ids):
         rec = records[bid]
         if over or public[bid] or owner[bid] == role or rec["revealed"]:
-            out = face[bid].copy()          # _full, inlined
+            out = face[bid].copy()          # _fulls, inlined
             out["inside"] = rec["inside"]
             out["revealed"] = rec["revealed"]
             out["moved"] = rec["moved"]
@@ -377,18 +383,18 @@ def _boxes(state: State, role: str | None, idx: dict[str, list[str]], over: bool
     for s in st.SIDES:
         ids = idx.get(f"recruit:{s}", [])
         if role == s or over:
-            recruit[s] = [_full(records, b) for b in ids]
+            recruit[s] = _fulls(records, ids)
         else:
             recruit[s] = {"count": len(ids)}
     optional = _faces().optional
     return {
         "recruit": recruit,
         "bag": {s: len(idx.get(f"bag:{s}", ())) for s in st.SIDES},
-        "palace": [_full(records, b) for b in idx.get("palace", ())],
-        "boabdil_box": [_full(records, b) for b in idx.get("boabdil_box", ())],
-        "aside": [_full(records, b) for b in idx.get("aside", ()) if b not in optional],
-        "eliminated": [_full(records, b) for b in idx.get("eliminated", ())],
-        "captured": [_full(records, b) for b in idx.get("captured", ())],
+        "palace": _fulls(records, idx.get("palace", ())),
+        "boabdil_box": _fulls(records, idx.get("boabdil_box", ())),
+        "aside": _fulls(records, [b for b in idx.get("aside", ()) if b not in optional]),
+        "eliminated": _fulls(records, idx.get("eliminated", ())),
+        "captured": _fulls(records, idx.get("captured", ())),
     }
 
 
@@ -523,9 +529,9 @@ def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
         "rules": rules,
         "out_of_supply": supply.out_of_supply(state) if "out_of_supply" in rules else {},
         "pioneers": pioneers.where(state),
-        "mercenaries": {s: [_full(records, b) for b in idx.get(f"mercenaries:{s}", ())]
+        "mercenaries": {s: _fulls(records, idx.get(f"mercenaries:{s}", ()))
                         for s in opt.mercenary_sides(state)},
-        "crusaders": [_full(records, b) for b in idx.get("aside", ()) if b in extras.crusaders()]
+        "crusaders": _fulls(records, [b for b in idx.get("aside", ()) if b in extras.crusaders()])
         if bull else [],
         "papal_bull": None if "papal_bull" not in rules else {
             "card": bull, "playable_now": extras.bull_playable(state),
