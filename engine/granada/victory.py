@@ -78,7 +78,7 @@ def breakdown(state: State) -> dict[str, dict[str, Any]]:
     if out is None:
         out = _breakdown(state)
         if len(_BREAKDOWNS) >= _BREAKDOWNS_SIZE:
-            del _BREAKDOWNS[next(iter(_BREAKDOWNS))]
+            _BREAKDOWNS.clear()         # (one call: another thread may be filling it too)
         _BREAKDOWNS[key] = out
     return {s: dict(counts) for s, counts in out.items()}
 
