@@ -29,13 +29,16 @@ SIEGE_EVERY = {True: 5, False: 7}      # with / without the attacker's artillery
 
 
 @functools.cache
-def _map_tables() -> tuple[dict[str, frozenset[str]], tuple[tuple[str, str], ...]]:
-    """Each side's own territory and the (port, its sea zone) pairs: static map data, tabled
-    once (supply is asked at every view of a game with the option on, issue 13)."""
+def _map_tables() -> tuple[dict[str, frozenset[str]], tuple[tuple[str, str], ...],
+                           dict[str, tuple[str, ...]]]:
+    """Each side's own territory, the (port, its sea zone) pairs and each location's
+    neighbours by road: static map data, tabled once (supply is asked at every view of a game
+    with the option on, issue 13)."""
     d = st.data()
     own = {side: frozenset(loc for loc, L in d.locations.items() if L.kingdom == (side == "muslim"))
            for side in st.SIDES}
-    return own, tuple((port, f"sea:{zone}") for port, zone in d.port_zone.items())
+    neighbours = {loc: tuple(n for n, _ in roads) for loc, roads in d.adjacency.items()}
+    return own, tuple((port, f"sea:{zone}") for port, zone in d.port_zone.items()), neighbours
 
 
 def _own_territory(loc: str, side: str) -> bool:
@@ -45,8 +48,9 @@ def _own_territory(loc: str, side: str) -> bool:
 def _sources(state: State, side: str, idx: dict[str, list[str]]) -> set[str]:
     d = st.data()
     control = state["control"]
-    out = {loc for loc in _map_tables()[0][side] if control.get(loc) == side}
-    for port, sea in _map_tables()[1]:
+    own, ports, _ = _map_tables()
+    out = {loc for loc in own[side] if control.get(loc) == side}
+    for port, sea in ports:
         fleets = [b for b in idx.get(sea, ()) if d.blocks[b].fleet and st.owner(b) == side]
         if fleets and st.units_at(state, port, side, idx):
             out.add(port)
@@ -78,31 +82,36 @@ def out_of_supply(state: State) -> dict[str, list[str]]:
 
 
 def _out_of_supply(state: State, idx: dict[str, list[str]]) -> dict[str, list[str]]:
-    d = st.data()
-    adjacency = d.adjacency
+    neighbours = _map_tables()[2]
     control = state["control"]
-    # the map locations where blocks stand, in map order, with their owners
-    present = {loc: {st.owner(b) for b in idx[loc]} for loc in d.locations if loc in idx}
+    # the map locations where each side's blocks stand, in map order
+    stacks: dict[str, list[str]] = {s: [] for s in st.SIDES}
+    for loc in st.data().locations:
+        ids = idx.get(loc)
+        if ids:
+            for side in {st.owner(b) for b in ids}:
+                stacks[side].append(loc)
     out: dict[str, list[str]] = {}
     for side in st.SIDES:
-        stacks = sorted(loc for loc, owners in present.items() if side in owners)
-        if not stacks:
+        if not stacks[side]:
             out[side] = []
             continue
         enemy = st.other(side)
         # flood from the sources at once, avoiding enemy control (a source itself counts
         # whoever controls it: a port with a friendly fleet)
         supplied = _sources(state, side, idx)
+        closed = {loc for loc, owner in control.items() if owner == enemy}
+        closed |= supplied
         todo = list(supplied)
         while todo:
-            loc = todo.pop()
-            for n, _ in adjacency.get(loc, ()):
-                if n not in supplied and control.get(n) != enemy:
+            for n in neighbours.get(todo.pop(), ()):
+                if n not in closed:
+                    closed.add(n)
                     supplied.add(n)
                     todo.append(n)
         # a stack standing on enemy-controlled ground still draws supply from a neighbour
-        out[side] = [loc for loc in stacks if loc not in supplied
-                     and not any(n in supplied for n, _ in adjacency.get(loc, ()))]
+        out[side] = [loc for loc in sorted(stacks[side]) if loc not in supplied
+                     and supplied.isdisjoint(neighbours.get(loc, ()))]
     return out
 
 
