@@ -260,10 +260,11 @@ def pending_battles(state: State, side: str, done: list[str] | None = None) -> l
     except where the phasing side's units are all inside a besieged castle it owns (8.7.2:
     they remain inside, no combat)."""
     idx = st.by_location(state)
+    disks = set(state["disks"].values())
     out = []
     for loc in st.data().locations:
-        if done and loc in done:
-            continue
+        if (loc not in idx and loc not in disks) or (done and loc in done):
+            continue            # nobody there (every view of a Combat Phase asks, issue 13)
         mine = st.blocks_at(state, loc, side, idx)
         if not mine and not (side == "muslim" and st.disks_at(state, loc)):
             continue

@@ -62,8 +62,28 @@ def score(state: State) -> dict[str, float]:
     return out
 
 
+# The last breakdowns by the control pieces they were computed from: every view carries one
+# (issue 13) and control changes at few steps, while the three views of one state (both
+# players and a spectator) and most steps in a row ask for the same. The key is the exact
+# content of both control dicts; callers get fresh dicts.
+_BREAKDOWNS: dict[tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]],
+                  dict[str, dict[str, Any]]] = {}
+_BREAKDOWNS_SIZE = 16
+
+
 def breakdown(state: State) -> dict[str, dict[str, Any]]:
     """Counts behind the score, for views."""
+    key = (tuple(state["control"].items()), tuple(state["castle"].items()))
+    out = _BREAKDOWNS.get(key)
+    if out is None:
+        out = _breakdown(state)
+        if len(_BREAKDOWNS) >= _BREAKDOWNS_SIZE:
+            _BREAKDOWNS.clear()         # (one call: another thread may be filling it too)
+        _BREAKDOWNS[key] = out
+    return {s: dict(counts) for s, counts in out.items()}
+
+
+def _breakdown(state: State) -> dict[str, dict[str, Any]]:
     d = st.data()
     linked = connected_to_granada(state)
     out: dict[str, dict[str, Any]] = {s: {"castles": 0, "watchtowers": 0, "resources": 0,

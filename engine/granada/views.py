@@ -2,7 +2,10 @@
 
 VIEW KEYS (render and Discord front ends depend on them)
 =========================================================
-``view(state, role)`` with role "christian", "muslim" or None (spectator: what both see)::
+``view(state, role)`` with role "christian", "muslim" or None (spectator: what both see).
+A view is a new value: it shares no list or dict with the state nor with another view (log
+lines included), so a caller may keep or edit it without a copy
+(tests/engine/granada/test_view_reference.py)::
 
     game         "granada"
     role         the role viewed for (None for a spectator)
@@ -103,12 +106,16 @@ Frames may re-deal their own hidden data with ``redeal(state, role, frame, gen)`
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from engine import rng
-from engine.api import State, View, visible_log
-from engine.granada import sequence, victory
+from engine.api import State, View, clone
+from engine.granada import extras, pioneers, sequence, supply, victory
+from engine.granada import options as opt
 from engine.granada import state as st
 
 PUBLIC_PLACES = ("eliminated", "palace", "boabdil_box", "aside", "captured", "removed",
@@ -116,8 +123,42 @@ PUBLIC_PLACES = ("eliminated", "palace", "boabdil_box", "aside", "captured", "re
 BATTLE_MODULES = ("battle", "siege", "seabattle", "cards")
 
 
-_STATIC: dict[str, dict[str, Any]] = {}
-#: The line a reaction prompt ends with: auto-pass is the front end's preference (DESIGN.md).
+@dataclass(frozen=True)
+class _Faces:
+    """What a view reads of the printed components, tabled once (they never change): a view
+    passes over every block and location, and looking each face up in the components and
+    building it anew was most of its cost (issue 13)."""
+
+    face: dict[str, dict[str, Any]]     # block id -> a visible block's dict in VIEW KEYS order,
+                                        # its record's flags still to fill in: views copy it
+    public: dict[str, bool]             # fleets and grey blocks are always face up (5.1, 10.12)
+    owner: dict[str, str]               # st.owner
+    colour: dict[str, str]
+    fleets: frozenset[str]
+    optional: frozenset[str]            # the pieces of section 11 (aside while off)
+    locations: tuple[tuple[str, bool], ...]     # (location id, has a castle) in map order
+    seas: tuple[tuple[str, str], ...]           # (zone id, its index key "sea:<zone>")
+
+
+@functools.cache
+def _faces() -> _Faces:
+    d = st.data()
+    face: dict[str, dict[str, Any]] = {}
+    for bid, b in d.blocks.items():
+        face[bid] = {"key": bid, "id": bid, "side": st.owner(bid), "colour": b.colour,
+                     "faction": b.faction, "shields": b.shields, "leader": b.leader,
+                     "name": b.name, "horse": b.horse, "crossbow": b.crossbow, "gun": b.gun,
+                     "fleet": b.fleet, "special": b.special,
+                     "inside": False, "revealed": False, "moved": False, "fresh": False}
+    return _Faces(
+        face=face,
+        public={bid: b.fleet or b.colour == "grey" for bid, b in d.blocks.items()},
+        owner={bid: st.owner(bid) for bid in d.blocks},
+        colour={bid: b.colour for bid, b in d.blocks.items()},
+        fleets=frozenset(bid for bid, b in d.blocks.items() if b.fleet),
+        optional=frozenset(bid for bid, b in d.blocks.items() if b.optional),
+        locations=tuple((loc, L.castle) for loc, L in d.locations.items()),
+        seas=tuple((zone, f"sea:{zone}") for zone in d.sea_zones))
 
 
 def phase(state: State, focus: str | None) -> str:
@@ -137,117 +178,249 @@ def phase(state: State, focus: str | None) -> str:
     return f"{st.turn_label(y, t)}: {side} {'combat' if combat else 'movement'}{where}"
 
 
-def _static(bid: str) -> dict[str, Any]:
-    """The printed face of a block (cached: components never change)."""
-    face = _STATIC.get(bid)
-    if face is None:
-        b = st.data().blocks[bid]
-        face = _STATIC[bid] = {
-            "key": bid, "id": bid, "side": st.owner(bid), "colour": b.colour, "faction": b.faction,
-            "shields": b.shields, "leader": b.leader, "name": b.name, "horse": b.horse,
-            "crossbow": b.crossbow, "gun": b.gun, "fleet": b.fleet, "special": b.special,
-            "always_public": b.fleet or b.colour == "grey"}
-    return face
-
-
-def _full(state: State, bid: str) -> dict[str, Any]:
-    rec = state["blocks"][bid]
-    out = dict(_static(bid))
-    del out["always_public"]
-    out.update(inside=rec["inside"], revealed=rec["revealed"], moved=rec["moved"], fresh=rec["fresh"])
-    return out
-
-
 def _visible(state: State, bid: str, role: str | None) -> bool:
-    face = _static(bid)
-    if face["always_public"] or face["side"] == role:
+    """Whether ``role`` may know the block's identity now: its owner, anyone for a block
+    always face up (fleets, grey) or revealed, everyone once the game is over."""
+    faces = _faces()
+    if faces.public[bid] or faces.owner[bid] == role:
         return True
     if state.get("result") is not None:
         return True                 # the final reveal: the game is over, nothing is hidden
     return bool(state["blocks"][bid]["revealed"])
 
 
-def _blocks_for(state: State, ids: list[str], role: str | None, place: str) -> list[dict[str, Any]]:
-    shown: list[dict[str, Any]] = []
-    hidden: list[tuple[Any, ...]] = []
+def _fulls(records: dict[str, Any], ids: Iterable[str]) -> list[dict[str, Any]]:
+    """Visible blocks, in that order: each its printed face and its record's public flags (new
+    dicts; the boxes hold dozens late in a game)."""
+    face = _faces().face
+    out = []
     for bid in ids:
-        if _visible(state, bid, role):
-            shown.append(_full(state, bid))
-        else:
-            rec = state["blocks"][bid]
-            face = _static(bid)
-            hidden.append((face["colour"], rec["inside"], rec["moved"], face["side"]))
-    hidden.sort()
-    out = sorted(shown, key=lambda x: x["id"])
-    for n, (colour, inside, moved, side) in enumerate(hidden, 1):
-        out.append({"key": f"{side}:{place}:{n}", "side": side, "colour": colour,
-                    "inside": inside, "moved": moved})
+        rec = records[bid]
+        shown = face[bid].copy()
+        shown["inside"] = rec["inside"]
+        shown["revealed"] = rec["revealed"]
+        shown["moved"] = rec["moved"]
+        shown["fresh"] = rec["fresh"]
+        out.append(shown)
     return out
 
 
-def _card(cid: str) -> dict[str, Any]:
+def _blocks_for(records: dict[str, Any], ids: list[str], role: str | None, place: str,
+                over: bool) -> list[dict[str, Any]]:
+    """The blocks of one side at one place as ``role`` sees them: the visible ones by id,
+    then the concealed ones under keys numbered by what anyone sees of them (colour, inside,
+    moved), so that the numbering tells nothing of which block is which. The test of
+    :func:`_visible`, inlined: this runs for every block of every view."""
+    faces = _faces()
+    face, public, owner, colour = faces.face, faces.public, faces.owner, faces.colour
+    shown: list[dict[str, Any]] = []
+    hidden: list[tuple[Any, ...]] = []
+    for bid in sorted(ids):
+        rec = records[bid]
+        if over or public[bid] or owner[bid] == role or rec["revealed"]:
+            out = face[bid].copy()          # _fulls, inlined
+            out["inside"] = rec["inside"]
+            out["revealed"] = rec["revealed"]
+            out["moved"] = rec["moved"]
+            out["fresh"] = rec["fresh"]
+            shown.append(out)
+        else:
+            hidden.append((colour[bid], rec["inside"], rec["moved"], owner[bid]))
+    if hidden:
+        hidden.sort()
+        for n, (col, inside, moved, side) in enumerate(hidden, 1):
+            shown.append({"key": f"{side}:{place}:{n}", "side": side, "colour": col,
+                          "inside": inside, "moved": moved})
+    return shown
+
+
+@functools.cache
+def _card_face(cid: str) -> dict[str, Any]:
     c = st.data().cards[cid]
-    return {"id": cid, "name": c.name, "kind": c.kind, "factions": list(c.factions),
+    return {"id": cid, "name": c.name, "kind": c.kind, "factions": c.factions,
             "trumpet": c.trumpet, "bid": c.bid, "naval": c.naval, "evade": c.evade}
 
 
-def view(state: State, role: str | None) -> View:
-    from engine.granada import actions as legal_actions
-    d = st.data()
-    idx = st.by_location(state)
-    frame = st.top(state)
-    active = st.active_roles(state)
+def _card(cid: str) -> dict[str, Any]:
+    """A card's face as views show it (a new dict: views share nothing)."""
+    out = dict(_card_face(cid))
+    out["factions"] = list(out["factions"])
+    return out
+
+
+# The log lines each role read in its last view: (the log then, as a list of its entries; the
+# entries it could read; where the private ones among them are). The log only grows from one
+# state to the next (apply appends to a copy, sharing the entries, which are never changed
+# once written: engine.granada._copy), so the next view of the same game filters only the
+# new lines (issue 13). The memo is used only when the old log is a prefix of the new one,
+# entry for entry, so another game's or a branch's view just filters afresh.
+_LOGS: dict[str | None, tuple[list[dict[str, Any]], list[dict[str, Any]], list[int]]] = {}
+
+
+def _log(log: list[dict[str, Any]], role: str | None) -> list[dict[str, Any]]:
+    """The log lines ``role`` may read (engine.api.visible_log), each a copy: a view shares
+    nothing with the state, so a front end may edit it (the entries' one container, "to",
+    is copied too)."""
+    memo = _LOGS.get(role)
+    readable: list[dict[str, Any]] | None = None
+    if memo is not None:
+        seen = memo[0]
+        n = len(seen)
+        # the same entry objects first (a cheap miss for a log read anew from storage), then
+        # the whole prefix, equal entry for entry
+        if n and n <= len(log) and log[0] is seen[0] and log[n - 1] is seen[n - 1] and log[:n] == seen:
+            readable = memo[1][:]
+            private = memo[2][:]
+            for e in log[n:]:
+                if "to" not in e:
+                    readable.append(e)
+                elif role is not None and role in e["to"]:
+                    private.append(len(readable))
+                    readable.append(e)
+    if readable is None:
+        if role is None:
+            readable = [e for e in log if "to" not in e]
+            private = []
+        else:
+            readable = [e for e in log if "to" not in e or role in e["to"]]
+            private = [i for i, e in enumerate(readable) if "to" in e]
+    _LOGS[role] = (log[:], readable, private)
+    out = list(map(dict.copy, readable))
+    for i in private:
+        out[i]["to"] = list(out[i]["to"])
+    return out
+
+
+def _map(state: State, role: str | None, idx: dict[str, list[str]],
+         over: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The "locations" and "contested" keys, in one pass over the map: :func:`_blocks_for`
+    for both sides of each location, inlined (a view's main cost, issue 13)."""
+    faces = _faces()
+    face, public, owner, colour = faces.face, faces.public, faces.owner, faces.colour
+    records = state["blocks"]
+    control, castles = state["control"], state["castle"]
+    disks_at: dict[str, list[str]] = {}
+    for disk in st.DISKS:                      # st.disks_at for every location at once
+        where = state["disks"].get(disk)
+        if where is not None:
+            disks_at.setdefault(where, []).append(disk)
     locations: dict[str, Any] = {}
-    for loc, L in d.locations.items():
-        entry: dict[str, Any] = {"control": state["control"].get(loc)}
-        if L.castle:
-            entry["castle"] = state["castle"].get(loc)
-        entry["disks"] = st.disks_at(state, loc)
+    contested = []
+    for loc, has_castle in faces.locations:
+        disks = disks_at.get(loc) if disks_at else None
         ids = idx.get(loc)
         if ids:
-            entry["blocks"] = {s: _blocks_for(state, [b for b in ids if st.owner(b) == s], role, loc)
-                               for s in st.SIDES}
+            shown: dict[str, list[dict[str, Any]]] = {"christian": [], "muslim": []}
+            hidden: list[tuple[Any, ...]] = []
+            chris = 0
+            for bid in sorted(ids):
+                rec = records[bid]
+                side = owner[bid]
+                if side == "christian":
+                    chris += 1
+                if over or public[bid] or side == role or rec["revealed"]:
+                    out = face[bid].copy()
+                    out["inside"] = rec["inside"]
+                    out["revealed"] = rec["revealed"]
+                    out["moved"] = rec["moved"]
+                    out["fresh"] = rec["fresh"]
+                    shown[side].append(out)
+                else:
+                    hidden.append((colour[bid], rec["inside"], rec["moved"], side))
+            if hidden:
+                # numbered per side in the order of what anyone sees (the sides' own orders,
+                # since the side is the last item of the tuple)
+                hidden.sort()
+                count = {"christian": 0, "muslim": 0}
+                for col, ins, moved, side in hidden:
+                    count[side] += 1
+                    shown[side].append({"key": f"{side}:{loc}:{count[side]}", "side": side,
+                                        "colour": col, "inside": ins, "moved": moved})
+            # st.units_at: the Muslims' units are their blocks and disks (8.7.4)
+            mus = len(ids) - chris
+            muslim_units = mus + (len(disks) if disks else 0)
+            if chris and not muslim_units and st.guard_defends(state, loc, "christian", idx):
+                contested.append({"loc": loc, "siege": False})  # the Palace Guard will appear (10.10)
+            elif chris and muslim_units:
+                siege = any(records[b]["inside"] for b in ids) or bool(disks and not mus)
+                contested.append({"loc": loc, "siege": siege})
         else:
-            entry["blocks"] = {"christian": [], "muslim": []}
-        locations[loc] = entry
+            shown = {"christian": [], "muslim": []}
+        if has_castle:
+            locations[loc] = {"control": control.get(loc), "castle": castles.get(loc),
+                              "disks": list(disks) if disks else [], "blocks": shown}
+        else:
+            locations[loc] = {"control": control.get(loc),
+                              "disks": list(disks) if disks else [], "blocks": shown}
+    return locations, contested
+
+
+def _seas(state: State, role: str | None, idx: dict[str, list[str]], over: bool) -> dict[str, Any]:
+    """The fleets of every sea zone and the blocks they carry (7.5.2)."""
+    faces = _faces()
+    records = state["blocks"]
     seas: dict[str, Any] = {}
-    for zone in d.sea_zones:
+    for zone, key in faces.seas:
         fleets = []
-        for bid in idx.get(f"sea:{zone}", []):
-            if not d.blocks[bid].fleet:
-                continue
-            aboard = [b for b in idx.get(f"sea:{zone}", []) if state["blocks"][b]["carried_by"] == bid]
-            fleets.append({"id": bid, "side": st.owner(bid),
-                           "carrying": _blocks_for(state, aboard, role, f"{zone}:{bid}")})
+        afloat = idx.get(key)
+        if afloat:
+            for bid in afloat:
+                if bid not in faces.fleets:
+                    continue
+                aboard = [b for b in afloat if records[b]["carried_by"] == bid]
+                fleets.append({"id": bid, "side": faces.owner[bid],
+                               "carrying": _blocks_for(records, aboard, role, f"{zone}:{bid}", over)
+                               if aboard else []})
         seas[zone] = {"fleets": fleets}
+    return seas
+
+
+def _boxes(state: State, role: str | None, idx: dict[str, list[str]], over: bool) -> dict[str, Any]:
+    """The boxes beside the map: the recruits face down to the opponent (5.2.3, 6.4), the
+    bags as counts, the public boxes in full."""
+    records = state["blocks"]
     recruit: dict[str, Any] = {}
-    over = state.get("result") is not None
     for s in st.SIDES:
         ids = idx.get(f"recruit:{s}", [])
         if role == s or over:
-            recruit[s] = [_full(state, b) for b in ids]
+            recruit[s] = _fulls(records, ids)
         else:
             recruit[s] = {"count": len(ids)}
-    boxes = {
+    optional = _faces().optional
+    return {
         "recruit": recruit,
-        "bag": {s: len(idx.get(f"bag:{s}", [])) for s in st.SIDES},
-        "palace": [_full(state, b) for b in idx.get("palace", [])],
-        "boabdil_box": [_full(state, b) for b in idx.get("boabdil_box", [])],
-        "aside": [_full(state, b) for b in idx.get("aside", []) if not d.blocks[b].optional],
-        "eliminated": [_full(state, b) for b in idx.get("eliminated", [])],
-        "captured": [_full(state, b) for b in idx.get("captured", [])],
+        "bag": {s: len(idx.get(f"bag:{s}", ())) for s in st.SIDES},
+        "palace": _fulls(records, idx.get("palace", ())),
+        "boabdil_box": _fulls(records, idx.get("boabdil_box", ())),
+        "aside": _fulls(records, [b for b in idx.get("aside", ()) if b not in optional]),
+        "eliminated": _fulls(records, idx.get("eliminated", ())),
+        "captured": _fulls(records, idx.get("captured", ())),
     }
+
+
+def view(state: State, role: str | None) -> View:
+    """What ``role`` may see (VIEW KEYS above): plain JSON sharing no list or dict with the
+    state, so that a caller may keep or edit it.
+
+    One pass over the location index (st.by_location) draws the map, the boxes and the
+    contested locations; the printed faces come from :func:`_faces`. The state cannot change
+    while its view is drawn, so every rule asked on the way (supply, pending battles, the
+    frames' prompts and legal actions) reads the same index, computed once
+    (st.frozen_index)."""
+    with st.frozen_index(state):
+        return _view(state, role)
+
+
+def _view(state: State, role: str | None) -> View:
+    from engine.granada import actions as legal_actions
+    idx = st.by_location(state)
+    frame = st.top(state)
+    active = st.active_roles(state)
+    over = state.get("result") is not None
+    locations, contested = _map(state, role, idx, over)
+    seas = _seas(state, role, idx, over)
+    boxes = _boxes(state, role, idx, over)
     bo = state["boabdil"]
-    contested = []
-    for loc in d.locations:
-        chris = st.units_at(state, loc, "christian", idx)
-        if chris and not st.units_at(state, loc, "muslim", idx) and st.guard_defends(state, loc, "christian", idx):
-            contested.append({"loc": loc, "siege": False})      # the Palace Guard will appear (10.10)
-            continue
-        if chris and st.units_at(state, loc, "muslim", idx):
-            siege = any(state["blocks"][b]["inside"] for b in idx.get(loc, [])) or \
-                bool(st.disks_at(state, loc) and not st.blocks_at(state, loc, "muslim", idx))
-            contested.append({"loc": loc, "siege": siege})
     pending: list[str] = []
     move_info = None
     battle = None
@@ -269,8 +442,8 @@ def view(state: State, role: str | None) -> View:
     prompt = ""
     offered = legal_actions(state, role) if role in st.SIDES else []
     reaction = any(a.get("pass") for a in offered)
-    if state.get("result"):
-        res = state["result"]
+    res = state.get("result")
+    if res:
         prompt = f"The game is over: {res['reason']}."
     elif frame is not None and role is not None and role in active:
         hook = getattr(st.handler(frame), "prompt", None)
@@ -288,8 +461,8 @@ def view(state: State, role: str | None) -> View:
         "phase": phase(state, focus),
         "reaction": reaction,
         "focus": focus,
-        "active": active,
-        "log": visible_log(state["log"], role),
+        "active": list(active),
+        "log": _log(state["log"], role),
         "year": y, "year_label": st.YEARS[y], "turn": t, "turn_label": st.turn_label(y, t),
         "turn_index": st.TURNS.index((y, t)),
         "first": state["first"], "active_side": state["active_side"],
@@ -317,7 +490,7 @@ def view(state: State, role: str | None) -> View:
         "pending_battles": pending,
         "movement": move_info,
         "battle": battle,
-        "result": state.get("result"),
+        "result": clone(res) if res is not None else None,
     }
 
 
@@ -330,35 +503,41 @@ def concealed_ids(state: State, role: str | None) -> set[str]:
     out: set[str] = set()
     for bid, rec in state["blocks"].items():
         side = st.owner(bid)
-        if side == role or _static(bid)["colour"] == "grey" or rec["loc"] in PUBLIC_PLACES:
+        if side == role or _faces().colour[bid] == "grey" or rec["loc"] in PUBLIC_PLACES:
             continue
         if rec["loc"] in (f"bag:{side}", f"recruit:{side}") or not _visible(state, bid, role):
             out.add(bid)
     return out
 
 
+@functools.cache
+def _default_rules() -> tuple[str, ...]:
+    """The optional rules in play in a game set up without options (none, as options.py has
+    it): most games, tabled once."""
+    return tuple(sorted(name for name in opt.OPTIONS if name != "all" and opt.on({}, name)))
+
+
 def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
     """The public pieces of the optional rules in play (section 11, see VIEW KEYS)."""
-    from engine.granada import extras
-    from engine.granada import options as opt
-
-    rules = sorted(name for name in opt.OPTIONS if name != "all" and opt.on(state, name))
+    if state.get("options"):
+        rules = sorted(name for name in opt.OPTIONS if name != "all" and opt.on(state, name))
+    else:
+        rules = list(_default_rules())
     bull = state.get("papal_bull")
-    from engine.granada import pioneers, supply
-
+    records = state["blocks"]
     return {
         "rules": rules,
         "out_of_supply": supply.out_of_supply(state) if "out_of_supply" in rules else {},
         "pioneers": pioneers.where(state),
-        "mercenaries": {s: [_full(state, b) for b in idx.get(f"mercenaries:{s}", [])]
+        "mercenaries": {s: _fulls(records, idx.get(f"mercenaries:{s}", ()))
                         for s in opt.mercenary_sides(state)},
-        "crusaders": [_full(state, b) for b in idx.get("aside", []) if b in extras.crusaders()]
+        "crusaders": _fulls(records, [b for b in idx.get("aside", ()) if b in extras.crusaders()])
         if bull else [],
         "papal_bull": None if "papal_bull" not in rules else {
             "card": bull, "playable_now": extras.bull_playable(state),
             "from_year": st.YEARS[extras.BULL_FIRST_YEAR], "max_castles": extras.BULL_MAX_CASTLES,
             "christian_castles": extras.christian_castles(state)},
-        "removed_cards": [_card(c) for c in state.get("removed_cards", [])],
+        "removed_cards": [_card(c) for c in state.get("removed_cards", ())],
     }
 
 
