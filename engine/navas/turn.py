@@ -83,8 +83,18 @@ def rally_refusal(state: State, role: str, zone: str, order: Action, occ: dict[s
         return f"{uid!r} is not a unit (m01 to m27, c01 to c27)", S_RALLY
     if uid not in occ.get(zone, []):
         return f"{unit_text(uid)} is not in {zone}", S_RALLY
+    return _rally_points(state, role) or _rally_unit(state, uid)
+
+
+def _rally_points(state: State, role: str) -> tuple[str, str] | None:
+    """The action points a rally costs (the same for every unit)."""
     if state["turn"]["ap"] < cost(role, "rally"):
         return f"a rally costs {cost(role, 'rally')} action point(s) and {state['turn']['ap']} remain", S_RALLY
+    return None
+
+
+def _rally_unit(state: State, uid: str) -> tuple[str, str] | None:
+    """A unit on the board that may rally: unexhausted and on its 1-Power face."""
     record = state["units"][uid]
     if record["exhausted"]:
         return f"{unit_text(uid)} is exhausted: exhausted units can neither attack nor rally this turn", S_EXHAUSTION
@@ -94,13 +104,13 @@ def rally_refusal(state: State, role: str, zone: str, order: Action, occ: dict[s
 
 
 def rally_orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[Action]:
-    """The Rally orders in ``zone`` that :func:`rally_refusal` lets through, labelled."""
-    found = []
-    for uid in occ.get(zone, []):
-        order = {"type": "rally", "unit": uid}
-        if rally_refusal(state, role, zone, order, occ) is None:
-            found.append(order | {"label": f"Rally {unit_text(uid)} to its 2-Power face ({cost(role, 'rally')} AP)"})
-    return found
+    """The Rally orders in ``zone`` that :func:`rally_refusal` lets through, labelled (the units
+    of ``zone`` are asked one by one once the action points are there)."""
+    if _rally_points(state, role) is not None:
+        return []
+    price = cost(role, "rally")
+    return [{"type": "rally", "unit": uid, "label": f"Rally {unit_text(uid)} to its 2-Power face ({price} AP)"}
+            for uid in occ.get(zone, []) if _rally_unit(state, uid) is None]
 
 
 def zone_orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[Action]:
