@@ -41,11 +41,11 @@ def playout(module: GameModule, state: State, role: str, seed: int) -> Action:
     in every deal of the next battle cards, three quarters of its time): a playout is one
     sample among many, so a cheaper one buys more of them. The tree itself still tries the
     built-in player's full choice first at every decision."""
-    legal = rules.actions(state, role)
+    legal, by_zone = rules.actions_and_orders(state, role)
     gen = Generator(seed)
     if gen.randbelow(100) < 4:
         return gen.choice(legal)
-    return player._decide(state, role, gen, legal, _Unchecked(state, role, seed))
+    return player._decide(state, role, gen, legal, _Unchecked(state, role, seed), by_zone)
 
 
 def risk(state: State, role: str, seed: int) -> Callable[[Action], float]:

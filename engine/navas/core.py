@@ -6,6 +6,7 @@ Section names are the rulebook's own headings (and its bold paragraph lead-ins),
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from engine.navas.data import CATALOG, ZONE_CAPACITY, card_text, unit, unit_text
@@ -138,7 +139,10 @@ def describe_units(uids: list[str]) -> str:
     return ", ".join(unit_text(u) for u in uids) if uids else "no units"
 
 
+@cache
 def cost(role: str, action: str, key: str = "cost") -> int:
+    """A figure of the reference card (cached: the catalog is loaded once and never changes,
+    and every menu asks for these)."""
     return int(CATALOG.reference[role][action][key])
 
 

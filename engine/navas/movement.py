@@ -41,6 +41,12 @@ def move_cost(role: str, dest: str, dest_empty: bool) -> int:
     return points
 
 
+_DESTINATIONS = {role: {z: tuple(d for d in NEIGHBOURS[z] if d in reachable(role, z)) for z in NEIGHBOURS}
+                 for role in ("christian", "muslim")}
+"""The zones a side's move from a zone could reach, in the board's order: where :func:`orders`
+looks (:func:`refusal` still decides)."""
+
+
 def unit_choices(movers: list[str], room: int) -> list[list[str]]:
     """Groups of units that may go together into a zone with ``room`` places left."""
     groups: list[list[str]] = []
@@ -95,10 +101,10 @@ def _label(role: str, zone: str, dest: str, occ: dict[str, list[str]], movers: l
 
 def orders(state: State, role: str, zone: str, occ: dict[str, list[str]], ap: int) -> list[dict[str, Any]]:
     """The Movement orders from ``zone`` that :func:`refusal` lets through, labelled (asked
-    about every zone next to ``zone``: no move goes farther)."""
+    about every zone the side's moves reach from ``zone``: no move goes elsewhere)."""
     movers = mobile(occ.get(zone, []))
     return [{"type": "move", "to": dest, "label": _label(role, zone, dest, occ, movers)}
-            for dest in NEIGHBOURS[zone] if _board_refusal(role, zone, dest, occ, ap, movers) is None]
+            for dest in _DESTINATIONS[role][zone] if _board_refusal(role, zone, dest, occ, ap, movers) is None]
 
 
 def describe_count(uids: list[str]) -> str:

@@ -44,38 +44,46 @@ def active(state: State) -> list[str]:
 
 
 def actions(state: State, role: str) -> list[Action]:
+    return actions_and_orders(state, role)[0]
+
+
+def actions_and_orders(state: State, role: str) -> tuple[list[Action], dict[str, list[Action]] | None]:
+    """:func:`actions`, and when they are the turn menu, the orders of each zone it counts
+    (:func:`engine.navas.turn.orders_by_zone`; None for any other decision): the built-in
+    player rates those orders, and working them out once serves both."""
     if role not in active(state):
-        return []
+        return [], None
     pending = state["pending"]
     if pending is not None:
         kind = pending["kind"]
         if kind == "zone":
-            return turn.zone_actions(state, role, pending["zone"])
+            return turn.zone_actions(state, role, pending["zone"]), None
         if kind == "units":
-            return turn.units_actions(state, role, pending)
+            return turn.units_actions(state, role, pending), None
         if kind == "damage":
             return [{"type": "damage", "flip": d["flip"], "eliminate": d["eliminate"], "label": damage.label(d, menu=True)}
-                    for d in damage.distributions(state, pending["zone"], pending["amount"])]
+                    for d in damage.distributions(state, pending["zone"], pending["amount"])], None
         if kind == "karr":
             return [{"type": "karr", "declare": True, "label": "Declare karr wa-l-farr (counter-attack after the charge)"},
-                    {"type": "karr", "declare": False, "label": "No karr wa-l-farr"}]
+                    {"type": "karr", "declare": False, "label": "No karr wa-l-farr"}], None
         if kind == "window":
-            return special.window_actions(state, role, pending["card"])
+            return special.window_actions(state, role, pending["card"]), None
         if kind == "advance":
             return [{"type": "advance", "go": True,
                      "label": f"Advance every unit {pending['from']}→{pending['to']} (free move)"},
-                    {"type": "advance", "go": False, "label": f"Stay in {pending['from']}"}]
+                    {"type": "advance", "go": False, "label": f"Stay in {pending['from']}"}], None
         if kind == "husayni":
-            return special.husayni_actions(state)
+            return special.husayni_actions(state), None
         raise AssertionError(f"unknown pending decision {kind}")
     phase = state["phase"]
     if phase == "special":
-        return special.discard_actions(state, role)
+        return special.discard_actions(state, role), None
     if phase == "initiative":
-        return flow.initiative_actions(state, role)
+        return flow.initiative_actions(state, role), None
     if state["turn"]["card"] is None:
-        return turn.play_actions(state, role)
-    return turn.menu(state, role)
+        return turn.play_actions(state, role), None
+    by_zone = turn.orders_by_zone(state, role, occupancy(state))
+    return turn.menu(state, role, by_zone), by_zone
 
 
 def section_now(state: State) -> str:

@@ -136,15 +136,23 @@ def switch_actions(state: State, role: str) -> list[Action]:
     return found
 
 
-def menu(state: State, role: str) -> list[Action]:
+def orders_by_zone(state: State, role: str, occ: dict[str, list[str]]) -> dict[str, list[Action]]:
+    """The orders of each zone ``role`` holds (:func:`zone_orders`): what the turn menu counts and
+    the built-in player rates, worked out once for both."""
+    return {zone: zone_orders(state, role, zone, occ) for zone, here in occ.items() if unit(here[0]).side == role}
+
+
+def menu(state: State, role: str, by_zone: dict[str, list[Action]] | None = None) -> list[Action]:
+    """The turn menu; ``by_zone`` is :func:`orders_by_zone` of this very state when the caller
+    already has it."""
     occ = occupancy(state)
+    if by_zone is None:
+        by_zone = orders_by_zone(state, role, occ)
     found: list[Action] = []
     for zone in CATALOG.zones:
-        here = occ.get(zone)
-        if not here or unit(here[0]).side != role:
-            continue
-        count = len(zone_orders(state, role, zone, occ))
+        count = len(by_zone.get(zone, ()))
         if count:
+            here = occ[zone]
             found.append({"type": "zone", "zone": zone,
                           "label": f"Orders for {zone} ({len(here)} unit{'s' if len(here) > 1 else ''}, "
                                    f"{count} possible)"})
