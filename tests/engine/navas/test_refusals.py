@@ -11,8 +11,8 @@ import pytest
 from engine import RuleError
 from engine.api import find_action
 from engine.navas import actions, active, apply, result, setup
-from engine.navas.rules import actions_and_orders
 from engine.navas.data import CATALOG
+from engine.navas.rules import actions_and_orders
 
 from .helpers import deployed_except, do, turn_state
 
