@@ -137,14 +137,23 @@ def apply(state: State, role: str, action: Action) -> State:
     if role not in waiting:
         raise RuleError(f"It is not the {role.capitalize()}'s decision now; waiting for "
                         f"{' and '.join(r.capitalize() for r in waiting)}", section_now(state))
-    legal = actions(state, role)
-    found = find_action(legal, action) if isinstance(action, dict) else None
+    found = _find(state, role, action)
     if found is None:
-        raise _refuse(state, role, action, legal)
+        raise _refuse(state, role, action, actions(state, role))
     new = _copy(state)
     _dispatch(new, role, strip_label(found))
     flow.run(new)
     return new
+
+
+def _find(state: State, role: str, action: Any) -> Action | None:
+    """The legal action of ``role`` (active) equal to ``action``, or None. At the turn menu it
+    is looked up without the orders of the zones the action does not name (turn.menu_find)."""
+    if not isinstance(action, dict):
+        return None
+    if state["pending"] is None and state["phase"] == "action" and state["turn"]["card"] is not None:
+        return turn.menu_find(state, role, action)
+    return find_action(actions(state, role), action)
 
 
 def _copy(state: State) -> State:

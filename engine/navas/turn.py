@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.api import find_action
 from engine.navas import combat, movement, special
 from engine.navas.core import (
     CATALOG,
@@ -148,18 +149,37 @@ def menu(state: State, role: str, by_zone: dict[str, list[Action]] | None = None
     occ = occupancy(state)
     if by_zone is None:
         by_zone = orders_by_zone(state, role, occ)
-    found: list[Action] = []
-    for zone in CATALOG.zones:
-        count = len(by_zone.get(zone, ()))
-        if count:
-            here = occ[zone]
-            found.append({"type": "zone", "zone": zone,
-                          "label": f"Orders for {zone} ({len(here)} unit{'s' if len(here) > 1 else ''}, "
-                                   f"{count} possible)"})
-    found += switch_actions(state, role)
-    found += special.turn_actions(state, role, occ)
-    found.append({"type": "end_turn", "label": f"End the turn ({state['turn']['ap']} action point(s) left)"})
-    return found
+    found = [entry for entry in (_zone_entry(zone, occ, by_zone.get(zone, [])) for zone in CATALOG.zones) if entry]
+    return found + _card_wide(state, role, occ)
+
+
+def menu_find(state: State, role: str, action: Action) -> Action | None:
+    """``find_action(menu(state, role), action)`` without working out every zone's orders: a
+    zone's entry depends on that zone's orders only, and the card-wide entries on none."""
+    occ = occupancy(state)
+    if action.get("type") != "zone":
+        return find_action(_card_wide(state, role, occ), action)
+    zone = action.get("zone")
+    here = occ.get(zone) if isinstance(zone, str) else None
+    if not here or unit(here[0]).side != role:
+        return None
+    entry = _zone_entry(str(zone), occ, zone_orders(state, role, str(zone), occ))
+    return find_action([entry], action) if entry else None
+
+
+def _zone_entry(zone: str, occ: dict[str, list[str]], orders: list[Action]) -> Action | None:
+    """A zone's line of the turn menu when it has any order (``orders``, :func:`zone_orders`)."""
+    if not orders:
+        return None
+    here = occ[zone]
+    return {"type": "zone", "zone": zone,
+            "label": f"Orders for {zone} ({len(here)} unit{'s' if len(here) > 1 else ''}, {len(orders)} possible)"}
+
+
+def _card_wide(state: State, role: str, occ: dict[str, list[str]]) -> list[Action]:
+    """The turn menu's orders for the whole card: switch, special cards, end the turn."""
+    return (switch_actions(state, role) + special.turn_actions(state, role, occ)
+            + [{"type": "end_turn", "label": f"End the turn ({state['turn']['ap']} action point(s) left)"}])
 
 
 def zone_actions(state: State, role: str, zone: str) -> list[Action]:

@@ -130,3 +130,33 @@ def test_an_order_refused_for_several_reasons_is_told_the_first_in_the_books_ord
     with pytest.raises(RuleError, match="at most 2 combat actions") as err:
         apply(s, "muslim", {"type": "attack", "target": "B2"})
     assert err.value.rule == "Attack limitations"
+
+
+@pytest.mark.parametrize("options", [{}, {"advanced": True}])
+def test_apply_accepts_exactly_the_turn_menu_though_it_works_out_only_the_zone_named(options: dict[str, Any]) -> None:
+    """At the turn menu ``apply`` looks an order up among the named zone's entry or the
+    card-wide ones (turn.menu_find): it must accept what the whole menu lists and nothing else."""
+    tried = 0
+    for seed in (41, 42):
+        rng = random.Random(seed)
+        s = setup(seed, options)
+        while result(s) is None:
+            role = rng.choice(active(s))
+            legal = actions(s, role)
+            if legal[-1]["type"] == "end_turn":
+                typed: list[dict[str, Any]] = [{"type": "zone", "zone": z} for z in CATALOG.zones]
+                typed += [{"type": "switch", "shield": b} for b in (False, True)]
+                typed += [{"type": "special", "card": c} for c in CATALOG.specials]
+                typed += [{"type": "end_turn"}, {"type": "zone"}, {"type": "zone", "zone": 7}, {"type": "fly"}]
+                typed += [dict(a) for a in legal]  # labels and all, Peter II's moves included
+                for order in typed:
+                    listed = find_action(legal, order) is not None
+                    try:
+                        apply(s, role, order)
+                    except RuleError:
+                        assert not listed, order
+                    else:
+                        assert listed, order
+                    tried += 1
+            s = apply(s, role, rng.choice(legal))
+    assert tried > 1000
