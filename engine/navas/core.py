@@ -76,10 +76,13 @@ def occupancy(state: State) -> dict[str, list[str]]:
     """Units on the board by zone, in the catalog's order (stable labels and menus)."""
     zones: dict[str, list[str]] = {}
     units = state["units"]
-    for uid in CATALOG.unit_order:
+    for uid in CATALOG.unit_order:  # every menu asks, several times a step: no setdefault's spare list
         zone = units[uid]["zone"]
         if zone is not None:
-            zones.setdefault(zone, []).append(uid)
+            if zone in zones:
+                zones[zone].append(uid)
+            else:
+                zones[zone] = [uid]
     return zones
 
 

@@ -82,8 +82,9 @@ def actions_and_orders(state: State, role: str) -> tuple[list[Action], dict[str,
         return flow.initiative_actions(state, role), None
     if state["turn"]["card"] is None:
         return turn.play_actions(state, role), None
-    by_zone = turn.orders_by_zone(state, role, occupancy(state))
-    return turn.menu(state, role, by_zone), by_zone
+    occ = occupancy(state)
+    by_zone = turn.orders_by_zone(state, role, occ)
+    return turn.menu(state, role, by_zone, occ), by_zone
 
 
 def section_now(state: State) -> str:

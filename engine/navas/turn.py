@@ -143,10 +143,12 @@ def orders_by_zone(state: State, role: str, occ: dict[str, list[str]]) -> dict[s
     return {zone: zone_orders(state, role, zone, occ) for zone, here in occ.items() if unit(here[0]).side == role}
 
 
-def menu(state: State, role: str, by_zone: dict[str, list[Action]] | None = None) -> list[Action]:
-    """The turn menu; ``by_zone`` is :func:`orders_by_zone` of this very state when the caller
-    already has it."""
-    occ = occupancy(state)
+def menu(state: State, role: str, by_zone: dict[str, list[Action]] | None = None,
+         occ: dict[str, list[str]] | None = None) -> list[Action]:
+    """The turn menu; ``by_zone`` (:func:`orders_by_zone`) and ``occ`` (the occupancy) are this
+    very state's when the caller already has them."""
+    if occ is None:
+        occ = occupancy(state)
     if by_zone is None:
         by_zone = orders_by_zone(state, role, occ)
     found = [entry for entry in (_zone_entry(zone, occ, by_zone.get(zone, [])) for zone in CATALOG.zones) if entry]
