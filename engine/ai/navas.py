@@ -41,11 +41,11 @@ def playout(module: GameModule, state: State, role: str, seed: int) -> Action:
     in every deal of the next battle cards, three quarters of its time): a playout is one
     sample among many, so a cheaper one buys more of them. The tree itself still tries the
     built-in player's full choice first at every decision."""
-    legal = rules.actions(state, role)
+    legal, by_zone = rules.actions_and_orders(state, role)
     gen = Generator(seed)
     if gen.randbelow(100) < 4:
         return gen.choice(legal)
-    return player._decide(state, role, gen, legal, _Unchecked(state, role, seed))
+    return player._decide(state, role, gen, legal, _Unchecked(state, role, seed), by_zone)
 
 
 def risk(state: State, role: str, seed: int) -> Callable[[Action], float]:
@@ -86,10 +86,18 @@ def evaluate(state: State) -> dict[str, float]:
 
 
 # Calibrated on the 2-core reference machine (busy with other work, 26 Nov 2026): with the
-# playout policy above one iteration takes a median 7.85 ms of CPU (p95 11.8 ms; process_time
+# playout policy above one iteration took a median 7.85 ms of CPU (p95 11.8 ms; process_time
 # of 10-iteration searches at every sixth searched decision of two easy-player games), against
-# 31.6 ms with the built-in player in the playouts (the same ten decisions). 64 iterations are
-# about 0.5 s a decision (normal) and 256 about 2 s (hard): engine.ai SECONDS.
+# 31.6 ms with the built-in player in the playouts (the same ten decisions); 64 iterations were
+# about 0.5 s a decision (normal) and 256 about 2 s (hard): engine.ai SECONDS. Later that day
+# the turn menu stopped asking every candidate order every question (engine/navas: each
+# zone's orders worked out once for the menu and the player, target-free checks once per
+# kind of order, apply looking up only the zone named), with the same actions in the same
+# order and the same decisions: the same measure (two games, every sixth decision) went from
+# 8.87 ms to 4.32 ms an iteration (p95 14.4 to 6.8 ms), and ``alcazaba bench --ai --games 1
+# --workers 1`` from a CPU median 0.57 s (p95 0.78 s) to 0.33 s (0.45 s) at normal and
+# 1.32 s (p95 2.54 s) at hard, against 2.59 s (4.80 s) before: within the budgets with room
+# for the machine's load, so the iteration counts stay as they were.
 # ``alcazaba bench --ai`` reports the real figure (ai.think_s.navas.<level>).
 ADAPTER = Adapter(
     canonical=canonical,

@@ -81,10 +81,18 @@ def targets(role: str, kind: str, zone: str) -> tuple[str, ...]:
     return NEIGHBOURS[zone]
 
 
+Refusal = tuple[str, str] | None
+"""Why an order is illegal (a sentence and its rule), or None when it is legal."""
+
+
 def refusal(state: State, role: str, zone: str, order: dict[str, Any],
-            occ: dict[str, list[str]]) -> tuple[str, str] | None:
+            occ: dict[str, list[str]]) -> Refusal:
     """Why a combat order from ``zone`` is illegal now (a sentence and its rule), or None when
-    it is legal: the one place that decides, for the menu and for a refused order alike."""
+    it is legal: the one place that decides, for the menu and for a refused order alike.
+
+    The checks come in the order a player reads them (the turn's limits, the target, the units,
+    the reach, the card); :func:`orders` runs the same checks, those that do not depend on the
+    target once per kind of action rather than once per target."""
     kind = ORDER_KIND.get(str(order.get("type")))
     if kind is None:
         return f"{order.get('type')!r} is not a combat action (archers, attack, charge)", S_COMBAT
@@ -92,36 +100,62 @@ def refusal(state: State, role: str, zone: str, order: dict[str, Any],
     extra = set(order) - _ORDER_KEYS
     if extra:
         return f"a combat order has a target and optionally a card, not {', '.join(sorted(extra))}", rule
-    turn = state["turn"]
     target = order.get("target")
+    fresh = _fresh(state, occ.get(zone, []))
+    why = (_limits(state["turn"], role, kind) or _enemy_held(role, kind, target, occ)
+           or _attackers(role, zone, kind, fresh))
+    if why is not None or not isinstance(target, str):
+        return why
+    why = _reach(role, kind, zone, target)
+    card_id = order.get("card")
+    if why is None and card_id is not None:
+        return special.attack_card_refusal(state, role, zone, target, kind, card_id, fresh)
+    return why
+
+
+def _limits(turn: dict[str, Any], role: str, kind: str) -> Refusal:
+    """The turn's combat limits and its action points (the same for every target)."""
     if turn["combats"] >= MAX_COMBATS:
         return f"at most {MAX_COMBATS} combat actions per turn, and this turn has had them", S_LIMITS
     if kind == "archers" and turn["archers"] >= MAX_ARCHERS:
         return "only one archer attack per turn", S_LIMITS
     if turn["ap"] < cost(role, kind):
-        return f"a {KIND_NAME[kind]} costs {cost(role, kind)} action points and {turn['ap']} remain", rule
+        return f"a {KIND_NAME[kind]} costs {cost(role, kind)} action points and {turn['ap']} remain", section(kind, role)
+    return None
+
+
+def _enemy_held(role: str, kind: str, target: Any, occ: dict[str, list[str]]) -> Refusal:
+    """A combat action aims at a zone of the board that the opponent holds."""
     if not isinstance(target, str) or target not in CATALOG.zones:
-        return f"{target!r} is not a zone of the board (A1 to C6)", rule
+        return f"{target!r} is not a zone of the board (A1 to C6)", section(kind, role)
     there = occ.get(target, [])
     if not there or unit(there[0]).side != OTHER[role]:
-        return f"{target} is not occupied by the opponent", rule
-    fresh = _fresh(state, occ.get(zone, []))
+        return f"{target} is not occupied by the opponent", section(kind, role)
+    return None
+
+
+def _attackers(role: str, zone: str, kind: str, fresh: list[str]) -> Refusal:
+    """Unexhausted units in ``zone`` able to make this kind of action (the same for every target)."""
+    rule = section(kind, role)
     if not fresh:
         return f"every unit in {zone} is exhausted (exhausted units cannot attack until the turn ends)", rule
     if kind == "archers" and not any("archer" in unit(u).icons for u in fresh):
         return f"no unexhausted unit with the archer icon in {zone}", rule
     if kind == "charge" and not any("cavalry" in unit(u).icons for u in fresh):
         return f"a cavalry charge needs an unexhausted unit with the cavalry icon in {zone}", S_MELEE
-    if target not in targets(role, kind, zone):
-        if kind == "archers":
-            return f"archers shoot exactly 2 zones away, and {target} is {distance(zone, target)} from {zone}", rule
-        if kind == "charge" and role == "christian":
-            return "a Christian cavalry charge only goes forward, at the zone straight ahead in the column", rule
-        return f"{target} is not adjacent to {zone}", rule
-    card_id = order.get("card")
-    if card_id is not None:
-        return special.attack_card_refusal(state, role, zone, target, kind, card_id, fresh)
     return None
+
+
+def _reach(role: str, kind: str, zone: str, target: str) -> Refusal:
+    """Archers shoot 2 zones away, a Christian charge goes straight ahead, the rest next door."""
+    if target in targets(role, kind, zone):
+        return None
+    rule = section(kind, role)
+    if kind == "archers":
+        return f"archers shoot exactly 2 zones away, and {target} is {distance(zone, target)} from {zone}", rule
+    if kind == "charge" and role == "christian":
+        return "a Christian cavalry charge only goes forward, at the zone straight ahead in the column", rule
+    return f"{target} is not adjacent to {zone}", rule
 
 
 def _label(role: str, zone: str, order: dict[str, Any]) -> str:
@@ -147,16 +181,21 @@ def orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> lis
         return []
     hand = state["specials"][role]["hand"]
     cards = [c for c in special.attack_card_ids(role) if c in hand]
+    fresh = _fresh(state, occ.get(zone, []))
+    turn = state["turn"]
     found: list[dict[str, Any]] = []
-    for kind in ("archers", "attack", "charge"):
-        for target in held:
-            order: dict[str, Any] = {"type": kind, "target": target}
-            if refusal(state, role, zone, order, occ) is not None:
+    for name in ("archers", "attack", "charge"):
+        kind = ORDER_KIND[name]
+        if _limits(turn, role, kind) is not None or _attackers(role, zone, kind, fresh) is not None:
+            continue  # refused whatever the target: refusal() would say so at every one of them
+        for target in held:  # each passes _enemy_held by construction
+            if _reach(role, kind, zone, target) is not None:
                 continue
+            order: dict[str, Any] = {"type": name, "target": target}
             found.append(order | {"label": _label(role, zone, order)})
             for card_id in cards if kind != "archers" else []:
-                with_card = order | {"card": card_id}
-                if refusal(state, role, zone, with_card, occ) is None:
+                if special.attack_card_refusal(state, role, zone, target, kind, card_id, fresh) is None:
+                    with_card = order | {"card": card_id}
                     found.append(with_card | {"label": _label(role, zone, with_card)})
     return found
 

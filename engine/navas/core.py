@@ -6,6 +6,7 @@ Section names are the rulebook's own headings (and its bold paragraph lead-ins),
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from engine.navas.data import CATALOG, ZONE_CAPACITY, card_text, unit, unit_text
@@ -75,10 +76,13 @@ def occupancy(state: State) -> dict[str, list[str]]:
     """Units on the board by zone, in the catalog's order (stable labels and menus)."""
     zones: dict[str, list[str]] = {}
     units = state["units"]
-    for uid in CATALOG.unit_order:
+    for uid in CATALOG.unit_order:  # every menu asks, several times a step: no setdefault's spare list
         zone = units[uid]["zone"]
         if zone is not None:
-            zones.setdefault(zone, []).append(uid)
+            if zone in zones:
+                zones[zone].append(uid)
+            else:
+                zones[zone] = [uid]
     return zones
 
 
@@ -138,7 +142,10 @@ def describe_units(uids: list[str]) -> str:
     return ", ".join(unit_text(u) for u in uids) if uids else "no units"
 
 
+@cache
 def cost(role: str, action: str, key: str = "cost") -> int:
+    """A figure of the reference card (cached: the catalog is loaded once and never changes,
+    and every menu asks for these)."""
     return int(CATALOG.reference[role][action][key])
 
 

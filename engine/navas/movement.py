@@ -41,6 +41,12 @@ def move_cost(role: str, dest: str, dest_empty: bool) -> int:
     return points
 
 
+_DESTINATIONS = {role: {z: tuple(d for d in NEIGHBOURS[z] if d in reachable(role, z)) for z in NEIGHBOURS}
+                 for role in ("christian", "muslim")}
+"""The zones a side's move from a zone could reach, in the board's order: where :func:`orders`
+looks (:func:`refusal` still decides)."""
+
+
 def unit_choices(movers: list[str], room: int) -> list[list[str]]:
     """Groups of units that may go together into a zone with ``room`` places left."""
     groups: list[list[str]] = []
@@ -53,14 +59,21 @@ def refusal(state: State, role: str, zone: str, order: dict[str, Any], occ: dict
             ap: int) -> tuple[str, str] | None:
     """Why a Movement order from ``zone`` is illegal now (a sentence and its rule), or None when
     it is legal: the one place that decides, for the menu and for a refused order alike."""
-    section = S_MUSLIM_MOVE if role == "muslim" else S_CHRISTIAN_MOVE
     extra = set(order) - {"type", "to", "label"}
     if extra:
         return f"a Movement order names only the zone to move to, not {', '.join(sorted(extra))}", S_MOVEMENT
     dest = order.get("to")
     if not isinstance(dest, str) or dest not in CATALOG.zones:
         return f"{dest!r} is not a zone of the board (A1 to C6)", S_MOVEMENT
-    if not mobile(occ.get(zone, [])):
+    return _board_refusal(role, zone, dest, occ, ap, mobile(occ.get(zone, [])))
+
+
+def _board_refusal(role: str, zone: str, dest: str, occ: dict[str, list[str]], ap: int,
+                   movers: list[str]) -> tuple[str, str] | None:
+    """:func:`refusal` for a well-formed order, given the units of ``zone`` that can move (the
+    menu works them out once for every destination)."""
+    section = S_MUSLIM_MOVE if role == "muslim" else S_CHRISTIAN_MOVE
+    if not movers:
         return "al-Nasir and the Black Guard cannot move", S_MUSLIM_MOVE
     if dest not in reachable(role, zone):
         if role == "christian":
@@ -78,8 +91,7 @@ def refusal(state: State, role: str, zone: str, order: dict[str, Any], occ: dict
     return None
 
 
-def _label(role: str, zone: str, dest: str, occ: dict[str, list[str]]) -> str:
-    movers = mobile(occ.get(zone, []))
+def _label(role: str, zone: str, dest: str, occ: dict[str, list[str]], movers: list[str]) -> str:
     there = occ.get(dest, [])
     points = move_cost(role, dest, not there)
     if not there:
@@ -89,13 +101,10 @@ def _label(role: str, zone: str, dest: str, occ: dict[str, list[str]]) -> str:
 
 def orders(state: State, role: str, zone: str, occ: dict[str, list[str]], ap: int) -> list[dict[str, Any]]:
     """The Movement orders from ``zone`` that :func:`refusal` lets through, labelled (asked
-    about every zone next to ``zone``: no move goes farther)."""
-    found = []
-    for dest in NEIGHBOURS[zone]:
-        order = {"type": "move", "to": dest}
-        if refusal(state, role, zone, order, occ, ap) is None:
-            found.append(order | {"label": _label(role, zone, dest, occ)})
-    return found
+    about every zone the side's moves reach from ``zone``: no move goes elsewhere)."""
+    movers = mobile(occ.get(zone, []))
+    return [{"type": "move", "to": dest, "label": _label(role, zone, dest, occ, movers)}
+            for dest in _DESTINATIONS[role][zone] if _board_refusal(role, zone, dest, occ, ap, movers) is None]
 
 
 def describe_count(uids: list[str]) -> str:

@@ -15,7 +15,7 @@ from itertools import permutations
 from typing import Any
 
 from engine.api import clone, strip_label
-from engine.navas import combat, rules
+from engine.navas import combat, rules, turn
 from engine.navas.core import CATALOG, OTHER, State, card_value, occupancy, unit, zone_power
 from engine.navas.data import ahead, in_muslim_area
 from engine.navas.redeal import redeal
@@ -66,15 +66,15 @@ def _expected(state: State, role: str, zone: str, order: Action, occ: dict[str, 
     return 0.0
 
 
-def _best_orders(state: State, role: str) -> list[tuple[float, str, Action]]:
-    from engine.navas import turn
-
+def _best_orders(state: State, role: str, by_zone: dict[str, list[Action]] | None = None) -> list[tuple[float, str, Action]]:
+    """Every order of every zone of ``role``, best expected gain first (``by_zone``: the orders
+    of each zone, :func:`engine.navas.turn.orders_by_zone`, when the caller has them)."""
     occ = occupancy(state)
+    if by_zone is None:
+        by_zone = turn.orders_by_zone(state, role, occ)
     found = []
-    for zone, ids in occ.items():
-        if unit(ids[0]).side != role:
-            continue
-        for order in turn.zone_orders(state, role, zone, occ):
+    for zone, orders in by_zone.items():
+        for order in orders:
             found.append((_expected(state, role, zone, order, occ), zone, order))
     found.sort(key=lambda t: -t[0])
     return found
@@ -197,7 +197,7 @@ class Worlds:
 def choose(state: State, role: str, seed: int) -> Action:
     """A heuristic move (now and then an exploratory one), never one that may lose the game at
     once while a move that cannot exists; if every move may, the least likely to."""
-    legal = rules.actions(state, role)
+    legal, by_zone = rules.actions_and_orders(state, role)
     if not legal:
         raise ValueError(f"{role} has no legal action")
     gen = Generator(seed)
@@ -205,17 +205,19 @@ def choose(state: State, role: str, seed: int) -> Action:
     if gen.randbelow(100) < 4:
         pick = gen.choice(legal)
     else:
-        pick = _decide(state, role, gen, legal, worlds)
+        pick = _decide(state, role, gen, legal, worlds, by_zone)
     if len(legal) == 1 or worlds.risk([pick]) == 0:
         return pick
     safe = [a for a in legal if worlds.risk([a]) == 0]
     if safe:
-        return _decide(state, role, gen, safe, worlds)
+        return _decide(state, role, gen, safe, worlds, by_zone)
     return min(legal, key=lambda a: worlds.risk([a]))
 
 
-def _decide(state: State, role: str, gen: Generator, legal: list[Action], worlds: Worlds) -> Action:
-    """The heuristic's choice among ``legal`` (always one of them)."""
+def _decide(state: State, role: str, gen: Generator, legal: list[Action], worlds: Worlds,
+            by_zone: dict[str, list[Action]] | None = None) -> Action:
+    """The heuristic's choice among ``legal`` (always one of them); ``by_zone`` as
+    :func:`engine.navas.rules.actions_and_orders` gives it with the turn menu."""
     pending = state["pending"]
     kinds = {a["type"] for a in legal}
 
@@ -260,7 +262,7 @@ def _decide(state: State, role: str, gen: Generator, legal: list[Action], worlds
     threshold = 0.0 if gen.randbelow(5) else -0.6
     nudge = gen.randbelow(3) * 0.1
     offered = {a["zone"]: a for a in legal if a["type"] == "zone"}
-    for score, zone, order in _best_orders(state, role):
+    for score, zone, order in _best_orders(state, role, by_zone):
         if score + nudge <= threshold:
             break
         if zone in offered and worlds.risk([offered[zone], order]) == 0:

@@ -44,38 +44,47 @@ def active(state: State) -> list[str]:
 
 
 def actions(state: State, role: str) -> list[Action]:
+    return actions_and_orders(state, role)[0]
+
+
+def actions_and_orders(state: State, role: str) -> tuple[list[Action], dict[str, list[Action]] | None]:
+    """:func:`actions`, and when they are the turn menu, the orders of each zone it counts
+    (:func:`engine.navas.turn.orders_by_zone`; None for any other decision): the built-in
+    player rates those orders, and working them out once serves both."""
     if role not in active(state):
-        return []
+        return [], None
     pending = state["pending"]
     if pending is not None:
         kind = pending["kind"]
         if kind == "zone":
-            return turn.zone_actions(state, role, pending["zone"])
+            return turn.zone_actions(state, role, pending["zone"]), None
         if kind == "units":
-            return turn.units_actions(state, role, pending)
+            return turn.units_actions(state, role, pending), None
         if kind == "damage":
             return [{"type": "damage", "flip": d["flip"], "eliminate": d["eliminate"], "label": damage.label(d, menu=True)}
-                    for d in damage.distributions(state, pending["zone"], pending["amount"])]
+                    for d in damage.distributions(state, pending["zone"], pending["amount"])], None
         if kind == "karr":
             return [{"type": "karr", "declare": True, "label": "Declare karr wa-l-farr (counter-attack after the charge)"},
-                    {"type": "karr", "declare": False, "label": "No karr wa-l-farr"}]
+                    {"type": "karr", "declare": False, "label": "No karr wa-l-farr"}], None
         if kind == "window":
-            return special.window_actions(state, role, pending["card"])
+            return special.window_actions(state, role, pending["card"]), None
         if kind == "advance":
             return [{"type": "advance", "go": True,
                      "label": f"Advance every unit {pending['from']}→{pending['to']} (free move)"},
-                    {"type": "advance", "go": False, "label": f"Stay in {pending['from']}"}]
+                    {"type": "advance", "go": False, "label": f"Stay in {pending['from']}"}], None
         if kind == "husayni":
-            return special.husayni_actions(state)
+            return special.husayni_actions(state), None
         raise AssertionError(f"unknown pending decision {kind}")
     phase = state["phase"]
     if phase == "special":
-        return special.discard_actions(state, role)
+        return special.discard_actions(state, role), None
     if phase == "initiative":
-        return flow.initiative_actions(state, role)
+        return flow.initiative_actions(state, role), None
     if state["turn"]["card"] is None:
-        return turn.play_actions(state, role)
-    return turn.menu(state, role)
+        return turn.play_actions(state, role), None
+    occ = occupancy(state)
+    by_zone = turn.orders_by_zone(state, role, occ)
+    return turn.menu(state, role, by_zone, occ), by_zone
 
 
 def section_now(state: State) -> str:
@@ -129,14 +138,23 @@ def apply(state: State, role: str, action: Action) -> State:
     if role not in waiting:
         raise RuleError(f"It is not the {role.capitalize()}'s decision now; waiting for "
                         f"{' and '.join(r.capitalize() for r in waiting)}", section_now(state))
-    legal = actions(state, role)
-    found = find_action(legal, action) if isinstance(action, dict) else None
+    found = _find(state, role, action)
     if found is None:
-        raise _refuse(state, role, action, legal)
+        raise _refuse(state, role, action, actions(state, role))
     new = _copy(state)
     _dispatch(new, role, strip_label(found))
     flow.run(new)
     return new
+
+
+def _find(state: State, role: str, action: Any) -> Action | None:
+    """The legal action of ``role`` (active) equal to ``action``, or None. At the turn menu it
+    is looked up without the orders of the zones the action does not name (turn.menu_find)."""
+    if not isinstance(action, dict):
+        return None
+    if state["pending"] is None and state["phase"] == "action" and state["turn"]["card"] is not None:
+        return turn.menu_find(state, role, action)
+    return find_action(actions(state, role), action)
 
 
 def _copy(state: State) -> State:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.api import find_action
 from engine.navas import combat, movement, special
 from engine.navas.core import (
     CATALOG,
@@ -83,8 +84,18 @@ def rally_refusal(state: State, role: str, zone: str, order: Action, occ: dict[s
         return f"{uid!r} is not a unit (m01 to m27, c01 to c27)", S_RALLY
     if uid not in occ.get(zone, []):
         return f"{unit_text(uid)} is not in {zone}", S_RALLY
+    return _rally_points(state, role) or _rally_unit(state, uid)
+
+
+def _rally_points(state: State, role: str) -> tuple[str, str] | None:
+    """The action points a rally costs (the same for every unit)."""
     if state["turn"]["ap"] < cost(role, "rally"):
         return f"a rally costs {cost(role, 'rally')} action point(s) and {state['turn']['ap']} remain", S_RALLY
+    return None
+
+
+def _rally_unit(state: State, uid: str) -> tuple[str, str] | None:
+    """A unit on the board that may rally: unexhausted and on its 1-Power face."""
     record = state["units"][uid]
     if record["exhausted"]:
         return f"{unit_text(uid)} is exhausted: exhausted units can neither attack nor rally this turn", S_EXHAUSTION
@@ -94,13 +105,13 @@ def rally_refusal(state: State, role: str, zone: str, order: Action, occ: dict[s
 
 
 def rally_orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[Action]:
-    """The Rally orders in ``zone`` that :func:`rally_refusal` lets through, labelled."""
-    found = []
-    for uid in occ.get(zone, []):
-        order = {"type": "rally", "unit": uid}
-        if rally_refusal(state, role, zone, order, occ) is None:
-            found.append(order | {"label": f"Rally {unit_text(uid)} to its 2-Power face ({cost(role, 'rally')} AP)"})
-    return found
+    """The Rally orders in ``zone`` that :func:`rally_refusal` lets through, labelled (the units
+    of ``zone`` are asked one by one once the action points are there)."""
+    if _rally_points(state, role) is not None:
+        return []
+    price = cost(role, "rally")
+    return [{"type": "rally", "unit": uid, "label": f"Rally {unit_text(uid)} to its 2-Power face ({price} AP)"}
+            for uid in occ.get(zone, []) if _rally_unit(state, uid) is None]
 
 
 def zone_orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[Action]:
@@ -126,22 +137,51 @@ def switch_actions(state: State, role: str) -> list[Action]:
     return found
 
 
-def menu(state: State, role: str) -> list[Action]:
+def orders_by_zone(state: State, role: str, occ: dict[str, list[str]]) -> dict[str, list[Action]]:
+    """The orders of each zone ``role`` holds (:func:`zone_orders`): what the turn menu counts and
+    the built-in player rates, worked out once for both."""
+    return {zone: zone_orders(state, role, zone, occ) for zone, here in occ.items() if unit(here[0]).side == role}
+
+
+def menu(state: State, role: str, by_zone: dict[str, list[Action]] | None = None,
+         occ: dict[str, list[str]] | None = None) -> list[Action]:
+    """The turn menu; ``by_zone`` (:func:`orders_by_zone`) and ``occ`` (the occupancy) are this
+    very state's when the caller already has them."""
+    if occ is None:
+        occ = occupancy(state)
+    if by_zone is None:
+        by_zone = orders_by_zone(state, role, occ)
+    found = [entry for entry in (_zone_entry(zone, occ, by_zone.get(zone, [])) for zone in CATALOG.zones) if entry]
+    return found + _card_wide(state, role, occ)
+
+
+def menu_find(state: State, role: str, action: Action) -> Action | None:
+    """``find_action(menu(state, role), action)`` without working out every zone's orders: a
+    zone's entry depends on that zone's orders only, and the card-wide entries on none."""
     occ = occupancy(state)
-    found: list[Action] = []
-    for zone in CATALOG.zones:
-        here = occ.get(zone)
-        if not here or unit(here[0]).side != role:
-            continue
-        count = len(zone_orders(state, role, zone, occ))
-        if count:
-            found.append({"type": "zone", "zone": zone,
-                          "label": f"Orders for {zone} ({len(here)} unit{'s' if len(here) > 1 else ''}, "
-                                   f"{count} possible)"})
-    found += switch_actions(state, role)
-    found += special.turn_actions(state, role, occ)
-    found.append({"type": "end_turn", "label": f"End the turn ({state['turn']['ap']} action point(s) left)"})
-    return found
+    if action.get("type") != "zone":
+        return find_action(_card_wide(state, role, occ), action)
+    zone = action.get("zone")
+    here = occ.get(zone) if isinstance(zone, str) else None
+    if not here or unit(here[0]).side != role:
+        return None
+    entry = _zone_entry(str(zone), occ, zone_orders(state, role, str(zone), occ))
+    return find_action([entry], action) if entry else None
+
+
+def _zone_entry(zone: str, occ: dict[str, list[str]], orders: list[Action]) -> Action | None:
+    """A zone's line of the turn menu when it has any order (``orders``, :func:`zone_orders`)."""
+    if not orders:
+        return None
+    here = occ[zone]
+    return {"type": "zone", "zone": zone,
+            "label": f"Orders for {zone} ({len(here)} unit{'s' if len(here) > 1 else ''}, {len(orders)} possible)"}
+
+
+def _card_wide(state: State, role: str, occ: dict[str, list[str]]) -> list[Action]:
+    """The turn menu's orders for the whole card: switch, special cards, end the turn."""
+    return (switch_actions(state, role) + special.turn_actions(state, role, occ)
+            + [{"type": "end_turn", "label": f"End the turn ({state['turn']['ap']} action point(s) left)"}])
 
 
 def zone_actions(state: State, role: str, zone: str) -> list[Action]:

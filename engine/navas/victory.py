@@ -12,6 +12,8 @@ from typing import Any
 from engine.navas.core import CATALOG, S_VICTORY, State, log, occupancy, unit
 from engine.navas.data import in_muslim_area
 
+NASIR = next(u.id for u in CATALOG.units.values() if u.kind == "al-nasir")
+
 
 def evaluate(state: State) -> dict[str, Any] | None:
     """The result the board gives now, or None while the battle goes on."""
@@ -30,8 +32,7 @@ def evaluate(state: State) -> dict[str, Any] | None:
     score = {"christian_zones": zones["christian"], "muslim_zones": zones["muslim"],
              "christian_units": units_left["christian"], "muslim_units": units_left["muslim"],
              "round": state["round"]}
-    nasir = next(u.id for u in CATALOG.units.values() if u.kind == "al-nasir")
-    if state["units"][nasir]["zone"] is None:
+    if state["units"][NASIR]["zone"] is None:
         return {"winner": "christian", "reason": "Caliph al-Nasir has been eliminated", "score": score}
     if not christian_in_muslim_area and zones["christian"] <= 4:
         return {"winner": "muslim",

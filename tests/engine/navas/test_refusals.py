@@ -12,6 +12,7 @@ from engine import RuleError
 from engine.api import find_action
 from engine.navas import actions, active, apply, result, setup
 from engine.navas.data import CATALOG
+from engine.navas.rules import actions_and_orders
 
 from .helpers import deployed_except, do, turn_state
 
@@ -84,3 +85,78 @@ def test_a_refused_rally_says_why() -> None:
     assert err.value.rule == "Rally"
     with pytest.raises(RuleError, match="is not in B3"):
         apply(s, "muslim", {"type": "rally", "unit": "m01"})
+
+
+@pytest.mark.parametrize("options", [{}, {"advanced": True}])
+def test_the_orders_the_player_rates_are_those_each_zones_menu_lists(options: dict[str, Any]) -> None:
+    """``actions_and_orders`` works out every zone's orders once for the turn menu and the
+    built-in player: they must be what opening that zone offers, and the menu must be
+    ``actions`` itself; outside the turn menu there are none."""
+    menus = 0
+    for seed in (31, 32):
+        rng = random.Random(seed)
+        s = setup(seed, options)
+        while result(s) is None:
+            role = rng.choice(active(s))
+            legal, by_zone = actions_and_orders(s, role)
+            assert legal == actions(s, role)
+            opened = [a["zone"] for a in legal if a["type"] == "zone"]
+            if by_zone is None:
+                assert not opened
+            else:
+                menus += 1
+                held = {s["units"][u]["zone"] for u in CATALOG.unit_order if CATALOG.units[u].side == role} - {None}
+                assert set(by_zone) == held
+                assert opened == [z for z in CATALOG.zones if by_zone.get(z)]
+                for zone in held:
+                    inside = actions(apply(s, role, {"type": "zone", "zone": zone}), role) if zone in opened else []
+                    assert by_zone[zone] == [a for a in inside if a["type"] != "back"], zone
+            s = apply(s, role, rng.choice(legal))
+    assert menus > 50
+
+
+@pytest.mark.rule("Attack limitations", "Exhaustion")
+def test_an_order_refused_for_several_reasons_is_told_the_first_in_the_books_order() -> None:
+    # The menu checks the turn's limits once per kind of action and the target once per zone;
+    # a typed order still hears the reasons in one order: limits, target, units, reach.
+    s = do(turn_state("muslim", "g4r2", deployed_except({})), "muslim", type="zone", zone="B3")
+    for uid in ("m22", "m23", "m24"):  # B3's Jihad Volunteers, as if they had attacked
+        s["units"][uid]["exhausted"] = True
+    with pytest.raises(RuleError, match="not occupied by the opponent"):
+        apply(s, "muslim", {"type": "attack", "target": "B2"})  # own zone, and every unit exhausted
+    with pytest.raises(RuleError, match="every unit in B3 is exhausted"):
+        apply(s, "muslim", {"type": "attack", "target": "C6"})  # out of reach too
+    s["turn"]["combats"] = 2
+    with pytest.raises(RuleError, match="at most 2 combat actions") as err:
+        apply(s, "muslim", {"type": "attack", "target": "B2"})
+    assert err.value.rule == "Attack limitations"
+
+
+@pytest.mark.parametrize("options", [{}, {"advanced": True}])
+def test_apply_accepts_exactly_the_turn_menu_though_it_works_out_only_the_zone_named(options: dict[str, Any]) -> None:
+    """At the turn menu ``apply`` looks an order up among the named zone's entry or the
+    card-wide ones (turn.menu_find): it must accept what the whole menu lists and nothing else."""
+    tried = 0
+    for seed in (41, 42):
+        rng = random.Random(seed)
+        s = setup(seed, options)
+        while result(s) is None:
+            role = rng.choice(active(s))
+            legal = actions(s, role)
+            if legal[-1]["type"] == "end_turn":
+                typed: list[dict[str, Any]] = [{"type": "zone", "zone": z} for z in CATALOG.zones]
+                typed += [{"type": "switch", "shield": b} for b in (False, True)]
+                typed += [{"type": "special", "card": c} for c in CATALOG.specials]
+                typed += [{"type": "end_turn"}, {"type": "zone"}, {"type": "zone", "zone": 7}, {"type": "fly"}]
+                typed += [dict(a) for a in legal]  # labels and all, Peter II's moves included
+                for order in typed:
+                    listed = find_action(legal, order) is not None
+                    try:
+                        apply(s, role, order)
+                    except RuleError:
+                        assert not listed, order
+                    else:
+                        assert listed, order
+                    tried += 1
+            s = apply(s, role, rng.choice(legal))
+    assert tried > 1000
