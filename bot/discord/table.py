@@ -157,12 +157,19 @@ class Table:
                     component: bool = False) -> AsyncIterator[None]:
         """Defer, run the body, turn refusals into one ephemeral sentence. (The rate check ran
         before, in :meth:`admit`, so that a refused interaction never reaches a handler.)"""
-        try:
-            if not inter.response.is_done():
+        if not inter.response.is_done():
+            try:
                 if component:
                     await inter.response.defer()
                 else:
                     await inter.response.defer(ephemeral=ephemeral, thinking=True)
+            except discord.HTTPException as exc:
+                # Discord refused the acknowledgement (its 3-second window passed on a slow
+                # link): the player sees "interaction failed", but his order still stands,
+                # so the body runs; answers it cannot give are logged by say().
+                log.warning("could not acknowledge interaction %s of user %s (%s); carrying it out anyway",
+                            inter.id, inter.user.id, exc)
+        try:
             yield
         except Exception as exc:  # noqa: BLE001 - every failure must reach the player as a sentence
             await self.report(inter, exc)
