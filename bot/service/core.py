@@ -7,14 +7,16 @@ import asyncio
 import gc
 import hashlib
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
-from typing import Any, Self
+from dataclasses import dataclass, field, replace
+from typing import Any, Self, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.orm import configure_mappers
 from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.instrumentation import manager_of_class
 from sqlmodel import col
 
 import engine
@@ -38,6 +40,26 @@ _MOVE: sa.Table = Move.__table__  # type: ignore[attr-defined]
 _GAME: sa.Table = Game.__table__  # type: ignore[attr-defined]
 _GAME_STATE: sa.Table = GameState.__table__  # type: ignore[attr-defined]
 _OUTBOX: sa.Table = Outbox.__table__  # type: ignore[attr-defined]
+_SEAT: sa.Table = Seat.__table__  # type: ignore[attr-defined]
+_UPGRADE: sa.Table = RulesUpgrade.__table__  # type: ignore[attr-defined]
+_SEAT_FIELDS = tuple(c.name for c in _SEAT.c if c.name != "game_pk")
+_UPGRADE_MARK = sa.select(sa.func.coalesce(sa.func.max(_UPGRADE.c.id), 0)).where(_UPGRADE.c.game_pk == _GAME.c.id).scalar_subquery()
+# A game's row, its seats and the id of its last rules upgrade, in one Core statement: all a
+# command needs from the database besides the state, which the hot cache holds by version.
+_LOOK = (sa.select(*_GAME.c, _UPGRADE_MARK.label("upgrade_mark"),
+                   *(_SEAT.c[name].label(f"seat_{name}") for name in _SEAT_FIELDS))
+         .select_from(_GAME.outerjoin(_SEAT, _SEAT.c.game_pk == _GAME.c.id))
+         .where(_GAME.c.id == sa.bindparam("pk"))
+         .order_by(_SEAT.c.id))
+_LOOK_LOCKED = _LOOK.with_for_update(of=_GAME)  # PostgreSQL locks the game row only
+_UNDONE = (sa.select(_MOVE.c.undoes_seq)
+           .where(_MOVE.c.game_pk == sa.bindparam("pk"), _MOVE.c.kind == "undo", _MOVE.c.undoes_seq.is_not(None)))
+_LAST_STANDING_STEP = (sa.select(_MOVE.c.seq, _MOVE.c.role, _MOVE.c.barrier)
+                       .where(_MOVE.c.game_pk == sa.bindparam("pk"), _MOVE.c.kind == "step",
+                              _MOVE.c.seq.not_in(_UNDONE))
+                       .order_by(_MOVE.c.seq.desc()).limit(1))
+_UPGRADE_FACTS = (sa.select(_UPGRADE.c.seq, _UPGRADE.c.to_version, _UPGRADE.c.outcome)
+                  .where(_UPGRADE.c.game_pk == sa.bindparam("pk")).order_by(_UPGRADE.c.id))
 # The statements of a step, built once: building and coercing a statement costs more than
 # SQLite takes to run it.
 _GAME_AND_SEATS = (sa.select(Game, Seat).outerjoin(Seat, col(Seat.game_pk) == col(Game.id))
@@ -48,7 +70,7 @@ _INSERT_OUTBOX = sa.insert(_OUTBOX)
 _UPDATE_GAME = sa.update(_GAME).where(_GAME.c.id == sa.bindparam("game_pk"))
 _UPDATE_SNAPSHOT = sa.update(_GAME_STATE).where(_GAME_STATE.c.game_pk == sa.bindparam("snapshot_pk"))
 _STATE_CACHE_SIZE = 256
-"""Parsed states kept hot (a Granada state is some 0.2-0.5 MB of Python objects)."""
+"""Games kept hot (a Granada state is some 0.2-0.5 MB of Python objects)."""
 SNAPSHOT_EVERY = 32
 """Moves between two snapshots of a game's whole state (issue 13): the moves in between store
 only what they changed, so a step writes a few hundred bytes instead of the 20-65 KB state,
@@ -240,6 +262,43 @@ def _module(game_id: str) -> GameModule:
         raise ServiceError(str(exc.args[0])) from None
 
 
+@dataclass(frozen=True)
+class _UndoFacts:
+    """What decides whether a role may take back its last step, besides the role. Read from
+    the move log and the rules upgrades, so fixed for one (version, last upgrade) pair: the
+    log is append-only and a version names one state forever."""
+
+    last: tuple[int, str, bool] | None
+    """(seq, role, barrier) of the last step still standing; None: no step stands."""
+    recorded: int
+    """The rules version the game's moves are recorded under (its last upgrade's, or its own)."""
+    base: tuple[int, int] | None
+    """(seq, to_version) of the last upgrade the log does not replay across, if any."""
+
+
+def undo_refusal(facts: _UndoFacts, role: str, module: GameModule) -> str | None:
+    """None if ``role`` may take back its last step, else the sentence refusing it: the one
+    place that says when undo is allowed (the view's ``can_undo`` and ``undo`` both ask it)."""
+    if facts.last is None:
+        return "There is nothing to take back: no step has been made."
+    seq, last_role, barrier = facts.last
+    if last_role != role:
+        return f"You cannot take that back: {last_role} has acted since your last step."
+    if barrier:
+        return ("You cannot take back your last step: it drew at random or revealed hidden "
+                "information.")
+    # Undo replays the log, and never across a rules upgrade (issue 14): it stops there as
+    # it stops at a reveal.
+    installed = rules_version(module)
+    if facts.recorded != installed:
+        return (f"You cannot take back your last step: the rules of {module.title} were updated "
+                f"(version {facts.recorded} to {installed}) after it was made.")
+    if facts.base is not None and seq <= facts.base[0]:
+        return (f"You cannot take back your last step: it was made before the rules of {module.title} "
+                f"were updated to version {facts.base[1]}.")
+    return None
+
+
 @dataclass
 class _Loaded:
     """A game locked for a command: its row, seats, engine and latest state."""
@@ -250,6 +309,58 @@ class _Loaded:
     state: State
     snapshot: int = 0
     """The version of the game's stored snapshot (a new one is due SNAPSHOT_EVERY moves on)."""
+    mark: int | None = None
+    """The id of the game's last rules upgrade (0: none) when read with the game, else None."""
+    undo: _UndoFacts | None = None
+    """The undo facts at the game's version, when the hot cache knew them (kept up to date by
+    ``_record``, so that the next view of the game reads no move row)."""
+
+
+@dataclass
+class _Hot:
+    """A game kept hot: its state at one version and what a view needs besides the game's row
+    (which a view reads anyway, to know the version). Replaced, never changed, when the
+    version changes."""
+
+    version: int
+    state: State
+    snapshot: int
+    mark: int | None = None
+    """The rules upgrade mark ``undo`` was read under (None: ``undo`` unknown)."""
+    undo: _UndoFacts | None = None
+    rows: tuple[Any, ...] = ()
+    """The game-and-seats rows ``info`` was made from."""
+    info: GameInfo | None = None
+    views: dict[str | None, dict[str, Any]] = field(default_factory=dict)
+    """The engine's views at this version, per role (None: a spectator), as the engine
+    returned them (they may share parts with ``state``: handed out only as copies)."""
+
+
+_Row = TypeVar("_Row", Game, Seat)
+_GAME_FIELDS = tuple(c.name for c in _GAME.c)
+_MARK_AT = len(_GAME_FIELDS)
+
+
+def _detached(cls: type[_Row], values: Mapping[str, Any]) -> _Row:
+    """A row object made from values a Core statement read, as the ORM would load it, in no
+    session: a command that only reads its game, or writes through Core statements (a step),
+    need not pay for a session's identity map and the ORM's loading."""
+    obj: _Row = manager_of_class(cls).new_instance()
+    obj.__dict__.update(values)
+    return obj
+
+
+def _look_parts(rows: Sequence[Any]) -> tuple[Game, dict[str, Seat], int]:
+    """The game, its seats by role and its rules upgrade mark from the rows of ``_LOOK``."""
+    first = rows[0]
+    game = _detached(Game, dict(zip(_GAME_FIELDS, first[:_MARK_AT], strict=True)))
+    seats: dict[str, Seat] = {}
+    for row in rows:
+        values = dict(zip(_SEAT_FIELDS, row[_MARK_AT + 1:], strict=True))
+        if values["id"] is not None:
+            values["game_pk"] = game.id
+            seats[values["role"]] = _detached(Seat, values)
+    return game, seats, int(first[_MARK_AT] or 0)
 
 
 
@@ -268,15 +379,16 @@ class ServiceCore:
     def __init__(self, db: AsyncEngine) -> None:
         self.db = db
         self._sessions = async_sessionmaker(db, expire_on_commit=False, autoflush=False)
-        # (game_pk) -> (version, parsed state, snapshot version). Only committed states enter;
-        # a (game, version) pair names one state forever because versions only grow.
-        self._states: OrderedDict[int, tuple[int, State, int]] = OrderedDict()
+        # game_pk -> the game kept hot at one version. Only committed states enter; a (game,
+        # version) pair names one state forever because versions only grow.
+        self._states: OrderedDict[int, _Hot] = OrderedDict()
         # SQLite has one writer at a time. Writers of this process queue here, in asyncio,
         # instead of in SQLite's busy handler, whose timeout turns a burst of commands into
         # "database is locked" errors (tests/reliability/test_concurrency.py); the busy
         # timeout then only arbitrates between processes.
         self._write_gate: asyncio.Lock | None = asyncio.Lock() if db.dialect.name == "sqlite" else None
         self._revision: str | None = None  # the database's Alembic revision, once read
+        configure_mappers()  # _detached makes row objects without a query, which would do it
         _relax_young_collections()
 
     @classmethod
@@ -315,6 +427,16 @@ class ServiceCore:
             if self._write_gate is not None:
                 self._write_gate.release()
 
+    @asynccontextmanager
+    async def _glance(self) -> AsyncIterator[AsyncConnection]:
+        """A read transaction on a bare connection, for Core statements only: a view of a hot
+        game runs one statement, and an ORM session costs more than SQLite takes to run it.
+        Same consistency as :meth:`_read`."""
+        async with self.db.connect() as conn:
+            if self.db.dialect.name == "postgresql":
+                await conn.execution_options(isolation_level="REPEATABLE READ")
+            yield conn
+
     def reading(self) -> AbstractAsyncContextManager[AsyncSession]:
         """A read session for a front end's own tables (the Discord front end's rows), with
         the same consistency as the service's reads."""
@@ -342,14 +464,14 @@ class ServiceCore:
     async def _state(self, session: AsyncSession, game: Game) -> State:
         return (await self._state_and_snapshot(session, game))[0]
 
-    async def _state_and_snapshot(self, session: AsyncSession, game: Game) -> tuple[State, int]:
+    async def _state_and_snapshot(self, session: AsyncSession | AsyncConnection, game: Game) -> tuple[State, int]:
         """The game's latest state, from the hot cache or rebuilt from the database, and the
         version of its stored snapshot."""
         assert game.id is not None
         cached = self._states.get(game.id)
-        if cached is not None and cached[0] == game.version:
+        if cached is not None and cached.version == game.version:
             self._states.move_to_end(game.id)
-            return cached[1], cached[2]
+            return cached.state, cached.snapshot
         text, snapshot, problem = await self._rebuild(session, game.id, game.version)
         if problem is not None:
             raise ServiceError(f"Game {game.id} is inconsistent: {problem} Run `alcazaba replay-check {game.id}`.")
@@ -357,7 +479,7 @@ class ServiceCore:
         return state, snapshot
 
     @staticmethod
-    async def _rebuild(session: AsyncSession, game_pk: int, version: int) -> tuple[str, int, str | None]:
+    async def _rebuild(session: AsyncSession | AsyncConnection, game_pk: int, version: int) -> tuple[str, int, str | None]:
         """The canonical text of the game's state at ``version`` (its latest): the snapshot
         plus the deltas of the moves after it, checked against the last move's hash. Returns
         (text, snapshot version, None), or a sentence saying what does not fit as the third
@@ -386,28 +508,74 @@ class ServiceCore:
         text, _snapshot, problem = await self._rebuild(session, game.id, game.version)
         return text, problem
 
-    def _remember(self, game_pk: int, version: int, state: State, snapshot: int | None = None) -> None:
+    def _remember(self, game_pk: int, version: int, state: State, snapshot: int | None = None, *,
+                  mark: int | None = None, undo: _UndoFacts | None = None) -> _Hot:
         """Keep a committed state hot. ``snapshot``: the version of the game's stored snapshot
         (``_Loaded.snapshot``); when not given, the last one known, or one due at once: an
-        older guess only brings the next snapshot forward, never leaves a move unrebuildable."""
+        older guess only brings the next snapshot forward, never leaves a move unrebuildable.
+        ``undo``: the undo facts at ``version`` under the rules upgrade ``mark``, when known."""
+        cached = self._states.get(game_pk)
         if snapshot is None:
-            cached = self._states.get(game_pk)
-            snapshot = min(cached[2], version) if cached is not None else version - SNAPSHOT_EVERY
-        self._states[game_pk] = (version, state, snapshot)
+            snapshot = min(cached.snapshot, version) if cached is not None else version - SNAPSHOT_EVERY
+        if cached is None or cached.version != version:
+            cached = self._states[game_pk] = _Hot(version, state, snapshot)
+        else:
+            cached.snapshot = snapshot
+        if undo is not None and mark is not None:
+            cached.mark, cached.undo = mark, undo
         self._states.move_to_end(game_pk)
         while len(self._states) > _STATE_CACHE_SIZE:
             self._states.popitem(last=False)
+        return cached
 
-    async def _load(self, session: AsyncSession, game_pk: int, lock: bool) -> _Loaded:
-        # The game row and its seats in one statement (PostgreSQL locks the game row only).
-        found = (await session.execute(_GAME_AND_SEATS_LOCKED if lock else _GAME_AND_SEATS, {"pk": game_pk})).all()
-        if not found:
+    def _keep(self, loaded: _Loaded) -> _Hot:
+        """Keep a game hot after the command that loaded it committed."""
+        assert loaded.game.id is not None
+        return self._remember(loaded.game.id, loaded.game.version, loaded.state, loaded.snapshot,
+                              mark=loaded.mark, undo=loaded.undo)
+
+    @staticmethod
+    async def _look(conn: AsyncConnection, game_pk: int, lock: bool = False) -> tuple[Any, ...]:
+        """The rows of ``_LOOK``: the game, a row per seat, its last rules upgrade."""
+        rows = tuple((await conn.execute(_LOOK_LOCKED if lock else _LOOK, {"pk": game_pk})).all())
+        if not rows:
             raise GameNotFound(f"There is no game {game_pk}.")
-        game = found[0][0]
-        seats = {seat.role: seat for _game, seat in found if seat is not None}
+        return rows
+
+    async def _load(self, session: AsyncSession, game_pk: int, lock: bool, attach: bool = True) -> _Loaded:
+        """The game, its seats and its latest state. ``attach``: as objects of ``session``, for
+        a command that changes them; else read by Core into row objects of no session (a step,
+        a view: ``_record`` writes through Core statements), with the hot cache's undo facts."""
+        if attach:
+            # The game row and its seats in one statement (PostgreSQL locks the game row only).
+            found = (await session.execute(_GAME_AND_SEATS_LOCKED if lock else _GAME_AND_SEATS,
+                                           {"pk": game_pk})).all()
+            if not found:
+                raise GameNotFound(f"There is no game {game_pk}.")
+            game = found[0][0]
+            seats = {seat.role: seat for _game, seat in found if seat is not None}
+            module = _module(game.game_id)
+            state, snapshot = await self._state_and_snapshot(session, game)
+            return _Loaded(game, seats, module, state, snapshot)
+        conn = await session.connection()
+        game, seats, mark = _look_parts(await self._look(conn, game_pk, lock))
         module = _module(game.game_id)
-        state, snapshot = await self._state_and_snapshot(session, game)
-        return _Loaded(game, seats, module, state, snapshot)
+        state, snapshot = await self._state_and_snapshot(conn, game)
+        hot = self._states.get(game_pk)
+        undo = hot.undo if hot is not None and hot.version == game.version and hot.mark == mark else None
+        return _Loaded(game, seats, module, state, snapshot, mark, undo)
+
+    @staticmethod
+    async def _undo_facts(conn: AsyncSession | AsyncConnection, game: Game) -> _UndoFacts:
+        """The undo facts of the game as the database holds them (two indexed statements)."""
+        last = (await conn.execute(_LAST_STANDING_STEP, {"pk": game.id})).first()
+        upgrades = (await conn.execute(_UPGRADE_FACTS, {"pk": game.id})).all()
+        recorded = int(upgrades[-1].to_version) if upgrades else int(game.rules_version)
+        opaque = [u for u in upgrades if u.outcome != "identical"]
+        return _UndoFacts(
+            last=(int(last.seq), str(last.role), bool(last.barrier)) if last is not None else None,
+            recorded=recorded,
+            base=(int(opaque[-1].seq), int(opaque[-1].to_version)) if opaque else None)
 
     def _info(self, game: Game, seats: Iterable[Seat]) -> GameInfo:
         assert game.id is not None
@@ -592,6 +760,9 @@ class ServiceCore:
         loaded.state = new_state
         if snapshot:
             loaded.snapshot = version
+        # A step stands last now; an undo brings back an older one, which the log will say.
+        loaded.undo = (replace(loaded.undo, last=(version, role, barrier))
+                       if loaded.undo is not None and kind == "step" else None)
         return StepResult(game_pk=game.id, version=version, role=role, kind=kind, active=active, result=result,
                           log=visible_log(new_entries, role), barrier=barrier)
 
