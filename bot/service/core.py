@@ -43,7 +43,8 @@ _OUTBOX: sa.Table = Outbox.__table__  # type: ignore[attr-defined]
 _SEAT: sa.Table = Seat.__table__  # type: ignore[attr-defined]
 _UPGRADE: sa.Table = RulesUpgrade.__table__  # type: ignore[attr-defined]
 _SEAT_FIELDS = tuple(c.name for c in _SEAT.c if c.name != "game_pk")
-_UPGRADE_MARK = sa.select(sa.func.coalesce(sa.func.max(_UPGRADE.c.id), 0)).where(_UPGRADE.c.game_pk == _GAME.c.id).scalar_subquery()
+_UPGRADE_MARK = (sa.select(sa.func.coalesce(sa.func.max(_UPGRADE.c.id), sa.literal_column("0")))
+                 .where(_UPGRADE.c.game_pk == _GAME.c.id).scalar_subquery())
 # A game's row, its seats and the id of its last rules upgrade, in one Core statement: all a
 # command needs from the database besides the state, which the hot cache holds by version.
 _LOOK = (sa.select(*_GAME.c, _UPGRADE_MARK.label("upgrade_mark"),
@@ -339,6 +340,12 @@ class _Hot:
 _Row = TypeVar("_Row", Game, Seat)
 _GAME_FIELDS = tuple(c.name for c in _GAME.c)
 _MARK_AT = len(_GAME_FIELDS)
+_VERSION_AT = _GAME_FIELDS.index("version")
+_STATUS_AT = _GAME_FIELDS.index("status")
+_GAME_ID_AT = _GAME_FIELDS.index("game_id")
+_SEAT_ID_AT = _MARK_AT + 1 + _SEAT_FIELDS.index("id")
+_SEAT_ROLE_AT = _MARK_AT + 1 + _SEAT_FIELDS.index("role")
+_SEAT_USER_AT = _MARK_AT + 1 + _SEAT_FIELDS.index("user_id")
 
 
 def _detached(cls: type[_Row], values: Mapping[str, Any]) -> _Row:
@@ -388,6 +395,13 @@ class ServiceCore:
         # timeout then only arbitrates between processes.
         self._write_gate: asyncio.Lock | None = asyncio.Lock() if db.dialect.name == "sqlite" else None
         self._revision: str | None = None  # the database's Alembic revision, once read
+        # SQLite: a connection of the service's own for views of hot games (see _quick_look).
+        self._reader: AsyncConnection | None = None
+        self._reader_driver: Any = None
+        self._look_sql = str(_LOOK.compile(dialect=db.dialect))
+        columns = (*_GAME.c, None, *(_SEAT.c[name] for name in _SEAT_FIELDS))  # None: the upgrade mark
+        self._look_processors: list[Any] = [None if c is None else c.type.result_processor(db.dialect, None)
+                                            for c in columns]
         configure_mappers()  # _detached makes row objects without a query, which would do it
         _relax_young_collections()
 
@@ -396,6 +410,9 @@ class ServiceCore:
         return cls(make_engine(url, busy_timeout_ms=busy_timeout_ms))
 
     async def close(self) -> None:
+        if self._reader is not None:
+            reader, self._reader, self._reader_driver = self._reader, None, None
+            await reader.close()
         await self.db.dispose()
 
 
@@ -533,6 +550,35 @@ class ServiceCore:
         assert loaded.game.id is not None
         return self._remember(loaded.game.id, loaded.game.version, loaded.state, loaded.snapshot,
                               mark=loaded.mark, undo=loaded.undo)
+
+    async def _quick_look(self, game_pk: int) -> tuple[Any, ...] | None:
+        """SQLite: the rows of ``_LOOK`` read on the service's own reading connection, straight
+        from the driver (times as text, booleans as integers: :meth:`_typed` converts them),
+        outside any transaction (one statement reads one snapshot). None on PostgreSQL.
+
+        A view of a hot game needs nothing else from the database, and checking a connection
+        out of the pool, beginning and ending a transaction and running a statement through
+        SQLAlchemy cost some 0.5 ms, where SQLite answers in 0.02 ms."""
+        if self._write_gate is None:
+            return None
+        if self._reader_driver is None:
+            reader = await self.db.connect()
+            if self._reader_driver is not None:  # another view opened it meanwhile
+                await reader.close()
+            else:
+                self._reader = reader
+                self._reader_driver = (await reader.get_raw_connection()).driver_connection
+        cursor = await self._reader_driver.execute(self._look_sql, (game_pk,))
+        try:
+            return tuple(await cursor.fetchall())
+        finally:
+            await cursor.close()
+
+    def _typed(self, rows: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """Rows of :meth:`_quick_look` with the values SQLAlchemy would have made of them."""
+        procs = self._look_processors
+        return [tuple(v if p is None or v is None else p(v) for p, v in zip(procs, row, strict=True))
+                for row in rows]
 
     @staticmethod
     async def _look(conn: AsyncConnection, game_pk: int, lock: bool = False) -> tuple[Any, ...]:

@@ -11,8 +11,16 @@ from sqlmodel import col
 
 from bot.models import Game, Outbox, Seat, dumps, loads, utcnow
 from bot.service.core import (
+    _GAME_ID_AT,
+    _MARK_AT,
+    _SEAT_ID_AT,
+    _SEAT_ROLE_AT,
+    _SEAT_USER_AT,
+    _STATUS_AT,
+    _VERSION_AT,
     ServiceCore,
     _bot_seed,
+    _Hot,
     _Loaded,
     _look_parts,
     _module,
@@ -24,6 +32,7 @@ from bot.service.core import (
 from bot.service.levels import PREF, check_level, game_level, seat_level
 from bot.service.types import (
     GameInfo,
+    GameNotFound,
     GameView,
     NotAllowed,
     ServiceError,
@@ -31,7 +40,7 @@ from bot.service.types import (
     UndoRefused,
 )
 from bot.thinking import Decision, InlineThinker, Thinking
-from engine.api import State, clone
+from engine.api import GameModule, State, clone
 from engine.players import choose
 
 
@@ -55,6 +64,24 @@ class PlayCommands(ServiceCore):
         rules upgrade, which say whether the cache is current, whoever moved the game): the
         state, the undo facts and the engine's view of each role at that version come from
         the cache. The view is copied for each caller, so no caller changes another's."""
+        rows = await self._quick_look(game_pk)
+        if rows is not None:
+            if not rows:
+                raise GameNotFound(f"There is no game {game_pk}.")
+            first = rows[0]
+            hot = self._states.get(game_pk)
+            wants_undo = role is not None and first[_STATUS_AT] == "running"
+            if hot is not None and hot.version == first[_VERSION_AT] and (
+                    not wants_undo or (hot.undo is not None and hot.mark == first[_MARK_AT])):
+                self._states.move_to_end(game_pk)
+                if role is not None and user_id is not None and not any(
+                        r[_SEAT_ID_AT] is not None and r[_SEAT_ROLE_AT] == role and r[_SEAT_USER_AT] == user_id
+                        for r in rows):
+                    raise NotAllowed(f"You do not hold the {role} seat.")
+                if hot.info is None or hot.rows != rows:
+                    game, seats, _mark = _look_parts(self._typed(rows))
+                    hot.rows, hot.info = rows, self._info(game, seats.values())
+                return self._view_of(hot, hot.info, _module(first[_GAME_ID_AT]), role, wants_undo)
         async with self._glance() as conn:
             rows = await self._look(conn, game_pk)
             game, seats, mark = _look_parts(rows)
@@ -66,21 +93,22 @@ class PlayCommands(ServiceCore):
                 self._states.move_to_end(game_pk)
             if role is not None and game.status == "running" and (hot.undo is None or hot.mark != mark):
                 hot.mark, hot.undo = mark, await self._undo_facts(conn, game)
-        module = _module(game.game_id)
         if role is not None and user_id is not None:
             seat = seats.get(role)
             if seat is None or seat.user_id != user_id:
                 raise NotAllowed(f"You do not hold the {role} seat.")
-        if hot.info is None or hot.rows != rows:
-            hot.rows, hot.info = rows, self._info(game, seats.values())
-        info = hot.info
+        info = self._info(game, seats.values())
+        return self._view_of(hot, info, _module(game.game_id), role, role is not None and game.status == "running")
+
+    @staticmethod
+    def _view_of(hot: _Hot, info: GameInfo, module: GameModule, role: str | None, running: bool) -> GameView:
+        """The GameView of ``role`` from a game kept hot: the engine's view at that version is
+        made once per role and copied for each caller."""
         raw = hot.views.get(role)
         if raw is None:
             raw = hot.views[role] = module.view(hot.state, role)
-        can_undo = False
-        if role is not None and game.status == "running" and hot.undo is not None:
-            can_undo = undo_refusal(hot.undo, role, module) is None
-        return GameView(info, role, game.version, clone(raw), can_undo)
+        can_undo = running and role is not None and hot.undo is not None and undo_refusal(hot.undo, role, module) is None
+        return GameView(info, role, hot.version, clone(raw), can_undo)
 
     async def moves(self, game_pk: int, since: int = 0) -> list[dict[str, Any]]:
         """The log after move ``since`` (the whole log by default), undo rows included: {seq,
