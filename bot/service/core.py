@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import hashlib
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
@@ -59,6 +59,12 @@ _LAST_STANDING_STEP = (sa.select(_MOVE.c.seq, _MOVE.c.role, _MOVE.c.barrier)
                        .where(_MOVE.c.game_pk == sa.bindparam("pk"), _MOVE.c.kind == "step",
                               _MOVE.c.seq.not_in(_UNDONE))
                        .order_by(_MOVE.c.seq.desc()).limit(1))
+_SNAPSHOT_ROW = (sa.select(_GAME_STATE.c.state, _GAME_STATE.c.version)
+                 .where(_GAME_STATE.c.game_pk == sa.bindparam("pk")))
+_DELTAS = (sa.select(_MOVE.c.seq, _MOVE.c.delta, _MOVE.c.state_hash)
+           .where(_MOVE.c.game_pk == sa.bindparam("pk"), _MOVE.c.seq > sa.bindparam("since"),
+                  _MOVE.c.seq <= sa.bindparam("upto"))
+           .order_by(_MOVE.c.seq))
 _UPGRADE_FACTS = (sa.select(_UPGRADE.c.seq, _UPGRADE.c.to_version, _UPGRADE.c.outcome)
                   .where(_UPGRADE.c.game_pk == sa.bindparam("pk")).order_by(_UPGRADE.c.id))
 # The statements of a step, built once: building and coercing a statement costs more than
@@ -378,6 +384,92 @@ def _standing_steps(rows: Sequence[Move]) -> list[Move]:
 
 
 
+class _Prepared:
+    """A Core statement compiled once for SQLite and the parameter names it was compiled for,
+    with what SQLAlchemy would do to each value (convert it, or make a column's default when
+    it is not given), run straight on the driver."""
+
+    def __init__(self, statement: sa.Executable, dialect: sa.Dialect, keys: Sequence[str]) -> None:
+        compiled: Any = cast(sa.ClauseElement, statement).compile(dialect=dialect, column_keys=sorted(keys))
+        self.sql = str(compiled)
+        self.names = list(compiled.positiontup or ())
+        self.binds = [compiled.binds[name].type.bind_processor(dialect) for name in self.names]
+        self.defaults: dict[str, Any] = {}
+        for column in (*getattr(compiled, "insert_prefetch", ()), *getattr(compiled, "update_prefetch", ())):
+            default = column.default
+            self.defaults[column.key] = (default.arg if default.is_callable
+                                         else (lambda _ctx, value=default.arg: value))
+        selected = getattr(statement, "selected_columns", None)
+        self.shape: Any = None if selected is None else namedtuple("_Row", list(selected.keys()))
+
+    def params(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
+        out = []
+        for name, proc in zip(self.names, self.binds, strict=True):
+            value = values[name] if name in values else self.defaults[name](None)
+            out.append(value if proc is None or value is None else proc(value))
+        return tuple(out)
+
+
+class _RawWrite:
+    """SQLite: one write transaction on the service's own writing connection (a step's), its
+    statements run on the driver (:class:`_Prepared`): SQLAlchemy's checkout, session and
+    execution cost some ten times what SQLite takes to run a step's five statements."""
+
+    def __init__(self, driver: Any, dialect: sa.Dialect, prepared: dict[tuple[Any, ...], _Prepared]) -> None:
+        self.driver = driver
+        self.dialect = dialect
+        self._prepared = prepared
+
+    def _get(self, statement: sa.Executable, keys: Iterable[str]) -> _Prepared:
+        names = tuple(sorted(keys))
+        found = self._prepared.get((statement, *names))
+        if found is None:
+            found = self._prepared[(statement, *names)] = _Prepared(statement, self.dialect, names)
+        return found
+
+    async def run(self, statement: sa.Executable, values: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
+        if isinstance(values, Mapping):
+            prepared = self._get(statement, values)
+            cursor = await self.driver.execute(prepared.sql, prepared.params(values))
+        else:
+            prepared = self._get(statement, values[0])
+            cursor = self.driver.cursor()
+            await cursor.executemany(prepared.sql, [prepared.params(v) for v in values])
+        await cursor.close()
+
+    async def all(self, statement: sa.Executable, values: Mapping[str, Any]) -> list[Any]:
+        prepared = self._get(statement, values)
+        cursor = await self.driver.execute(prepared.sql, prepared.params(values))
+        try:
+            rows = await cursor.fetchall()
+        finally:
+            await cursor.close()
+        shape = prepared.shape
+        return rows if shape is None else [shape._make(row) for row in rows]
+
+
+_Sql = AsyncSession | AsyncConnection | _RawWrite
+"""Where a command's statements run: an ORM session, a Core connection, or (SQLite, a step)
+the driver itself."""
+
+
+async def _fetch(conn: _Sql, statement: sa.Executable, values: Mapping[str, Any]) -> Sequence[Any]:
+    """The rows of a Core select, wherever the command runs."""
+    if isinstance(conn, _RawWrite):
+        return await conn.all(statement, values)
+    return (await conn.execute(statement, values)).all()
+
+
+async def _run(conn: _Sql, statement: sa.Executable, values: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
+    """A Core statement that writes, wherever the command runs (a list: one per row)."""
+    if isinstance(conn, _RawWrite):
+        await conn.run(statement, values)
+    elif isinstance(conn, AsyncSession):
+        await (await conn.connection()).execute(statement, values)
+    else:
+        await conn.execute(statement, values)
+
+
 class ServiceCore:
     """The plumbing every group of commands shares: sessions and the SQLite write gate, the
     loaded game, the checks a command makes before it acts, and the one way a state changes
@@ -398,6 +490,9 @@ class ServiceCore:
         # SQLite: a connection of the service's own for views of hot games (see _quick_look).
         self._reader: AsyncConnection | None = None
         self._reader_driver: Any = None
+        self._writer: AsyncConnection | None = None
+        self._writer_driver: Any = None
+        self._prepared: dict[tuple[Any, ...], _Prepared] = {}
         self._look_sql = str(_LOOK.compile(dialect=db.dialect))
         columns = (*_GAME.c, None, *(_SEAT.c[name] for name in _SEAT_FIELDS))  # None: the upgrade mark
         self._look_processors: list[Any] = [None if c is None else c.type.result_processor(db.dialect, None)
@@ -413,6 +508,9 @@ class ServiceCore:
         if self._reader is not None:
             reader, self._reader, self._reader_driver = self._reader, None, None
             await reader.close()
+        if self._writer is not None:
+            writer, self._writer, self._writer_driver = self._writer, None, None
+            await writer.close()
         await self.db.dispose()
 
 
@@ -454,6 +552,33 @@ class ServiceCore:
                 await conn.execution_options(isolation_level="REPEATABLE READ")
             yield conn
 
+    @asynccontextmanager
+    async def _write_step(self) -> AsyncIterator[AsyncSession | _RawWrite]:
+        """The write transaction of a step (or a batch of them): on SQLite, BEGIN IMMEDIATE
+        on the service's own writing connection, with the statements run on the driver (the
+        write gate makes it this process's only writer meanwhile); elsewhere :meth:`_write`.
+        Committed if the block succeeds, rolled back otherwise, as :meth:`_write`."""
+        gate = self._write_gate
+        if gate is None:
+            async with self._write() as session:
+                yield session
+            return
+        await gate.acquire()
+        try:
+            if self._writer_driver is None:
+                self._writer = await self.db.connect()
+                self._writer_driver = (await self._writer.get_raw_connection()).driver_connection
+            driver = self._writer_driver
+            await (await driver.execute("BEGIN IMMEDIATE")).close()
+            try:
+                yield _RawWrite(driver, self.db.dialect, self._prepared)
+                await driver.commit()
+            except BaseException:
+                await driver.rollback()
+                raise
+        finally:
+            gate.release()
+
     def reading(self) -> AbstractAsyncContextManager[AsyncSession]:
         """A read session for a front end's own tables (the Discord front end's rows), with
         the same consistency as the service's reads."""
@@ -481,7 +606,7 @@ class ServiceCore:
     async def _state(self, session: AsyncSession, game: Game) -> State:
         return (await self._state_and_snapshot(session, game))[0]
 
-    async def _state_and_snapshot(self, session: AsyncSession | AsyncConnection, game: Game) -> tuple[State, int]:
+    async def _state_and_snapshot(self, session: _Sql, game: Game) -> tuple[State, int]:
         """The game's latest state, from the hot cache or rebuilt from the database, and the
         version of its stored snapshot."""
         assert game.id is not None
@@ -496,24 +621,18 @@ class ServiceCore:
         return state, snapshot
 
     @staticmethod
-    async def _rebuild(session: AsyncSession | AsyncConnection, game_pk: int, version: int) -> tuple[str, int, str | None]:
+    async def _rebuild(session: _Sql, game_pk: int, version: int) -> tuple[str, int, str | None]:
         """The canonical text of the game's state at ``version`` (its latest): the snapshot
         plus the deltas of the moves after it, checked against the last move's hash. Returns
         (text, snapshot version, None), or a sentence saying what does not fit as the third
         item (a damaged snapshot, a missing or corrupted delta, a gap in the log)."""
-        row = (await session.execute(
-            sa.select(col(GameState.state), col(GameState.version)).where(col(GameState.game_pk) == game_pk)
-        )).one_or_none()
-        if row is None:
+        found = await _fetch(session, _SNAPSHOT_ROW, {"pk": game_pk})
+        if not found:
             raise GameNotFound(f"Game {game_pk} has no stored state.")
-        text, snapshot = str(row.state), int(row.version)
+        text, snapshot = str(found[0].state), int(found[0].version)
         rows: Sequence[Any] = ()
         if snapshot < version:
-            rows = (await session.execute(
-                sa.select(col(Move.seq), col(Move.delta), col(Move.state_hash))
-                .where(col(Move.game_pk) == game_pk, col(Move.seq) > snapshot, col(Move.seq) <= version)
-                .order_by(col(Move.seq))
-            )).all()
+            rows = await _fetch(session, _DELTAS, {"pk": game_pk, "since": snapshot, "upto": version})
         rebuilt, problem = _rebuilt(text, snapshot, version, rows)
         return rebuilt, snapshot, problem
 
@@ -588,10 +707,17 @@ class ServiceCore:
             raise GameNotFound(f"There is no game {game_pk}.")
         return rows
 
-    async def _load(self, session: AsyncSession, game_pk: int, lock: bool, attach: bool = True) -> _Loaded:
+    async def _load(self, session: AsyncSession | _RawWrite, game_pk: int, lock: bool, attach: bool = True) -> _Loaded:
         """The game, its seats and its latest state. ``attach``: as objects of ``session``, for
         a command that changes them; else read by Core into row objects of no session (a step,
         a view: ``_record`` writes through Core statements), with the hot cache's undo facts."""
+        if isinstance(session, _RawWrite):
+            cursor = await session.driver.execute(self._look_sql, (game_pk,))
+            raw = await cursor.fetchall()
+            await cursor.close()
+            if not raw:
+                raise GameNotFound(f"There is no game {game_pk}.")
+            return await self._loaded(session, *_look_parts(self._typed(raw)))
         if attach:
             # The game row and its seats in one statement (PostgreSQL locks the game row only).
             found = (await session.execute(_GAME_AND_SEATS_LOCKED if lock else _GAME_AND_SEATS,
@@ -604,18 +730,22 @@ class ServiceCore:
             state, snapshot = await self._state_and_snapshot(session, game)
             return _Loaded(game, seats, module, state, snapshot)
         conn = await session.connection()
-        game, seats, mark = _look_parts(await self._look(conn, game_pk, lock))
+        return await self._loaded(conn, *_look_parts(await self._look(conn, game_pk, lock)))
+
+    async def _loaded(self, conn: _Sql, game: Game, seats: dict[str, Seat], mark: int) -> _Loaded:
+        """The loaded game from its row objects, with its state and the hot cache's undo facts."""
         module = _module(game.game_id)
         state, snapshot = await self._state_and_snapshot(conn, game)
-        hot = self._states.get(game_pk)
+        hot = self._states.get(game.id or 0)
         undo = hot.undo if hot is not None and hot.version == game.version and hot.mark == mark else None
         return _Loaded(game, seats, module, state, snapshot, mark, undo)
 
     @staticmethod
-    async def _undo_facts(conn: AsyncSession | AsyncConnection, game: Game) -> _UndoFacts:
+    async def _undo_facts(conn: _Sql, game: Game) -> _UndoFacts:
         """The undo facts of the game as the database holds them (two indexed statements)."""
-        last = (await conn.execute(_LAST_STANDING_STEP, {"pk": game.id})).first()
-        upgrades = (await conn.execute(_UPGRADE_FACTS, {"pk": game.id})).all()
+        found = await _fetch(conn, _LAST_STANDING_STEP, {"pk": game.id})
+        last = found[0] if found else None
+        upgrades = await _fetch(conn, _UPGRADE_FACTS, {"pk": game.id})
         recorded = int(upgrades[-1].to_version) if upgrades else int(game.rules_version)
         opaque = [u for u in upgrades if u.outcome != "identical"]
         return _UndoFacts(
@@ -753,7 +883,7 @@ class ServiceCore:
 
     async def _record(
         self,
-        session: AsyncSession,
+        session: AsyncSession | _RawWrite,
         loaded: _Loaded,
         role: str,
         user_id: int | None,
@@ -778,18 +908,17 @@ class ServiceCore:
         active = list(module.active(new_state))
         result = module.result(new_state)
         snapshot = result is not None or version - loaded.snapshot >= SNAPSHOT_EVERY
-        conn = await session.connection()
-        await conn.execute(_INSERT_MOVE, {
+        await _run(session, _INSERT_MOVE, {
             "game_pk": game.id, "seq": version, "role": role, "user_id": user_id, "action": dumps(action),
             "kind": kind, "undoes_seq": undoes_seq, "barrier": barrier, "state_hash": state_hash(text),
             "created_at": now, "delta": None if snapshot else dumps(state_delta(before, new_state))})
         if snapshot:
-            await conn.execute(_UPDATE_SNAPSHOT, {"snapshot_pk": game.id, "version": version, "state": text,
+            await _run(session, _UPDATE_SNAPSHOT, {"snapshot_pk": game.id, "version": version, "state": text,
                                                   "updated_at": now})
         values: dict[str, Any] = {"version": version, "active": dumps(active), "updated_at": now}
         if result is not None:
             values.update(status="finished", result=dumps(result))
-        await conn.execute(_UPDATE_GAME, {"game_pk": game.id, **values})
+        await _run(session, _UPDATE_GAME, {"game_pk": game.id, **values})
         for name, value in values.items():
             # The row object says what the database now holds, without an ORM flush.
             set_committed_value(game, name, value)
@@ -802,7 +931,7 @@ class ServiceCore:
             prompted.append(role)
         notices = self._notices(loaded, version, public, prompted, result, extra_notice)
         if notices:
-            await conn.execute(_INSERT_OUTBOX, notices)
+            await _run(session, _INSERT_OUTBOX, notices)
         loaded.state = new_state
         if snapshot:
             loaded.snapshot = version
@@ -812,7 +941,7 @@ class ServiceCore:
         return StepResult(game_pk=game.id, version=version, role=role, kind=kind, active=active, result=result,
                           log=visible_log(new_entries, role), barrier=barrier)
 
-    async def _step(self, session: AsyncSession, loaded: _Loaded, role: str, action: dict[str, Any],
+    async def _step(self, session: AsyncSession | _RawWrite, loaded: _Loaded, role: str, action: dict[str, Any],
                     user_id: int | None, prompt_again: bool = True) -> StepResult:
         module, state = loaded.module, loaded.state
         active = module.active(state)

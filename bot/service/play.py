@@ -139,7 +139,7 @@ class PlayCommands(ServiceCore):
         ``prompt_again=False`` leaves it out, for a step a front end answers in place (the
         page turn of a long list of choices).
         """
-        async with self._write() as session:
+        async with self._write_step() as session:
             loaded = await self._load(session, game_pk, lock=True, attach=False)
             self._require_status(loaded.game, "running")
             self._require_holder(loaded, role, user_id)
@@ -222,7 +222,7 @@ class PlayCommands(ServiceCore):
         """Consecutive moves of ``easy`` seats in one transaction, until a person or a
         searching seat must act (or ``limit`` moves)."""
         made: list[StepResult] = []
-        async with self._write() as session:
+        async with self._write_step() as session:
             loaded = await self._load(session, game_pk, lock=True, attach=False)
             while len(made) < limit:
                 found = self._next_bot(loaded)
@@ -239,7 +239,7 @@ class PlayCommands(ServiceCore):
     async def _play_decision(self, decision: Decision, action: dict[str, Any]) -> list[StepResult]:
         """Apply a decision made outside the transaction, if the game is still where it was
         when the decision was asked for (else nothing: the caller asks again)."""
-        async with self._write() as session:
+        async with self._write_step() as session:
             loaded = await self._load(session, decision.game_pk, lock=True, attach=False)
             if loaded.game.version != decision.version or self._next_bot(loaded) != (decision.role, decision.level):
                 return []
