@@ -87,6 +87,8 @@ async def test_hot_views_are_per_role_and_copied_for_each_caller(service: GameSe
 async def test_a_seat_handed_over_elsewhere_reaches_a_hot_view(service: GameService, other: GameService) -> None:
     pk = await two_player_game(service)
     assert (await service.view(pk, "red", ANN)).game.seats[0].user_id == ANN
+    for _ in range(2):  # the second one is served hot
+        assert (await service.view(pk, None)).game.seats[0].user_id == ANN
     await other.hand_over(pk, "red", "The deadline passed")
     with pytest.raises(NotAllowed, match="You do not hold the red seat"):
         await service.view(pk, "red", ANN)
@@ -133,3 +135,28 @@ async def test_a_step_stores_what_the_orm_stores(service: GameService, db_path: 
     assert _STORED_TIME.match(turn[0][1]) and _STORED_TIME.match(turn[0][2])
     listed = await service.outbox(pk)
     assert [o.attempts for o in listed if o.payload.get("type") == "your_turn" and o.payload["version"] == 1] == [0]
+
+
+async def test_undo_facts_kept_hot_by_this_process_steps(service: GameService) -> None:
+    """Each view below is served hot, from the undo facts this service's own steps kept up to
+    date; ``can_undo`` (which reads the log) must agree with it every time."""
+    pk = await two_player_game(service)
+    expected = [
+        ("red", {"type": "add", "n": 1}, {"red": True, "blue": False}),
+        ("red", {"type": "draw"}, {"red": False, "blue": False}),  # a random draw
+        ("red", {"type": "bank"}, {"red": True, "blue": False}),
+        ("blue", {"type": "add", "n": 2}, {"red": False, "blue": True}),
+    ]
+    users = {"red": ANN, "blue": BOB}
+    for role, user in users.items():
+        assert not (await service.view(pk, role, user)).can_undo
+    for version, (mover, action, may_undo) in enumerate(expected):
+        await service.apply(pk, mover, action, version, users[mover])
+        for role, user in users.items():
+            seen = await service.view(pk, role, user)
+            assert seen.version == version + 1
+            assert seen.can_undo is may_undo[role], (action, role)
+            assert (await service.can_undo(pk, role) is None) is may_undo[role]
+    await service.undo(pk, "blue", 4, BOB)
+    assert (await service.view(pk, "red", ANN)).can_undo, "red's bank stands last again"
+    assert not (await service.view(pk, "blue", BOB)).can_undo
