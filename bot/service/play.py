@@ -65,23 +65,23 @@ class PlayCommands(ServiceCore):
         state, the undo facts and the engine's view of each role at that version come from
         the cache. The view is copied for each caller, so no caller changes another's."""
         rows = await self._quick_look(game_pk)
-        if rows is not None:
-            if not rows:
-                raise GameNotFound(f"There is no game {game_pk}.")
-            first = rows[0]
-            hot = self._states.get(game_pk)
-            wants_undo = role is not None and first[_STATUS_AT] == "running"
-            if hot is not None and hot.version == first[_VERSION_AT] and (
-                    not wants_undo or (hot.undo is not None and hot.mark == first[_MARK_AT])):
-                self._states.move_to_end(game_pk)
-                if role is not None and user_id is not None and not any(
-                        r[_SEAT_ID_AT] is not None and r[_SEAT_ROLE_AT] == role and r[_SEAT_USER_AT] == user_id
-                        for r in rows):
-                    raise NotAllowed(f"You do not hold the {role} seat.")
-                if hot.info is None or hot.rows != rows:
-                    game, seats, _mark = _look_parts(self._typed(rows))
-                    hot.rows, hot.info = rows, self._info(game, seats.values())
-                return self._view_of(hot, hot.info, _module(first[_GAME_ID_AT]), role, wants_undo)
+        if not rows:
+            raise GameNotFound(f"There is no game {game_pk}.")
+        first = rows[0]
+        hot = self._states.get(game_pk)
+        wants_undo = role is not None and first[_STATUS_AT] == "running"
+        if hot is not None and hot.version == first[_VERSION_AT] and (
+                not wants_undo or (hot.undo is not None and hot.mark == first[_MARK_AT])):
+            self._states.move_to_end(game_pk)
+            if role is not None and user_id is not None and not any(
+                    r[_SEAT_ID_AT] is not None and r[_SEAT_ROLE_AT] == role and r[_SEAT_USER_AT] == user_id
+                    for r in rows):
+                raise NotAllowed(f"You do not hold the {role} seat.")
+            if hot.info is None or hot.rows != rows:
+                game, seats, _mark = _look_parts(self._typed(rows))
+                hot.rows, hot.info = rows, self._info(game, seats.values())
+            return self._view_of(hot, hot.info, _module(first[_GAME_ID_AT]), role, wants_undo)
+        # Not hot at this version (or its undo facts unknown): read the rest in one snapshot.
         async with self._glance() as conn:
             rows = await self._look(conn, game_pk)
             game, seats, mark = _look_parts(rows)
