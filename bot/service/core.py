@@ -393,7 +393,9 @@ class _Prepared:
         compiled: Any = cast(sa.ClauseElement, statement).compile(dialect=dialect, column_keys=sorted(keys))
         self.sql = str(compiled)
         self.names = list(compiled.positiontup or ())
-        self.binds = [compiled.binds[name].type.bind_processor(dialect) for name in self.names]
+        # The dialect's own type (SQLite's DATETIME writes microseconds always; the driver's
+        # default adapter drops them on the whole second).
+        self.binds = [compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in self.names]
         self.defaults: dict[str, Any] = {}
         for column in (*getattr(compiled, "insert_prefetch", ()), *getattr(compiled, "update_prefetch", ())):
             default = column.default
@@ -495,8 +497,9 @@ class ServiceCore:
         self._prepared: dict[tuple[Any, ...], _Prepared] = {}
         self._look_sql = str(_LOOK.compile(dialect=db.dialect))
         columns = (*_GAME.c, None, *(_SEAT.c[name] for name in _SEAT_FIELDS))  # None: the upgrade mark
-        self._look_processors: list[Any] = [None if c is None else c.type.result_processor(db.dialect, None)
-                                            for c in columns]
+        self._look_processors: list[Any] = [
+            None if c is None else c.type.dialect_impl(db.dialect).result_processor(db.dialect, None)
+            for c in columns]
         configure_mappers()  # _detached makes row objects without a query, which would do it
         _relax_young_collections()
 

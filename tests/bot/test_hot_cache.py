@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import AsyncIterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,24 @@ async def test_undo_facts_kept_hot_by_this_process_steps(service: GameService) -
     await service.undo(pk, "blue", 4, BOB)
     assert (await service.view(pk, "red", ANN)).can_undo, "red's bank stands last again"
     assert not (await service.view(pk, "blue", BOB)).can_undo
+
+
+async def test_times_written_and_read_straight_on_sqlite_keep_the_orm_format(
+        service: GameService, db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A time on the whole second is where the driver's own format and SQLAlchemy's differ
+    ('12:00:00' against '12:00:00.000000'); and a hot view turns the row's text back into
+    times, as the ORM would."""
+    import bot.service.core as core
+
+    pk = await two_player_game(service)
+    noon = datetime(2026, 1, 1, 12, 0, 0)
+    monkeypatch.setattr(core, "utcnow", lambda: noon)
+    await service.apply(pk, "red", {"type": "add", "n": 1}, 0, ANN)
+    assert rows(db_path, "SELECT created_at FROM move WHERE game_pk = ?", pk) == [("2026-01-01 12:00:00.000000",)]
+    assert rows(db_path, "SELECT updated_at FROM game WHERE id = ?", pk) == [("2026-01-01 12:00:00.000000",)]
+    deadline = datetime(2026, 1, 2, 8, 30, 0)
+    await service.set_schedule(pk, pace="24h", deadline_at=deadline)
+    for _ in range(2):  # the second view is served hot
+        seen = await service.view(pk, None)
+        assert seen.game.deadline_at == deadline and seen.game.updated_at == noon
+        assert seen.game.created_at < datetime.now() and isinstance(seen.game.created_at, datetime)
