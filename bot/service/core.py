@@ -10,7 +10,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Protocol, Self, TypeVar, cast
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
@@ -255,7 +255,15 @@ def rules_version(module: GameModule) -> int:
     return int(getattr(module, "RULES_VERSION", 1))
 
 
-def _upgrade_base(upgrades: Sequence[RulesUpgrade]) -> RulesUpgrade | None:
+class _Upgraded(Protocol):
+    @property
+    def outcome(self) -> str: ...
+
+
+_Upgrade = TypeVar("_Upgrade", bound=_Upgraded)  # a RulesUpgrade, or a row of _UPGRADE_FACTS
+
+
+def _upgrade_base(upgrades: Sequence[_Upgrade]) -> _Upgrade | None:
     """The last rules upgrade the log does not replay across (its stored state is where undo
     and replay start), or None: replay from setup."""
     opaque = [u for u in upgrades if u.outcome != "identical"]
@@ -758,11 +766,11 @@ class ServiceCore:
         last = found[0] if found else None
         upgrades = await _fetch(conn, _UPGRADE_FACTS, {"pk": game.id})
         recorded = int(upgrades[-1].to_version) if upgrades else int(game.rules_version)
-        opaque = [u for u in upgrades if u.outcome != "identical"]
+        base = _upgrade_base(upgrades)
         return _UndoFacts(
             last=(int(last.seq), str(last.role), bool(last.barrier)) if last is not None else None,
             recorded=recorded,
-            base=(int(opaque[-1].seq), int(opaque[-1].to_version)) if opaque else None)
+            base=(int(base.seq), int(base.to_version)) if base is not None else None)
 
     def _info(self, game: Game, seats: Iterable[Seat]) -> GameInfo:
         assert game.id is not None
