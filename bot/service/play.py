@@ -9,20 +9,30 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
-from bot.models import Game, Move, Outbox, Seat, dumps, loads, utcnow
+from bot.models import Game, Outbox, Seat, dumps, loads, utcnow
 from bot.service.core import (
+    _GAME_ID_AT,
+    _MARK_AT,
+    _SEAT_ID_AT,
+    _SEAT_ROLE_AT,
+    _SEAT_USER_AT,
+    _STATUS_AT,
+    _VERSION_AT,
     ServiceCore,
     _bot_seed,
+    _Hot,
     _Loaded,
+    _look_parts,
     _module,
     _standing_steps,
     _upgrade_base,
-    rules_version,
     state_hash,
+    undo_refusal,
 )
 from bot.service.levels import PREF, check_level, game_level, seat_level
 from bot.service.types import (
     GameInfo,
+    GameNotFound,
     GameView,
     NotAllowed,
     ServiceError,
@@ -30,7 +40,7 @@ from bot.service.types import (
     UndoRefused,
 )
 from bot.thinking import Decision, InlineThinker, Thinking
-from engine.api import State, clone
+from engine.api import GameModule, State, clone
 from engine.players import choose
 
 
@@ -48,21 +58,57 @@ class PlayCommands(ServiceCore):
 
     async def view(self, game_pk: int, role: str | None, user_id: int | None = None) -> GameView:
         """What ``role`` may see (None: a spectator). With ``user_id``, refuses a role that
-        user does not hold, so a front end cannot show one player another's hand."""
-        async with self._read() as session:
-            loaded = await self._load(session, game_pk, lock=False)
-            game = loaded.game
-            if role is not None and user_id is not None:
-                seat = loaded.seats.get(role)
-                if seat is None or seat.user_id != user_id:
-                    raise NotAllowed(f"You do not hold the {role} seat.")
-            view = clone(loaded.module.view(loaded.state, role))
-            can_undo = False
-            if role is not None and game.status == "running":
-                can_undo = (await self._undo_refusal(session, game, role)) is None
-            info = self._info(game, loaded.seats.values())
-        self._remember(game_pk, game.version, loaded.state, loaded.snapshot)
-        return GameView(info, role, game.version, view, can_undo)
+        user does not hold, so a front end cannot show one player another's hand.
+
+        A game kept hot at its current version costs one statement (its row, seats and last
+        rules upgrade, which say whether the cache is current, whoever moved the game): the
+        state, the undo facts and the engine's view of each role at that version come from
+        the cache. The view is copied for each caller, so no caller changes another's."""
+        rows = await self._quick_look(game_pk)
+        if not rows:
+            raise GameNotFound(f"There is no game {game_pk}.")
+        first = rows[0]
+        hot = self._states.get(game_pk)
+        wants_undo = role is not None and first[_STATUS_AT] == "running"
+        if hot is not None and hot.version == first[_VERSION_AT] and (
+                not wants_undo or (hot.undo is not None and hot.mark == first[_MARK_AT])):
+            self._states.move_to_end(game_pk)
+            if role is not None and user_id is not None and not any(
+                    r[_SEAT_ID_AT] is not None and r[_SEAT_ROLE_AT] == role and r[_SEAT_USER_AT] == user_id
+                    for r in rows):
+                raise NotAllowed(f"You do not hold the {role} seat.")
+            if hot.info is None or hot.rows != rows:
+                game, seats, _mark = _look_parts(self._typed(rows))
+                hot.rows, hot.info = rows, self._info(game, seats.values())
+            return self._view_of(hot, hot.info, _module(first[_GAME_ID_AT]), role, wants_undo)
+        # Not hot at this version (or its undo facts unknown): read the rest in one snapshot.
+        async with self._glance() as conn:
+            rows = await self._look(conn, game_pk)
+            game, seats, mark = _look_parts(rows)
+            hot = self._states.get(game_pk)
+            if hot is None or hot.version != game.version:
+                state, snapshot = await self._state_and_snapshot(conn, game)
+                hot = self._remember(game_pk, game.version, state, snapshot)
+            else:
+                self._states.move_to_end(game_pk)
+            if role is not None and game.status == "running" and (hot.undo is None or hot.mark != mark):
+                hot.mark, hot.undo = mark, await self._undo_facts(conn, game)
+        if role is not None and user_id is not None:
+            seat = seats.get(role)
+            if seat is None or seat.user_id != user_id:
+                raise NotAllowed(f"You do not hold the {role} seat.")
+        info = self._info(game, seats.values())
+        return self._view_of(hot, info, _module(game.game_id), role, role is not None and game.status == "running")
+
+    @staticmethod
+    def _view_of(hot: _Hot, info: GameInfo, module: GameModule, role: str | None, running: bool) -> GameView:
+        """The GameView of ``role`` from a game kept hot: the engine's view at that version is
+        made once per role and copied for each caller."""
+        raw = hot.views.get(role)
+        if raw is None:
+            raw = hot.views[role] = module.view(hot.state, role)
+        can_undo = running and role is not None and hot.undo is not None and undo_refusal(hot.undo, role, module) is None
+        return GameView(info, role, hot.version, clone(raw), can_undo)
 
     async def moves(self, game_pk: int, since: int = 0) -> list[dict[str, Any]]:
         """The log after move ``since`` (the whole log by default), undo rows included: {seq,
@@ -93,13 +139,13 @@ class PlayCommands(ServiceCore):
         ``prompt_again=False`` leaves it out, for a step a front end answers in place (the
         page turn of a long list of choices).
         """
-        async with self._write() as session:
-            loaded = await self._load(session, game_pk, lock=True)
+        async with self._write_step() as session:
+            loaded = await self._load(session, game_pk, lock=True, attach=False)
             self._require_status(loaded.game, "running")
             self._require_holder(loaded, role, user_id)
             self._require_version(loaded, expected_version, role)
             step = await self._step(session, loaded, role, action, user_id, prompt_again)
-        self._remember(game_pk, step.version, loaded.state, loaded.snapshot)
+        self._keep(loaded)
         return step
 
     async def play_bots(self, game_pk: int, max_steps: int | None = None, batch: int = 20, *,
@@ -162,8 +208,8 @@ class PlayCommands(ServiceCore):
     async def _bot_turn(self, game_pk: int) -> Decision | None:
         """The decision the built-in player must make next (a snapshot, no lock held)."""
         async with self._read() as session:
-            loaded = await self._load(session, game_pk, lock=False)
-        self._remember(game_pk, loaded.game.version, loaded.state, loaded.snapshot)
+            loaded = await self._load(session, game_pk, lock=False, attach=False)
+        self._keep(loaded)
         found = self._next_bot(loaded)
         if found is None:
             return None
@@ -176,8 +222,8 @@ class PlayCommands(ServiceCore):
         """Consecutive moves of ``easy`` seats in one transaction, until a person or a
         searching seat must act (or ``limit`` moves)."""
         made: list[StepResult] = []
-        async with self._write() as session:
-            loaded = await self._load(session, game_pk, lock=True)
+        async with self._write_step() as session:
+            loaded = await self._load(session, game_pk, lock=True, attach=False)
             while len(made) < limit:
                 found = self._next_bot(loaded)
                 if found is None or found[1] != "easy":
@@ -187,18 +233,18 @@ class PlayCommands(ServiceCore):
                 action = choose(loaded.module, loaded.state, role, seed)
                 made.append(await self._step(session, loaded, role, action, None))
         if made:
-            self._remember(game_pk, made[-1].version, loaded.state, loaded.snapshot)
+            self._keep(loaded)
         return made
 
     async def _play_decision(self, decision: Decision, action: dict[str, Any]) -> list[StepResult]:
         """Apply a decision made outside the transaction, if the game is still where it was
         when the decision was asked for (else nothing: the caller asks again)."""
-        async with self._write() as session:
-            loaded = await self._load(session, decision.game_pk, lock=True)
+        async with self._write_step() as session:
+            loaded = await self._load(session, decision.game_pk, lock=True, attach=False)
             if loaded.game.version != decision.version or self._next_bot(loaded) != (decision.role, decision.level):
                 return []
             step = await self._step(session, loaded, decision.role, action, None)
-        self._remember(decision.game_pk, step.version, loaded.state, loaded.snapshot)
+        self._keep(loaded)
         return [step]
 
     async def set_levels(self, game_pk: int, levels: dict[str, str]) -> GameInfo:
@@ -268,42 +314,8 @@ class PlayCommands(ServiceCore):
         return waiting[:limit]
 
 
-    @staticmethod
-    async def _last_effective_step(session: AsyncSession, game_pk: int) -> Move | None:
-        undone = sa.select(col(Move.undoes_seq)).where(col(Move.game_pk) == game_pk, col(Move.kind) == "undo")
-        query = (
-            sa.select(Move)
-            .where(col(Move.game_pk) == game_pk, col(Move.kind) == "step")
-            .where(col(Move.seq).not_in(undone.where(col(Move.undoes_seq).is_not(None))))
-            .order_by(col(Move.seq).desc())
-            .limit(1)
-        )
-        return (await session.execute(query)).scalar_one_or_none()
-
     async def _undo_refusal(self, session: AsyncSession, game: Game, role: str) -> str | None:
-        assert game.id is not None
-        last = await self._last_effective_step(session, game.id)
-        if last is None:
-            return "There is nothing to take back: no step has been made."
-        if last.role != role:
-            return f"You cannot take that back: {last.role} has acted since your last step."
-        if last.barrier:
-            return ("You cannot take back your last step: it drew at random or revealed hidden "
-                    "information.")
-        # Undo replays the log, and never across a rules upgrade (issue 14): it stops there
-        # as it stops at a reveal.
-        module = _module(game.game_id)
-        upgrades = await self._upgrades(session, game.id)
-        recorded = upgrades[-1].to_version if upgrades else game.rules_version
-        installed = rules_version(module)
-        if recorded != installed:
-            return (f"You cannot take back your last step: the rules of {module.title} were updated "
-                    f"(version {recorded} to {installed}) after it was made.")
-        base = _upgrade_base(upgrades)
-        if base is not None and last.seq <= base.seq:
-            return (f"You cannot take back your last step: it was made before the rules of {module.title} "
-                    f"were updated to version {base.to_version}.")
-        return None
+        return undo_refusal(await self._undo_facts(session, game), role, _module(game.game_id))
 
     async def can_undo(self, game_pk: int, role: str) -> str | None:
         """None if ``role`` may take back its last step now, else the sentence refusing it."""
@@ -351,5 +363,5 @@ class PlayCommands(ServiceCore):
                                       undoes_seq=target.seq, barrier=False,
                                       extra_notice={"type": "undo", "role": role, "undoes_seq": target.seq,
                                                     "lines": [f"{role} takes back a step."]})
-        self._remember(game_pk, step.version, loaded.state, loaded.snapshot)
+        self._keep(loaded)
         return step

@@ -1,0 +1,184 @@
+"""The hot cache of the game service (issue 13): a view of a game kept hot reads one row and
+takes the state, the undo facts and the engine's views from the cache, and a step writes
+through the service's own SQLite connection. These tests hold what that must not change: a
+second process (here a second service on the same file, which shares nothing in memory with
+the first) that moves a game, changes a seat or records a rules upgrade is seen at the next
+view; a view is never another role's; a caller cannot change what the next one is shown;
+and a step stores the very values the ORM would."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import AsyncIterator
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from bot.service import GameService, NotAllowed, StaleVersion
+from bot.settings import sqlite_url
+from tests.bot import toygame
+from tests.bot.test_service import ANN, BOB, rows, two_player_game
+
+
+@pytest.fixture
+async def other(db_path: Path) -> AsyncIterator[GameService]:
+    """A second service on the same database: another process as far as caches go."""
+    svc = GameService.open(sqlite_url(db_path))
+    yield svc
+    await svc.close()
+
+
+async def test_a_hot_view_follows_steps_made_elsewhere(service: GameService, other: GameService) -> None:
+    pk = await two_player_game(service)
+    first = await service.view(pk, "red", ANN)
+    assert (first.version, first.view["pending"], first.can_undo) == (0, 0, False)
+    assert (await service.view(pk, "red", ANN)).version == 0, "served hot at version 0"
+
+    await other.apply(pk, "red", {"type": "add", "n": 2}, 0, ANN)
+    seen = await service.view(pk, "red", ANN)
+    assert (seen.version, seen.view["pending"], seen.game.version) == (1, 2, 1)
+    assert seen.can_undo, "red's own step, nothing drawn: the undo facts were read again"
+
+    await other.apply(pk, "red", {"type": "bank"}, 1, ANN)
+    await other.apply(pk, "blue", {"type": "add", "n": 1}, 2, BOB)
+    red, blue = await service.view(pk, "red", ANN), await service.view(pk, "blue", BOB)
+    assert (red.version, red.can_undo, blue.can_undo) == (3, False, True)
+    assert red.view["score"] == {"red": 2, "blue": 0} and blue.view["pending"] == 1
+
+    # This service's hot state is at version 3; the other moves on; an order for version 3
+    # is refused as stale, and writes nothing.
+    await other.apply(pk, "blue", {"type": "add", "n": 2}, 3, BOB)
+    with pytest.raises(StaleVersion) as stale:
+        await service.apply(pk, "blue", {"type": "bank"}, 3, BOB)
+    assert stale.value.version == 4
+    step = await service.apply(pk, "blue", {"type": "bank"}, 4, BOB)
+    assert step.version == 5
+    version, state = await other.state(pk)
+    assert version == 5 and state["score"] == {"red": 2, "blue": 3}
+    assert (await other.replay_check(pk)).ok
+
+
+async def test_hot_views_are_per_role_and_copied_for_each_caller(service: GameService) -> None:
+    pk = await two_player_game(service)
+    await service.apply(pk, "red", {"type": "draw"}, 0, ANN)
+    _, state = await service.state(pk)
+    red = await service.view(pk, "red", ANN)
+    blue = await service.view(pk, "blue", BOB)
+    spectator = await service.view(pk, None)
+    assert red.view == toygame.view(state, "red")
+    assert blue.view == toygame.view(state, "blue")
+    assert spectator.view == toygame.view(state, None)
+    drawn = state["hands"]["red"][-1]
+    secret = f"You draw a {drawn}."
+    assert secret in [line["text"] for line in red.view["log"]]
+    for other_view in (blue.view, spectator.view):
+        assert secret not in str(other_view) and other_view["hand"] != state["hands"]["red"]
+
+    # What a caller does to its view reaches neither the next caller nor the state.
+    red.view["hand"].append(99)
+    red.view["log"].clear()
+    red.view["prompt"] = "changed"
+    again = await service.view(pk, "red", ANN)
+    assert again.view == toygame.view(state, "red")
+    assert (await service.state(pk))[1] == state
+
+
+async def test_a_seat_handed_over_elsewhere_reaches_a_hot_view(service: GameService, other: GameService) -> None:
+    pk = await two_player_game(service)
+    assert (await service.view(pk, "red", ANN)).game.seats[0].user_id == ANN
+    for _ in range(2):  # the second one is served hot
+        assert (await service.view(pk, None)).game.seats[0].user_id == ANN
+    await other.hand_over(pk, "red", "The deadline passed")
+    with pytest.raises(NotAllowed, match="You do not hold the red seat"):
+        await service.view(pk, "red", ANN)
+    seen = await service.view(pk, None)
+    assert seen.version == 0, "no move was made: the version alone could not tell"
+    assert [(s.role, s.is_bot, s.user_id) for s in seen.game.seats] == [("red", True, None), ("blue", False, BOB)]
+
+
+async def test_a_rules_upgrade_recorded_elsewhere_reaches_a_hot_views_undo(
+        service: GameService, db_path: Path) -> None:
+    pk = await two_player_game(service)
+    await service.apply(pk, "red", {"type": "add", "n": 1}, 0, ANN)
+    assert (await service.view(pk, "red", ANN)).can_undo
+    # What bot.upgrade records when a game's log does not replay under new rules: a row, and
+    # no new version. Written here by another connection, as by another process.
+    with sqlite3.connect(db_path) as conn:
+        conn.execute(
+            "INSERT INTO rules_upgrade (game_pk, seq, from_version, to_version, outcome, report, state, "
+            "state_hash, created_at) VALUES (?, 1, 0, 1, 'different', 'rules changed', NULL, 'x', "
+            "'2026-01-01 00:00:00.000000')", (pk,))
+    seen = await service.view(pk, "red", ANN)
+    assert seen.version == 1 and not seen.can_undo
+    assert "before the rules of Toy race were updated to version 1" in (await service.can_undo(pk, "red") or "")
+
+
+_STORED_TIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$")
+
+
+async def test_a_step_stores_what_the_orm_stores(service: GameService, db_path: Path) -> None:
+    pk = await two_player_game(service)
+    step = await service.apply(pk, "red", {"type": "draw"}, 0, ANN)
+    assert step.barrier
+    (move,) = rows(db_path, "SELECT typeof(barrier), barrier, created_at, typeof(user_id), user_id, action "
+                            "FROM move WHERE game_pk = ?", pk)
+    assert move[:2] == ("integer", 1) and _STORED_TIME.match(move[2])
+    assert move[3:] == ("integer", ANN, '{"type":"draw"}')
+    # The game row was created through the ORM and changed by the step's own statements.
+    (created, updated, active), = rows(db_path, "SELECT created_at, updated_at, active FROM game WHERE id = ?", pk)
+    assert _STORED_TIME.match(created) and _STORED_TIME.match(updated) and updated >= created
+    assert active == '["red"]'
+    turn = rows(db_path, "SELECT attempts, created_at, next_attempt_at, sent_at, claimed_by FROM outbox "
+                         "WHERE dedupe_key = ?", f"g{pk}:v1:turn:red")
+    assert len(turn) == 1 and turn[0][0] == 0 and turn[0][3:] == (None, None), "the columns' defaults"
+    assert _STORED_TIME.match(turn[0][1]) and _STORED_TIME.match(turn[0][2])
+    listed = await service.outbox(pk)
+    assert [o.attempts for o in listed if o.payload.get("type") == "your_turn" and o.payload["version"] == 1] == [0]
+
+
+async def test_undo_facts_kept_hot_by_this_process_steps(service: GameService) -> None:
+    """Each view below is served hot, from the undo facts this service's own steps kept up to
+    date; ``can_undo`` (which reads the log) must agree with it every time."""
+    pk = await two_player_game(service)
+    expected = [
+        ("red", {"type": "add", "n": 1}, {"red": True, "blue": False}),
+        ("red", {"type": "draw"}, {"red": False, "blue": False}),  # a random draw
+        ("red", {"type": "bank"}, {"red": True, "blue": False}),
+        ("blue", {"type": "add", "n": 2}, {"red": False, "blue": True}),
+    ]
+    users = {"red": ANN, "blue": BOB}
+    for role, user in users.items():
+        assert not (await service.view(pk, role, user)).can_undo
+    for version, (mover, action, may_undo) in enumerate(expected):
+        await service.apply(pk, mover, action, version, users[mover])
+        for role, user in users.items():
+            seen = await service.view(pk, role, user)
+            assert seen.version == version + 1
+            assert seen.can_undo is may_undo[role], (action, role)
+            assert (await service.can_undo(pk, role) is None) is may_undo[role]
+    await service.undo(pk, "blue", 4, BOB)
+    assert (await service.view(pk, "red", ANN)).can_undo, "red's bank stands last again"
+    assert not (await service.view(pk, "blue", BOB)).can_undo
+
+
+async def test_times_written_and_read_straight_on_sqlite_keep_the_orm_format(
+        service: GameService, db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A time on the whole second is where the driver's own format and SQLAlchemy's differ
+    ('12:00:00' against '12:00:00.000000'); and a hot view turns the row's text back into
+    times, as the ORM would."""
+    import bot.service.core as core
+
+    pk = await two_player_game(service)
+    noon = datetime(2026, 1, 1, 12, 0, 0)
+    monkeypatch.setattr(core, "utcnow", lambda: noon)
+    await service.apply(pk, "red", {"type": "add", "n": 1}, 0, ANN)
+    assert rows(db_path, "SELECT created_at FROM move WHERE game_pk = ?", pk) == [("2026-01-01 12:00:00.000000",)]
+    assert rows(db_path, "SELECT updated_at FROM game WHERE id = ?", pk) == [("2026-01-01 12:00:00.000000",)]
+    deadline = datetime(2026, 1, 2, 8, 30, 0)
+    await service.set_schedule(pk, pace="24h", deadline_at=deadline)
+    for _ in range(2):  # the second view is served hot
+        seen = await service.view(pk, None)
+        assert seen.game.deadline_at == deadline and seen.game.updated_at == noon
+        assert seen.game.created_at < datetime.now() and isinstance(seen.game.created_at, datetime)
