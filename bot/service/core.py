@@ -9,7 +9,7 @@ import hashlib
 from collections import OrderedDict, namedtuple
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, Self, TypeVar, cast
 
 import sqlalchemy as sa
@@ -346,9 +346,6 @@ class _Hot:
     rows: tuple[Any, ...] = ()
     """The game-and-seats rows ``info`` was made from."""
     info: GameInfo | None = None
-    views: dict[str | None, dict[str, Any]] = field(default_factory=dict)
-    """The engine's views at this version, per role (None: a spectator), as the engine
-    returned them (they may share parts with ``state``: handed out only as copies)."""
 
 
 _Row = TypeVar("_Row", Game, Seat)

@@ -102,13 +102,11 @@ class PlayCommands(ServiceCore):
 
     @staticmethod
     def _view_of(hot: _Hot, info: GameInfo, module: GameModule, role: str | None, running: bool) -> GameView:
-        """The GameView of ``role`` from a game kept hot: the engine's view at that version is
-        made once per role and copied for each caller."""
-        raw = hot.views.get(role)
-        if raw is None:
-            raw = hot.views[role] = module.view(hot.state, role)
+        """The GameView of ``role`` from a game kept hot. The engine makes a fresh view for each
+        caller (the contract: a view shares nothing with the state or another view,
+        engine/check.py), which costs no more than copying a kept one would."""
         can_undo = running and role is not None and hot.undo is not None and undo_refusal(hot.undo, role, module) is None
-        return GameView(info, role, hot.version, clone(raw), can_undo)
+        return GameView(info, role, hot.version, module.view(hot.state, role), can_undo)
 
     async def moves(self, game_pk: int, since: int = 0) -> list[dict[str, Any]]:
         """The log after move ``since`` (the whole log by default), undo rows included: {seq,

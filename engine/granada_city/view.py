@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import visible_log
+from engine.api import clone, visible_log
 from engine.granada_city import city as C
 from engine.granada_city import rules
 from engine.granada_city.core import State, name, sort_cards, totals
@@ -111,6 +111,12 @@ def _pending(state: State, role: str | None) -> dict[str, Any] | None:
 
 
 def view(state: State, role: str | None) -> dict[str, Any]:
+    """The view, a copy that shares nothing with the state or another view (the
+    contract: the service hands it out as it is, and a front end may edit it)."""
+    return clone(_view(state, role))
+
+
+def _view(state: State, role: str | None) -> dict[str, Any]:
     legal = rules.actions(state, role) if role is not None else []
     turn = state["turn"]
     roles = state["roles"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import visible_log
+from engine.api import clone, visible_log
 from engine.navas import rules, special
 from engine.navas.core import CATALOG, OTHER, ROLES, State, occupancy, occupied_count, unit
 from engine.navas.data import in_muslim_area
@@ -154,6 +154,12 @@ def prompt(state: State, role: str | None, legal: list[dict[str, Any]]) -> str:
 
 
 def view(state: State, role: str | None) -> dict[str, Any]:
+    """The view, a copy that shares nothing with the state or another view (the
+    contract: the service hands it out as it is, and a front end may edit it)."""
+    return clone(_view(state, role))
+
+
+def _view(state: State, role: str | None) -> dict[str, Any]:
     occ = occupancy(state)
     units = state["units"]
     legal = rules.actions(state, role) if role is not None else []

@@ -82,6 +82,12 @@ def _yusuf_view(s: State) -> dict[str, Any] | None:
 
 
 def view(state: State, role: str | None) -> View:
+    """The view, a copy that shares nothing with the state or another view (the
+    contract: the service hands it out as it is, and a front end may edit it)."""
+    return clone(_view(state, role))
+
+
+def _view(state: State, role: str | None) -> View:
     s = state
     me = role if role in s["roles"] else None
     top = s["stack"][-1] if s["stack"] else None

@@ -60,7 +60,7 @@ async def test_a_hot_view_follows_steps_made_elsewhere(service: GameService, oth
     assert (await other.replay_check(pk)).ok
 
 
-async def test_hot_views_are_per_role_and_copied_for_each_caller(service: GameService) -> None:
+async def test_hot_views_are_per_role_and_fresh_for_each_caller(service: GameService) -> None:
     pk = await two_player_game(service)
     await service.apply(pk, "red", {"type": "draw"}, 0, ANN)
     _, state = await service.state(pk)

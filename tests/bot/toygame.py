@@ -104,6 +104,12 @@ def apply(state: State, role: str, action: Action) -> State:
 
 
 def view(state: State, role: str | None) -> View:
+    """The view, a copy that shares nothing with the state or another view (the
+    contract: the service hands it out as it is, and a front end may edit it)."""
+    return clone(_view(state, role))
+
+
+def _view(state: State, role: str | None) -> View:
     turn = state["turn"]
     if state["result"] is not None:
         prompt = f"The race is over: {state['result']['winner']} won."

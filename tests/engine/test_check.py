@@ -76,9 +76,28 @@ def test_a_state_with_tuples_is_caught() -> None:
 
 def test_a_private_line_in_another_role_s_view_is_caught() -> None:
     def view(state: State, role: str | None) -> View:
-        return {**toygame.view(state, role), "log": list(state["log"])}
+        return {**toygame.view(state, role), "log": clone(state["log"])}
 
     assert "shows a log line addressed to" in problem(broken(view=view))
+
+
+def test_a_view_sharing_a_part_of_the_state_is_caught() -> None:
+    """The service hands views out without copying them: a front end editing its view
+    must not edit the game."""
+
+    def view(state: State, role: str | None) -> View:
+        return {**toygame.view(state, role), "score": state["score"]}
+
+    assert "shares a list or dict with the state" in problem(broken(view=view))
+
+
+def test_views_sharing_a_part_with_each_other_are_caught() -> None:
+    board = {"cells": [1, 2, 3]}
+
+    def view(state: State, role: str | None) -> View:
+        return {**toygame.view(state, role), "board": board}
+
+    assert "two views of 'red' share a list or dict" in problem(broken(view=view))
 
 
 def test_a_view_that_leaks_the_opponent_s_hand_is_caught_by_redeal() -> None:

@@ -75,6 +75,12 @@ def apply(state: State, role: str, action: Action) -> State:
 
 
 def view(state: State, role: str | None) -> View:
+    """The view, a copy that shares nothing with the state or another view (the
+    contract: the service hands it out as it is, and a front end may edit it)."""
+    return clone(_view(state, role))
+
+
+def _view(state: State, role: str | None) -> View:
     acting = role in active(state)
     prompt = ("Cheer or let it pass?" if state["window"] == role else "Run a lap or pass?") if acting \
         else f"Waiting for {', '.join(active(state)) or 'nobody'}."
