@@ -28,9 +28,13 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
 def dumps(value: Any) -> str:
-    """The canonical JSON text of a value (sorted keys, no spaces, no NaN)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    """The canonical JSON text of a value (sorted keys, no spaces, no NaN). One encoder made
+    once: ``json.dumps`` with these options would build a new one at every call."""
+    return _CANONICAL.encode(value)
 
 
 def loads(text: str | None) -> Any:

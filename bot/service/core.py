@@ -22,6 +22,7 @@ from sqlmodel import col
 import engine
 from bot.db import WRITE, make_engine
 from bot.models import Game, GameState, Move, Outbox, RulesUpgrade, Seat, dumps, loads, utcnow
+from bot.service.canon import Canonical, canonical, text_delta
 from bot.service.types import (
     GameInfo,
     GameNotFound,
@@ -488,6 +489,11 @@ class ServiceCore:
         # game_pk -> the game kept hot at one version. Only committed states enter; a (game,
         # version) pair names one state forever because versions only grow.
         self._states: OrderedDict[int, _Hot] = OrderedDict()
+        # game_pk -> the canonical text of the game's last recorded state, with its parts'
+        # texts: the next step's text re-encodes only what changed (bot/service/canon.py).
+        # Used only for the very state object it was made from, so a rolled-back step's
+        # entry is harmless.
+        self._texts: OrderedDict[int, Canonical] = OrderedDict()
         # SQLite has one writer at a time. Writers of this process queue here, in asyncio,
         # instead of in SQLite's busy handler, whose timeout turns a burst of commands into
         # "database is locked" errors (tests/reliability/test_concurrency.py); the busy
@@ -917,7 +923,12 @@ class ServiceCore:
         Core statements (three or four; no ORM flush)."""
         game, module, before = loaded.game, loaded.module, loaded.state
         assert game.id is not None
-        text = dumps(new_state)
+        last = self._texts.pop(game.id, None)
+        prior = last if last is not None and last.state is before else None
+        canon = self._texts[game.id] = canonical(new_state, prior)
+        while len(self._texts) > _STATE_CACHE_SIZE:
+            self._texts.popitem(last=False)
+        text = canon.text
         version = game.version + 1
         now = utcnow()
         active_before = list(module.active(before))
@@ -927,7 +938,9 @@ class ServiceCore:
         await _run(session, _INSERT_MOVE, {
             "game_pk": game.id, "seq": version, "role": role, "user_id": user_id, "action": dumps(action),
             "kind": kind, "undoes_seq": undoes_seq, "barrier": barrier, "state_hash": state_hash(text),
-            "created_at": now, "delta": None if snapshot else dumps(state_delta(before, new_state))})
+            "created_at": now, "delta": None if snapshot else dumps(
+                text_delta(prior, canon) if prior is not None and prior.parts is not None
+                else state_delta(before, new_state))})
         if snapshot:
             await _run(session, _UPDATE_SNAPSHOT, {"snapshot_pk": game.id, "version": version, "state": text,
                                                   "updated_at": now})

@@ -1,0 +1,128 @@
+"""The canonical text of a state (``bot.models.dumps``), made from the last state's.
+
+Every step stores the hash of the new state's canonical text, and encoding a whole Granada
+state (up to 65 KB, most of it the log) was a quarter of a step's cost (issue 13). But a step
+changes little: engines build the next state sharing every part they do not change, and
+never change a state once made (the contract: ``apply`` never changes its input). So the
+text of a part that is the very object it was in the last state is the text it had then;
+a list that only grew (the log) keeps its old items' texts; a dict keeps its untouched
+values' texts. Two levels deep is enough: below that, parts are small.
+
+The result is exactly ``dumps(state)`` (tests/bot/test_canon.py): each part is encoded by
+``dumps`` itself, and only the joining of sorted keys and items is done here, as ``dumps``
+does it (sorted keys, no spaces).
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+from dataclasses import dataclass
+from typing import Any
+
+from bot.models import dumps
+
+_key = json.JSONEncoder(ensure_ascii=True).encode
+"""The text of a dict key, as ``dumps`` writes it (keys are strings: states are JSON)."""
+
+
+@dataclass(frozen=True)
+class _Part:
+    value: Any
+    text: str
+    listed: tuple[list[Any], list[str]] | None = None
+    """A list's items and their texts."""
+    keyed: dict[str, tuple[Any, str]] | None = None
+    """A dict's values and their pieces ``"key":text``, by key."""
+
+
+@dataclass(frozen=True)
+class Canonical:
+    """A state, its canonical text, and its parts by key, with their pieces ``"key":text``
+    (to make the next state's)."""
+
+    state: Any
+    text: str
+    parts: dict[str, tuple[_Part, str]] | None
+    """None when the text was made whole (no state before it was known)."""
+
+
+def canonical(state: Any, before: Canonical | None = None) -> Canonical:
+    """The canonical text of ``state``, reusing ``before``'s texts of the parts ``state``
+    shares with it (any ``before``, even another game's, gives the right text).
+
+    Without ``before`` (a game loaded cold), the text is made whole, in one call of the C
+    encoder: a step of a cold game costs no more than it did. The texts of the parts are
+    learnt at the next step, when a game is being played (issue 13's two figures: the cold
+    step, and a hot game's steps)."""
+    if before is None or state.__class__ is not dict or not all(k.__class__ is str for k in state):
+        return Canonical(state, dumps(state), None)
+    old = before.parts or {}
+    parts: dict[str, tuple[_Part, str]] = {}
+    for key in sorted(state):
+        value = state[key]
+        last = old.get(key)
+        if last is not None and last[0].value is value:
+            parts[key] = last
+        else:
+            part = _part(value, last[0] if last is not None else None)
+            parts[key] = (part, _key(key) + ":" + part.text)
+    return Canonical(state, "{" + ",".join([p for _, p in parts.values()]) + "}", parts)
+
+
+def _part(value: Any, last: _Part | None) -> _Part:
+    kind = value.__class__
+    if kind is list:
+        olds, texts = last.listed if last is not None and last.listed is not None else ([], [])
+        n = len(olds)
+        if n <= len(value) and all(map(operator.is_, olds, value)):  # it only grew (a log)
+            texts = texts + [dumps(v) for v in value[n:]]
+        else:
+            texts = [texts[i] if i < n and olds[i] is v else dumps(v) for i, v in enumerate(value)]
+        return _Part(value, "[" + ",".join(texts) + "]", listed=(list(value), texts))
+    if kind is dict and all(k.__class__ is str for k in value):
+        known = last.keyed if last is not None and last.keyed is not None else {}
+        items: dict[str, tuple[Any, str]] = {}
+        for k in sorted(value):
+            v = value[k]
+            seen = known.get(k)
+            items[k] = seen if seen is not None and seen[0] is v else (v, _key(k) + ":" + dumps(v))
+        return _Part(value, "{" + ",".join([p for _, p in items.values()]) + "}", keyed=items)
+    return _Part(value, dumps(value))
+
+
+def text_delta(before: Canonical, after: Canonical) -> dict[str, Any]:
+    """What turns ``before``'s state into ``after``'s, in the form of
+    ``bot.service.core.state_delta``, found by comparing the parts' texts (which is how
+    that delta compares parts: by canonical text) instead of walking both states. A changed
+    item of a dict part is replaced whole; a list part that kept its first items is cut and
+    extended (a log grows by its new lines)."""
+    if before.parts is None or after.parts is None:
+        raise ValueError("a delta by texts needs the texts of both states' parts")
+    keys: dict[str, Any] = {}
+    for key, (part, piece) in after.parts.items():
+        last = before.parts.get(key)
+        if last is None:
+            keys[key] = {"=": part.value}
+        elif last[1] is not piece and last[1] != piece:
+            keys[key] = _part_delta(last[0], part)
+    gone = [key for key in before.parts if key not in after.parts]
+    return {"{": keys, "-": gone} if gone else {"{": keys}
+
+
+def _part_delta(old: _Part, new: _Part) -> dict[str, Any]:
+    if old.listed is not None and new.listed is not None:
+        olds, new_texts = old.listed[1], new.listed[1]
+        keep = 0
+        for a, b in zip(olds, new_texts, strict=False):
+            if a is not b and a != b:
+                break
+            keep += 1
+        return {"[": keep, "+": new.value[keep:]} if keep else {"=": new.value}
+    if old.keyed is not None and new.keyed is not None:
+        was = old.keyed
+        keys = {k: {"=": v} for k, (v, piece) in new.keyed.items()
+                if (seen := was.get(k)) is None or (seen[1] is not piece and seen[1] != piece)}
+        gone = [k for k in was if k not in new.keyed]
+        return {"{": keys, "-": gone} if gone else {"{": keys}
+    return {"=": new.value}
