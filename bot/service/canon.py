@@ -80,13 +80,21 @@ def _part(value: Any, last: _Part | None) -> _Part:
         else:
             texts = [texts[i] if i < n and olds[i] is v else dumps(v) for i, v in enumerate(value)]
         return _Part(value, "[" + ",".join(texts) + "]", listed=(list(value), texts))
-    if kind is dict and all(k.__class__ is str for k in value):
-        known = last.keyed if last is not None and last.keyed is not None else {}
+    if kind is dict:
+        known = last.keyed if last is not None and last.keyed is not None else None
         items: dict[str, tuple[Any, str]] = {}
-        for k in sorted(value):
-            v = value[k]
-            seen = known.get(k)
-            items[k] = seen if seen is not None and seen[0] is v else (v, _key(k) + ":" + dumps(v))
+        if known is not None and known.keys() == value.keys():  # the same keys: in known's order
+            for k, seen in known.items():
+                v = value[k]
+                items[k] = seen if seen[0] is v else (v, _key(k) + ":" + dumps(v))
+        elif all(k.__class__ is str for k in value):
+            known = known or {}
+            for k in sorted(value):
+                v = value[k]
+                was = known.get(k)
+                items[k] = was if was is not None and was[0] is v else (v, _key(k) + ":" + dumps(v))
+        else:
+            return _Part(value, dumps(value))
         return _Part(value, "{" + ",".join([p for _, p in items.values()]) + "}", keyed=items)
     return _Part(value, dumps(value))
 
