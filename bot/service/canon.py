@@ -70,8 +70,15 @@ def canonical(state: Any, before: Canonical | None = None) -> Canonical:
     return Canonical(state, "{" + ",".join([p for _, p in parts.values()]) + "}", parts)
 
 
+_ITEMISED = 16
+"""Parts with fewer items are encoded whole: one call of the C encoder costs less than
+reusing a few items' texts (engines copy their small parts at every step anyway)."""
+
+
 def _part(value: Any, last: _Part | None) -> _Part:
     kind = value.__class__
+    if (kind is list or kind is dict) and len(value) < _ITEMISED:
+        return _Part(value, dumps(value))
     if kind is list:
         olds, texts = last.listed if last is not None and last.listed is not None else ([], [])
         n = len(olds)
