@@ -31,7 +31,7 @@ class _Part:
     value: Any
     text: str
     listed: tuple[list[Any], list[str]] | None = None
-    """A list's items and their texts."""
+    """A list's items (the list itself: states are never changed) and their texts."""
     keyed: dict[str, tuple[Any, str]] | None = None
     """A dict's values and their pieces ``"key":text``, by key."""
 
@@ -80,20 +80,22 @@ def _part(value: Any, last: _Part | None) -> _Part:
     if (kind is list or kind is dict) and len(value) < _ITEMISED:
         return _Part(value, dumps(value))
     if kind is list:
-        olds, texts = last.listed if last is not None and last.listed is not None else ([], [])
+        listed = last.listed if last is not None else None
+        olds, texts = listed if listed is not None else ([], [])
         n = len(olds)
-        if n <= len(value) and all(map(operator.is_, olds, value)):  # it only grew (a log)
-            texts = texts + [dumps(v) for v in value[n:]]
-        else:
-            texts = [texts[i] if i < n and olds[i] is v else dumps(v) for i, v in enumerate(value)]
-        return _Part(value, "[" + ",".join(texts) + "]", listed=(list(value), texts))
+        if last is not None and listed is not None and n <= len(value) and all(map(operator.is_, olds, value)):
+            # it only grew (a log): the old text, cut before its "]", goes on
+            extra = [dumps(v) for v in value[n:]]
+            text = last.text if not extra else last.text[:-1] + ("," if n else "") + ",".join(extra) + "]"
+            return _Part(value, text, listed=(value, texts + extra))
+        texts = [texts[i] if i < n and olds[i] is v else dumps(v) for i, v in enumerate(value)]
+        return _Part(value, "[" + ",".join(texts) + "]", listed=(value, texts))
     if kind is dict:
         known = last.keyed if last is not None and last.keyed is not None else None
         items: dict[str, tuple[Any, str]] = {}
         if known is not None and known.keys() == value.keys():  # the same keys: in known's order
-            for k, seen in known.items():
-                v = value[k]
-                items[k] = seen if seen[0] is v else (v, _key(k) + ":" + dumps(v))
+            items = {k: seen if seen[0] is (v := value[k]) else (v, _key(k) + ":" + dumps(v))
+                     for k, seen in known.items()}
         elif all(k.__class__ is str for k in value):
             known = known or {}
             for k in sorted(value):
