@@ -62,8 +62,8 @@ class PlayCommands(ServiceCore):
 
         A game kept hot at its current version costs one statement (its row, seats and last
         rules upgrade, which say whether the cache is current, whoever moved the game): the
-        state, the undo facts and the engine's view of each role at that version come from
-        the cache. The view is copied for each caller, so no caller changes another's."""
+        state and the undo facts come from the cache, and the engine draws each caller's view
+        afresh (a view shares nothing: no caller changes another's, or the state)."""
         rows = await self._quick_look(game_pk)
         if not rows:
             raise GameNotFound(f"There is no game {game_pk}.")
