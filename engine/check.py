@@ -118,21 +118,22 @@ def _check_refused(module: GameModule, state: State, role: str, action: Action, 
         raise ContractBroken(f"refusing {why} changed the state")
 
 
-def _containers(value: Any, out: dict[int, Any]) -> dict[int, Any]:
+def containers(value: Any, out: dict[int, Any] | None = None) -> dict[int, Any]:
     """Every list and dict inside ``value``, by identity (kept, so that no id is reused)."""
+    out = {} if out is None else out
     if isinstance(value, dict):
         out[id(value)] = value
         for item in value.values():
-            _containers(item, out)
+            containers(item, out)
     elif isinstance(value, list):
         out[id(value)] = value
         for item in value:
-            _containers(item, out)
+            containers(item, out)
     return out
 
 
 def _check_views(module: GameModule, state: State, roles: list[str]) -> None:
-    in_state = _containers(state, {})
+    in_state = containers(state)
     for role in [*roles, None]:
         who = "the spectator" if role is None else repr(role)
         view = module.view(state, role)
@@ -141,10 +142,10 @@ def _check_views(module: GameModule, state: State, roles: list[str]) -> None:
             raise ContractBroken(f"the view of {who} is a {type(view).__name__}, not a dict")
         # A view is the caller's to keep or edit: the service hands it out without a copy,
         # so it may share no list or dict with the state, nor with another call's view.
-        in_view = _containers(view, {})
+        in_view = containers(view)
         if in_view.keys() & in_state.keys():
             raise ContractBroken(f"the view of {who} shares a list or dict with the state")
-        if in_view.keys() & _containers(module.view(state, role), {}).keys():
+        if in_view.keys() & containers(module.view(state, role)).keys():
             raise ContractBroken(f"two views of {who} share a list or dict")
         missing = [k for k in ("prompt", "actions", "log") if k not in view]
         if missing:

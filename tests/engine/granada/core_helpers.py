@@ -9,6 +9,7 @@ import engine.granada as g
 from engine.api import find_action
 from engine.granada import components, movement
 from engine.granada import state as st
+from engine.rng import Generator
 
 D = components.load()
 
@@ -110,3 +111,18 @@ def buy(state: dict[str, Any], side: str, level: str) -> dict[str, Any]:
 
 def locs_of(state: dict[str, Any], *ids: str) -> list[str]:
     return [state["blocks"][b]["loc"] for b in ids]
+
+
+def random_states(seed: int, options: dict[str, Any], steps: int) -> list[dict[str, Any]]:
+    """The states of a random game, each the engine's own (sharing what apply shares)."""
+    pick = Generator(seed)
+    state = g.setup(seed, options)
+    seen = [state]
+    for _ in range(steps):
+        if g.result(state) is not None:
+            break
+        role = next(r for r in g.active(state) if g.legal_actions(state, r))
+        legal = g.legal_actions(state, role)
+        state = g.apply(state, role, legal[pick.randbelow(len(legal))])
+        seen.append(state)
+    return seen

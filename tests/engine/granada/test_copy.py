@@ -15,33 +15,12 @@ import pytest
 
 import engine.granada as g
 from engine.api import clone
-from engine.rng import Generator
-
-
-def containers(value: Any, out: dict[int, Any]) -> None:
-    """Every list and dict inside ``value`` by id (the log's entries included)."""
-    if isinstance(value, dict):
-        out[id(value)] = value
-        for v in value.values():
-            containers(v, out)
-    elif isinstance(value, list):
-        out[id(value)] = value
-        for v in value:
-            containers(v, out)
+from engine.check import containers
+from tests.engine.granada.core_helpers import random_states
 
 
 def states(seed: int, options: dict[str, Any], steps: int = 900) -> list[dict[str, Any]]:
-    pick = Generator(seed)
-    state = g.setup(seed, options)
-    seen = [state]
-    for _ in range(steps):
-        if g.result(state) is not None:
-            break
-        role = next(r for r in g.active(state) if g.legal_actions(state, r))
-        legal = g.legal_actions(state, role)
-        state = g.apply(state, role, legal[pick.randbelow(len(legal))])
-        seen.append(state)
-    return seen
+    return random_states(seed, options, steps)
 
 
 @pytest.mark.parametrize("seed,options", [(1, {}), (2, {}), (5, {"all": True}), (6, {"all": True})])
@@ -54,15 +33,11 @@ def test_the_copy_equals_a_deep_copy_and_shares_only_log_entries(seed: int, opti
         assert type(copied["blocks"]) is dict
         assert copied == clone(state)
         assert list(copied) == list(state), "key order is kept (stored JSON stays byte-identical)"
-        entries = set(_all(state["log"])) - {id(state["log"])}
-        shared = set(_all(copied)) & set(_all(state))
+        entries = set(containers(state["log"])) - {id(state["log"])}
+        shared = set(containers(copied)) & set(containers(state))
         assert shared <= entries, "only log entries (never changed once written) may be shared"
 
 
-def _all(value: Any) -> dict[int, Any]:
-    out: dict[int, Any] = {}
-    containers(value, out)
-    return out
 
 
 @pytest.mark.parametrize("seed,options", [(3, {"all": True}), (4, {})])

@@ -19,25 +19,13 @@ import engine.granada as g
 from engine.api import visible_log
 from engine.granada import state as st
 from engine.granada import supply, victory
-from engine.rng import Generator
-from tests.engine.granada.core_helpers import D, new_game
+from tests.engine.granada.core_helpers import D, new_game, random_states
 
 ROLES = ("christian", "muslim", None)
 
 
 def states(seed: int, options: dict[str, Any], steps: int = 1500) -> list[dict[str, Any]]:
-    """The states of a random game, each the engine's own (sharing what apply shares)."""
-    pick = Generator(seed)
-    state = g.setup(seed, options)
-    seen = [state]
-    for _ in range(steps):
-        if g.result(state) is not None:
-            break
-        role = next(r for r in g.active(state) if g.legal_actions(state, r))
-        legal = g.legal_actions(state, role)
-        state = g.apply(state, role, legal[pick.randbelow(len(legal))])
-        seen.append(state)
-    return seen
+    return random_states(seed, options, steps)
 
 
 def knows(state: dict[str, Any], bid: str, role: str | None) -> bool:
