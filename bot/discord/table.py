@@ -57,6 +57,10 @@ __all__ = ["DM_FILE_LIMIT", "Outgoing", "RateLimiter", "Table", "UserError", "is
 ENDED = ("finished", "aborted")
 
 
+SEEN_INTERACTIONS = 4096
+"""How many recent interaction ids a process remembers, to handle each once."""
+
+
 class RateLimiter:
     """At most ``per_window`` actions per user in ``window`` seconds.
 
@@ -133,6 +137,9 @@ class Table:
         self.store = bot.store
         self.images = bot.images
         self.rate = RateLimiter(bot.tuning.rate_per_10s)
+        self._seen: OrderedDict[int, None] = OrderedDict()
+        """Recent interaction ids: the gateway may deliver one twice (a replay after a
+        resume), and a second delivery must not carry an order out again."""
         self._roles: dict[int, list[str]] = {}
 
     # ------------------------------------------------------------------ answering
@@ -144,7 +151,14 @@ class Table:
             raise UserError("You are going too fast; wait a few seconds and try again.")
 
     async def admit(self, inter: discord.Interaction) -> bool:
-        """Whether to handle this interaction at all (False: the player was told why)."""
+        """Whether to handle this interaction at all (False: the player was told why, or it
+        is a second delivery of one being handled, which the first delivery answers)."""
+        if inter.id in self._seen:
+            log.warning("interaction %s of user %s reached the bot twice; handled once", inter.id, inter.user.id)
+            return False
+        self._seen[inter.id] = None
+        while len(self._seen) > SEEN_INTERACTIONS:
+            self._seen.popitem(last=False)
         try:
             self.check_rate(inter.user.id)
         except UserError as exc:

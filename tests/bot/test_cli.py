@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 import engine
+from engine.api import clone
 
 ROOT = Path(__file__).resolve().parents[2]
 ALCAZABA = Path(sys.executable).with_name("alcazaba")
@@ -490,7 +491,8 @@ def test_check_names_the_failing_game_and_seed(capsys: pytest.CaptureFixture[str
     leaky.__dict__.update({k: getattr(toygame, k) for k in (
         "title", "OPTIONS", "roles", "setup", "active", "actions", "apply", "result", "redeal")})
     leaky.id = "leaky"  # type: ignore[attr-defined]
-    leaky.view = lambda state, role: {**toygame.view(state, role), "hands": state["hands"]}  # type: ignore[attr-defined]
+    leaky.view = lambda state, role: {**toygame.view(state, role),  # type: ignore[attr-defined]
+                                      "hands": clone(state["hands"])}
     monkeypatch.setitem(engine.GAMES, "leaky", leaky)
     status, out, _ = in_process(["check", "leaky", "--games", "2"], capsys)
     assert status == 1

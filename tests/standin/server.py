@@ -679,6 +679,11 @@ class StandIn:
         await self.dispatch("INTERACTION_CREATE", inter.payload)
         return inter
 
+    async def redeliver(self, inter: Interaction) -> None:
+        """The same INTERACTION_CREATE again, as a gateway replays events after a resume: the
+        bot must handle an interaction once however often it arrives."""
+        await self.dispatch("INTERACTION_CREATE", inter.payload)
+
     async def answered(self, inter: Interaction, timeout: float = 10.0) -> Interaction:
         """Until the bot answered (or deferred) the interaction."""
         await asyncio.wait_for(inter.done.wait(), timeout)

@@ -218,3 +218,23 @@ async def test_a_click_whose_acknowledgement_fails_still_makes_the_move(
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert errors == [], [r.getMessage() for r in errors]
     assert any("could not acknowledge" in r.getMessage() for r in caplog.records)
+
+
+async def test_an_interaction_delivered_twice_is_carried_out_once(
+        table: Harness, svc: GameService, caplog: pytest.LogCaptureFixture) -> None:
+    """The gateway may deliver an event twice (a replay after a resume): the click is carried
+    out and answered once, and the second delivery is logged, not answered again (Discord
+    refuses a second answer: 40060)."""
+    h = table
+    await started(h)
+    dm = await prompt_of(h, h.alice)
+    with caplog.at_level(logging.WARNING):
+        click = await h.si.click(h.alice, dm.id, button(dm, "add 2"))
+        await h.si.redeliver(click)
+        await h.settle(click)
+        await prompt_of(h, h.alice, after=dm.id)
+        await h.si.wait_quiet(0.3)
+    assert (await svc.game(1)).version == 1
+    assert len([r for r in h.si.requests if f"/interactions/{click.id}/" in r.route]) == 1
+    assert h.si.violations == []
+    assert any("reached the bot twice" in r.getMessage() for r in caplog.records)
