@@ -276,6 +276,48 @@ def confirmed(si: StandIn, click: Click) -> bool:
     return False
 
 
+def states_along(module: Any, info: GameInfo, moves: list[dict[str, Any]]) -> list[Any]:
+    """The game at each move of its log: ``states[v]`` is the state at move v."""
+    states = [module.setup(info.seed, dict(info.options))]
+    for m in moves:
+        states.append(module.apply(states[-1], m["role"], m["action"]))
+    return states
+
+
+def click_problems(moves: list[dict[str, Any]], bots: set[str], clicks: list[Click], game: int, module: Any,
+                   states: list[Any], info: GameInfo, si: StandIn) -> list[str]:
+    """Nothing doubled and nothing lost between a game's clicks and its log: each move of a
+    person (a role outside ``bots``) was sent by a click of its own, and each click the bot
+    confirmed is a move. ``states[v]`` is the game at move v."""
+    problems: list[str] = []
+    sent: list[tuple[Click, str, dict[str, Any]]] = []
+    for c in clicks:
+        if c.game != game:
+            continue
+        if c.version >= len(states):
+            problems.append(f"game {game}: a click at version {c.version} beyond the log ({len(moves)} moves)")
+            continue
+        role = info.roles[c.role_index]
+        legal = module.actions(states[c.version], role)
+        if 0 <= c.index < len(legal):
+            sent.append((c, role, strip_label(legal[c.index])))
+    used: set[int] = set()
+    for m in moves:
+        if m["role"] in bots:
+            continue
+        match = next((i for i, (c, role, action) in enumerate(sent) if i not in used and c.version < m["seq"]
+                      and role == m["role"] and action == m["action"]), None)
+        if match is None:
+            problems.append(f"game {game}: move {m['seq']} ({m['role']} {m['action']}) was sent by no click")
+        else:
+            used.add(match)
+    for c, role, action in sent:
+        if confirmed(si, c) and not any(m["seq"] > c.version and m["role"] == role and m["action"] == action
+                                        for m in moves):
+            problems.append(f"game {game}: the confirmed click {c.custom_id} ({action}) is not in the log")
+    return problems
+
+
 async def check_moves(db: GameService, games: list[int], clicks: list[Click], si: StandIn) -> list[str]:
     problems: list[str] = []
     for pk in games:
@@ -286,31 +328,7 @@ async def check_moves(db: GameService, games: list[int], clicks: list[Click], si
             problems.append(f"game {pk}: stored state is not the replay of the log: {report.message}")
         moves = await db.moves(pk)
         assert all(m["kind"] == "step" for m in moves), "the players never undo here"
-        states = [module.setup(info.seed, dict(info.options))]
-        for m in moves:
-            states.append(module.apply(states[-1], m["role"], m["action"]))
-        mine = [c for c in clicks if c.game == pk]
-        sent: list[tuple[Click, str, dict[str, Any]]] = []
-        for c in mine:
-            if c.version >= len(states):
-                problems.append(f"game {pk}: a click at version {c.version} beyond the log ({len(moves)} moves)")
-                continue
-            role = info.roles[c.role_index]
-            legal = module.actions(states[c.version], role)
-            if 0 <= c.index < len(legal):
-                sent.append((c, role, strip_label(legal[c.index])))
-        used: set[int] = set()
-        for m in moves:  # nothing doubled: each move was sent by its own click
-            match = next((i for i, (c, role, action) in enumerate(sent) if i not in used and c.version < m["seq"]
-                          and role == m["role"] and action == m["action"]), None)
-            if match is None:
-                problems.append(f"game {pk}: move {m['seq']} ({m['role']} {m['action']}) was sent by no click")
-            else:
-                used.add(match)
-        for c, role, action in sent:  # no move lost: each confirmed click is in the log
-            if confirmed(si, c) and not any(m["seq"] > c.version and m["role"] == role and m["action"] == action
-                                            for m in moves):
-                problems.append(f"game {pk}: the confirmed click {c.custom_id} ({action}) is not in the log")
+        problems += click_problems(moves, set(), clicks, pk, module, states_along(module, info, moves), info, si)
     return problems
 
 

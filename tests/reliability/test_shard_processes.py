@@ -30,7 +30,9 @@ import json
 import random
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,19 +40,20 @@ import pytest
 import sqlalchemy as sa
 
 import engine
-from bot.service import GameInfo, GameService, _bot_seed
+from bot.service import GameService, _bot_seed
 from bot.thinking import think
 from engine.api import strip_label
 from tests.reliability.conftest import PG_SKIP, PG_URL, _sync_url, pg_rows
 from tests.reliability.test_crash import (
     BotProcess,
-    Click,
     Table,
     check_moves,
     check_notifications,
+    click_problems,
     confirmed,
     drained,
     open_games,
+    states_along,
 )
 from tests.standin import StandIn
 from tests.standin.server import iter_components
@@ -118,6 +121,42 @@ def server(si: StandIn, shard: int) -> tuple[int, int, list[int]]:
     return guild, channel, players
 
 
+@dataclass
+class Cluster:
+    """The stand-in, one server per shard, one process per shard (started), and the database."""
+
+    si: StandIn
+    servers: list[tuple[int, int, list[int]]]
+    procs: list[ShardProcess]
+    db: GameService
+
+
+@asynccontextmanager
+async def two_shard_processes(url: str, tmp_path: Path) -> AsyncIterator[Cluster]:
+    """The stand-in and a server of each shard, one ``alcazaba run`` per shard on the
+    database at ``url`` (started one after the other: each migrates the database at start),
+    all stopped at the end."""
+    clean_front_end(url)
+    si = StandIn()
+    await si.start()
+    procs: list[ShardProcess] = []
+    db: GameService | None = None
+    try:
+        servers = [server(si, shard) for shard in range(SHARDS)]
+        assert [(g >> 22) % SHARDS for g, _, _ in servers] == [0, 1]
+        for shard, (guild, _, _) in enumerate(servers):
+            procs.append(ShardProcess(si, tmp_path / f"shard{shard}", guild, url, shard))
+            await procs[-1].start()
+        db = GameService.open(url)
+        yield Cluster(si, servers, procs, db)
+    finally:
+        if db is not None:
+            await db.close()
+        for p in procs:
+            await p.stop()
+        await si.stop()
+
+
 async def play_until_over(tables: list[Table], clicks: int) -> None:
     """Both servers click at once, each ``clicks`` times or until its games are over."""
 
@@ -134,21 +173,10 @@ async def play_until_over(tables: list[Table], clicks: int) -> None:
 
 async def test_two_processes_each_with_half_the_shards_lose_and_double_nothing(
         pg_clean: str, tmp_path: Path) -> None:
-    clean_front_end(pg_clean)
     rng = random.Random(13)
-    si = StandIn()
-    await si.start()
-    procs: list[ShardProcess] = []
-    db: GameService | None = None
-    try:
-        servers = [server(si, shard) for shard in range(SHARDS)]
-        assert [(g >> 22) % SHARDS for g, _, _ in servers] == [0, 1]
-        for shard, (guild, _, _) in enumerate(servers):
-            # One after the other: each migrates the database at start.
-            procs.append(ShardProcess(si, tmp_path / f"shard{shard}", guild, pg_clean, shard))
-            await procs[-1].start()
+    async with two_shard_processes(pg_clean, tmp_path) as cluster:
+        si, servers, procs, db = cluster.si, cluster.servers, cluster.procs, cluster.db
         assert sorted(set(si.shard_sessions)) == [(0, SHARDS), (1, SHARDS)]
-        db = GameService.open(pg_clean)
         tables: list[Table] = []
         for shard, (guild, channel, players) in enumerate(servers):
             await open_games(si, players, channel)
@@ -202,14 +230,6 @@ async def test_two_processes_each_with_half_the_shards_lose_and_double_nothing(
         logs = "\n".join(f"--- shard {p.shard} log ---\n{p.tail(30)}" for p in procs)
         assert problems == [], f"{summary}\n" + "\n".join(problems[:40]) + f"\n{logs}"
         print(summary)
-    finally:
-        if db is not None:
-            await db.close()
-        for p in procs:
-            await p.stop()
-        await si.stop()
-
-
 
 # --------------------------------------------------------------------------- a dead shard's games
 
@@ -264,35 +284,6 @@ async def built_in_moves(db: GameService, pk: int, level: str) -> tuple[list[dic
     return made, problems
 
 
-def person_moves(moves: list[dict[str, Any]], bots: set[str], clicks: list[Click], game: int,
-                 module: Any, states: list[Any], info: GameInfo, si: StandIn) -> list[str]:
-    """Each move of a person was sent by one click of his, and each click confirmed is a move."""
-    problems: list[str] = []
-    sent = []
-    for c in clicks:
-        if c.game != game:
-            continue
-        role = info.roles[c.role_index]
-        legal = module.actions(states[c.version], role)
-        if 0 <= c.index < len(legal):
-            sent.append((c, role, strip_label(legal[c.index])))
-    used: set[int] = set()
-    for m in moves:
-        if m["role"] in bots:
-            continue
-        match = next((i for i, (c, role, action) in enumerate(sent) if i not in used and c.version < m["seq"]
-                      and role == m["role"] and action == m["action"]), None)
-        if match is None:
-            problems.append(f"game {game}: move {m['seq']} ({m['role']} {m['action']}) was sent by no click")
-        else:
-            used.add(match)
-    for c, role, action in sent:
-        if confirmed(si, c) and not any(m["seq"] > c.version and m["role"] == role and m["action"] == action
-                                        for m in moves):
-            problems.append(f"game {game}: the confirmed click {c.custom_id} ({action}) is not in the log")
-    return problems
-
-
 async def test_a_dead_shards_deadline_and_built_in_turn_are_taken_by_the_other_process(
         pg_clean: str, tmp_path: Path) -> None:
     """The process of shard 1 is killed while a game of its server has the built-in player
@@ -300,17 +291,8 @@ async def test_a_dead_shards_deadline_and_built_in_turn_are_taken_by_the_other_p
     to the built-in player. The process of shard 0, which no interaction of that server
     reaches, takes the built-in turn once the dead process's claim ran out (not before) and
     handles the deadline; nothing is doubled or lost when shard 1's process comes back."""
-    clean_front_end(pg_clean)
-    si = StandIn()
-    await si.start()
-    procs: list[ShardProcess] = []
-    db: GameService | None = None
-    try:
-        servers = [server(si, shard) for shard in range(SHARDS)]
-        for shard, (guild, _, _) in enumerate(servers):
-            procs.append(ShardProcess(si, tmp_path / f"shard{shard}", guild, pg_clean, shard))
-            await procs[-1].start()
-        db = GameService.open(pg_clean)
+    async with two_shard_processes(pg_clean, tmp_path) as cluster:
+        si, servers, procs, db = cluster.si, cluster.servers, cluster.procs, cluster.db
         guild, channel, (alice, bob) = servers[1]
         dead_pid = procs[1].proc.pid if procs[1].proc is not None else -1
 
@@ -389,19 +371,10 @@ async def test_a_dead_shards_deadline_and_built_in_turn_are_taken_by_the_other_p
                 problems.append(f"game {pk}: the built-in player never moved")
             module = engine.get(info.game_id)
             moves = await db.moves(pk)
-            states = [module.setup(info.seed, dict(info.options))]
-            for m in moves:
-                states.append(module.apply(states[-1], m["role"], m["action"]))
-            problems += person_moves(moves, {s.role for s in info.seats if s.is_bot}, table.clicks, pk, module,
-                                     states, info, si)
+            problems += click_problems(moves, {s.role for s in info.seats if s.is_bot}, table.clicks, pk, module,
+                                       states_along(module, info, moves), info, si)
         problems += await check_notifications(db, [timed, versus], si)
         problems += [f"Discord rule broken: {v}" for v in si.violations]
         logs = "\n".join(f"--- shard {p.shard} log ---\n{p.tail(40)}" for p in procs)
         assert problems == [], "\n".join(problems[:40]) + f"\n{logs}"
         print(json.dumps({"taken_over_after_s": round(taken, 1), "lease_s": lease}))
-    finally:
-        if db is not None:
-            await db.close()
-        for p in procs:
-            await p.stop()
-        await si.stop()
