@@ -36,6 +36,8 @@ import signal
 import sys
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -103,14 +105,23 @@ class BotProcess:
                 sys.executable, "-m", "tests.reliability.botproc", cwd=str(self.workdir), env=self.env,
                 stdout=log, stderr=log)
         self.starts += 1
-        connected = asyncio.ensure_future(self.si.wait_connected(timeout=60))
+        connected = asyncio.ensure_future(self.on_gateway())
         exited = asyncio.ensure_future(self.proc.wait())
         await asyncio.wait({connected, exited}, return_when=asyncio.FIRST_COMPLETED)
         if exited.done() or connected.exception() is not None:
             connected.cancel()
-            raise AssertionError(f"the bot did not come up (start {self.starts}):\n{self.tail()}")
+            raise AssertionError(f"{self.name} did not come up (start {self.starts}):\n{self.tail()}")
         exited.cancel()
-        await self.si.wait_for(lambda r: r.method == "PUT" and r.route.endswith("/commands"), timeout=30, start=mark)
+        await self.si.wait_for(lambda r: r.method == "PUT" and r.route.endswith(self.commands_route),
+                               timeout=60, start=mark)
+
+    name = "the bot"
+    commands_route = "/commands"
+    """The end of the route of the bot's command registration, the last thing it does at start."""
+
+    async def on_gateway(self) -> None:
+        """Until the bot's process is on the stand-in's gateway."""
+        await self.si.wait_connected(timeout=60)
 
     async def kill(self) -> None:
         assert self.proc is not None
@@ -402,11 +413,23 @@ def populate(si: StandIn) -> tuple[int, int, list[int]]:
     return guild, channel, players
 
 
-# --------------------------------------------------------------------------- the test
+@dataclass
+class Rig:
+    """The stand-in, its server (guild, games channel, two players), the bot's process
+    (started) and the bot's database."""
+
+    si: StandIn
+    guild: int
+    channel: int
+    players: list[int]
+    bot: BotProcess
+    db: GameService
 
 
-async def test_sigkill_at_random_points_loses_and_doubles_nothing(tmp_path: Path) -> None:
-    rng = random.Random(SEED)
+@asynccontextmanager
+async def bot_with_games(tmp_path: Path, count: int) -> AsyncIterator[Rig]:
+    """The bot on a server of its own, with ``count`` games opened by its two players;
+    everything stopped at the end."""
     si = StandIn()
     await si.start()
     bot: BotProcess | None = None
@@ -415,8 +438,24 @@ async def test_sigkill_at_random_points_loses_and_doubles_nothing(tmp_path: Path
         guild, channel, players = populate(si)
         bot = BotProcess(si, tmp_path, guild)
         await bot.start()
-        await open_games(si, players, channel)
+        await open_games(si, players, channel, count=count)
         db = GameService.open(sqlite_url(bot.db))
+        yield Rig(si, guild, channel, players, bot, db)
+    finally:
+        if db is not None:
+            await db.close()
+        if bot is not None:
+            await bot.stop()
+        await si.stop()
+
+
+# --------------------------------------------------------------------------- the test
+
+
+async def test_sigkill_at_random_points_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    rng = random.Random(SEED)
+    async with bot_with_games(tmp_path, 2) as rig:
+        si, channel, players, bot, db = rig.si, rig.channel, rig.players, rig.bot, rig.db
         games = [g.id for g in await db.games(limit=10)]
         assert len(games) == 2
         assert [(await db.game(g)).status for g in games] == ["running", "running"]
@@ -454,13 +493,6 @@ async def test_sigkill_at_random_points_loses_and_doubles_nothing(tmp_path: Path
                               "status_asked": table.status_asked})
         assert problems == [], f"{summary}\n" + "\n".join(problems[:40]) + f"\n--- bot log ---\n{bot.tail()}"
         print(summary)
-    finally:
-        if db is not None:
-            await db.close()
-        if bot is not None:
-            await bot.stop()
-        await si.stop()
-
 
 async def test_a_kill_between_the_answer_and_the_next_prompt_loses_no_prompt(tmp_path: Path) -> None:
     """The bot took a step and marked the clicked prompt "✅", and the same player must act
@@ -468,16 +500,8 @@ async def test_a_kill_between_the_answer_and_the_next_prompt_loses_no_prompt(tmp
     to his DMs and every interaction followup until then). Restarted, it sends that prompt,
     once, for the move the game is at."""
     rng = random.Random(SEED)
-    si = StandIn()
-    await si.start()
-    bot: BotProcess | None = None
-    db: GameService | None = None
-    try:
-        guild, channel, players = populate(si)
-        bot = BotProcess(si, tmp_path, guild)
-        await bot.start()
-        await open_games(si, players, channel, count=1)
-        db = GameService.open(sqlite_url(bot.db))
+    async with bot_with_games(tmp_path, 1) as rig:
+        si, bot, db = rig.si, rig.bot, rig.db
         (pk,) = [g.id for g in await db.games(limit=10)]
 
         async def live_prompt(user: int, version: int | None = None) -> Message:
@@ -538,9 +562,3 @@ async def test_a_kill_between_the_answer_and_the_next_prompt_loses_no_prompt(tmp
         prompts = [m for m in si.channel_messages(dm) if m.id > prompt.id and choices_of(m)]
         assert prompts == [nxt], [m.content for m in prompts]
         assert si.violations == []
-    finally:
-        if db is not None:
-            await db.close()
-        if bot is not None:
-            await bot.stop()
-        await si.stop()

@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -72,24 +71,11 @@ class ShardProcess(BotProcess):
         super().__init__(si, workdir, guild)
         self.shard = shard
         self.env.update({"DATABASE_URL": url, "SHARD_COUNT": str(SHARDS), "SHARD_IDS": str(shard)})
+        self.name = f"shard {shard}"
+        self.commands_route = f"/guilds/{guild}/commands"
 
-    async def start(self) -> None:
-        mark = len(self.si.requests)
-        with self.log.open("ab") as log:
-            self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "tests.reliability.botproc", cwd=str(self.workdir), env=self.env,
-                stdout=log, stderr=log)
-        self.starts += 1
-        ready = asyncio.ensure_future(self.si.wait_shards({self.shard}, timeout=90))
-        exited = asyncio.ensure_future(self.proc.wait())
-        await asyncio.wait({ready, exited}, return_when=asyncio.FIRST_COMPLETED)
-        if exited.done() or ready.exception() is not None:
-            ready.cancel()
-            raise AssertionError(f"shard {self.shard} did not come up (start {self.starts}):\n{self.tail()}")
-        exited.cancel()
-        guild = self.env["DISCORD_DEV_GUILD_ID"]
-        await self.si.wait_for(lambda r: r.method == "PUT" and r.route.endswith(f"/guilds/{guild}/commands"),
-                               timeout=60, start=mark)
+    async def on_gateway(self) -> None:
+        await self.si.wait_shards({self.shard}, timeout=90)
 
     async def kill(self) -> None:
         assert self.proc is not None
