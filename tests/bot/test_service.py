@@ -27,6 +27,7 @@ from bot.service.core import apply_delta
 from bot.settings import sqlite_url
 from engine.api import RuleError
 from tests.bot import toygame
+from tests.bot.boom import registered_boom
 
 ANN, BOB, EVE = 101, 202, 303
 
@@ -148,21 +149,7 @@ async def test_rule_error_passes_through_and_writes_nothing(service: GameService
 
 @pytest.fixture
 def boom_game() -> Iterator[None]:
-    """The toy engine, except that result() fails once 3 points are pending: a crash in the
-    middle of a command, after the move row and the state update were already issued."""
-
-    def result(state: dict[str, Any]) -> dict[str, Any] | None:
-        if state["pending"] == 3:
-            raise RuntimeError("engine crashed")
-        return toygame.result(state)
-
-    boom = types.SimpleNamespace(**{k: getattr(toygame, k) for k in (
-        "title", "OPTIONS", "roles", "setup", "active", "actions", "apply", "view", "redeal")})
-    boom.id = "boom"
-    boom.result = result
-    engine.GAMES["boom"] = boom
-    yield
-    engine.GAMES.pop("boom", None)
+    yield from registered_boom()
 
 
 async def test_a_crash_mid_command_leaves_no_move_no_state_no_outbox(service: GameService, db_path: Path,

@@ -10,17 +10,14 @@ PostgreSQL counterparts below. Skipped, with the reason, when ALCAZABA_TEST_PG_U
 from __future__ import annotations
 
 import inspect
-import types
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 import pytest
 
-import engine
 from bot.service import GameService, StaleVersion
 from engine.api import RuleError
 from tests.bot import test_service as sqlite_suite
-from tests.bot import toygame
+from tests.bot.boom import registered_boom
 from tests.reliability.conftest import PG_SKIP, PG_URL, pg_rows
 
 pytestmark = [pytest.mark.postgres, pytest.mark.skipif(not PG_URL, reason=PG_SKIP)]
@@ -90,21 +87,7 @@ async def test_refusals_write_nothing_pg(service: GameService, pg_clean: str) ->
 
 @pytest.fixture
 def boom_game() -> Iterator[None]:
-    """The toy engine, failing in result() once 3 points are pending: a crash in the middle
-    of a command, after the move row and the state update were issued."""
-
-    def result(state: dict[str, Any]) -> dict[str, Any] | None:
-        if state["pending"] == 3:
-            raise RuntimeError("engine crashed")
-        return toygame.result(state)
-
-    boom = types.SimpleNamespace(**{k: getattr(toygame, k) for k in (
-        "title", "OPTIONS", "roles", "setup", "active", "actions", "apply", "view", "redeal")})
-    boom.id = "boom"
-    boom.result = result
-    engine.GAMES["boom"] = boom  # type: ignore[assignment]
-    yield
-    engine.GAMES.pop("boom", None)
+    yield from registered_boom()
 
 
 async def test_a_crash_mid_command_leaves_nothing_pg(service: GameService, pg_clean: str, boom_game: None) -> None:
