@@ -374,7 +374,7 @@ class Bench:
         """A database of STORED_GAMES games: real games of every registered game (random
         lengths, imported through the service), copied by SQL. Returns the database and,
         per game id, the state of each template game."""
-        from bot.service import GameService
+        from bot.service import GameService, rules_version
         from bot.settings import sqlite_url
 
         path = self.migrated_copy("store.db")
@@ -392,7 +392,10 @@ class Bench:
                     seed = 50_000 + k
                     steps = pick.randbelow(cap + 1)
                     game = play_random(module, seed, max_steps=steps)
+                    # (played under the installed rules: an archive without a version is taken as
+                    # one of version 1, which a start would then check and record as upgraded)
                     data = {"format": 1, "game": game_id, "seed": seed, "options": default_options(module),
+                            "rules_version": rules_version(module),
                             "moves": [{"seq": i, "role": r, "action": a}
                                       for i, (r, a) in enumerate(game.moves, start=1)]}
                     pk = await service.import_game(data)
@@ -733,6 +736,9 @@ class Bench:
         con.commit()
         games = con.execute("SELECT count(*) FROM game").fetchone()[0]
         con.close()
+        # Its games were all made under the installed rules: a restart replays none of them
+        # (bot/upgrade.py check_at_start), as on a server that restarts without an upgrade.
+        asyncio.run(_rules_checked(db))
         reason = discord_unavailable()
         if reason is None:
             samples, what = asyncio.run(rss_of_discord_bot(db, self.workdir, self.plan.memory_samples))
@@ -974,6 +980,18 @@ def discord_unavailable() -> str | None:
     except ImportError:
         return "aiohttp (needed by the stand-in) is missing"
     return None
+
+
+async def _rules_checked(db: Path) -> None:
+    from bot.service import GameService
+    from bot.settings import sqlite_url
+    from bot.upgrade import record_checked
+
+    service = GameService.open(sqlite_url(db))
+    try:
+        await record_checked(service)
+    finally:
+        await service.close()
 
 
 async def rss_of_discord_bot(db: Path, workdir: Path, samples: int) -> tuple[list[float], str]:

@@ -367,12 +367,13 @@ def cmd_replay_check(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _upgrade_check_at_start(url: str) -> None:
-    """``run``: replay every game under the installed rules once the schema is current, and
-    log the summary (a game that no longer replays carries on; the check records it)."""
-    from bot.upgrade import check_games
+    """``run``: replay the games whose rules changed since they were last checked, once the
+    schema is current, and log the summary (a game that no longer replays carries on; the
+    check records it)."""
+    from bot.upgrade import check_at_start
 
     async def work(service: Any) -> int:
-        report = await check_games(service)
+        report = await check_at_start(service)
         log.info("%s", report.summary())
         for game in report.games:
             if game.outcome != "identical":

@@ -244,6 +244,19 @@ class RulesUpgrade(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
 
 
+class RulesCheck(SQLModel, table=True):
+    """The rules an installed game's stored logs were last all replayed under (migration
+    0009; ``bot.upgrade.check_at_start``): its ``RULES_VERSION`` and the fingerprint of its
+    rules code. A start replays a game's logs again only when either changed."""
+
+    __tablename__ = "rules_check"
+
+    game_id: str = Field(sa_type=sa.String(40), primary_key=True)
+    rules_version: int
+    code_hash: str = Field(sa_type=sa.String(64))
+    checked_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
 # --------------------------------------------------------------------------- Discord front end
 # Added by the Discord front end (migration 0002): what it keeps beyond the game's own columns.
 

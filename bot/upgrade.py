@@ -11,8 +11,12 @@ For a game still being played under a newer rules version the check records the 
 otherwise the stored state at that point, from which the game carries on under the new rules,
 and from which undo and replay-check start: nothing before it is replayed under rules it was
 not played by. Its players are told once, in the game's thread, what changed (the module's
-``CHANGELOG``). ``alcazaba run`` runs the check after migrating; ``alcazaba upgrade-check``
-runs it on demand.
+``CHANGELOG``). ``alcazaba upgrade-check`` replays every game on demand. ``alcazaba run``
+runs the check after migrating (``check_at_start``), on the games whose rules may have changed
+since the last check: those of a game whose ``RULES_VERSION`` or rules code
+(``code_fingerprint``) differs from what ``rules_check`` recorded, and any game still being
+played whose recorded rules version is not the installed one (an imported game). Replaying
+every stored game at every start kept a large server offline for minutes at each restart.
 
 The public part of a report (``GameCheck.public``, the thread notice) names moves by number,
 role and kind only, and differences by the names of spectator-view keys; the actions and the
@@ -21,21 +25,25 @@ state keys (which may be hidden) are in ``GameCheck.details``, for the operator.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import hashlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import col
 
 import engine
-from bot.models import Game, Move, Outbox, RulesUpgrade, dumps, loads, utcnow
+from bot.models import Game, Move, Outbox, RulesCheck, RulesUpgrade, dumps, loads, utcnow
 from bot.service import GameService, ReplayReport, rules_version, state_hash
 from bot.service.archive import _replay_rows
 from bot.service.core import _module, _upgrade_base
 from engine.api import GameModule, RuleError, State, clone
 
-__all__ = ["GameCheck", "UpgradeReport", "changes", "check_games"]
+__all__ = ["GameCheck", "UpgradeReport", "changes", "check_at_start", "check_games", "code_fingerprint",
+           "record_checked"]
 
 CHECKED_STATUSES = ("open", "running", "finished")
 # Keys of a view that are about the asking seat or the moment, not the game's position.
@@ -65,6 +73,8 @@ class GameCheck:
 @dataclass
 class UpgradeReport:
     games: list[GameCheck] = field(default_factory=list)
+    unchanged: int = 0
+    """Games not replayed: their rules are the ones they were last checked under."""
 
     def count(self, outcome: str) -> int:
         return sum(1 for g in self.games if g.outcome == outcome)
@@ -85,7 +95,11 @@ class UpgradeReport:
         if upgraded:
             parts.append(f"{upgraded} recorded as upgraded")
         count = len(self.games)
-        return f"upgrade-check: {count} game{'' if count == 1 else 's'}: " + "; ".join(parts) + "."
+        line = f"upgrade-check: {count} game{'' if count == 1 else 's'}: " + "; ".join(parts) + "."
+        if self.unchanged:
+            line += (f" {self.unchanged} other game{' was' if self.unchanged == 1 else 's were'} not replayed: "
+                     "their rules have not changed since they were last checked.")
+        return line
 
 
 def changes(module: GameModule, since: int, to: int) -> list[str]:
@@ -227,4 +241,108 @@ async def check_games(service: GameService, *, record: bool = True) -> UpgradeRe
         check = await _check_one(service, pk, record)
         if check is not None:
             report.games.append(check)
+    return report
+
+
+# --------------------------------------------------------------------------- at start
+
+_ENGINE = Path(engine.__file__).resolve().parent
+
+
+def _rules_files(module: GameModule) -> list[Path] | None:
+    """The files that decide what a game's log replays to: its own package (code and data
+    files; not its notes, ``*.md``) and the engine's shared modules beside it (``engine/*.py``). None for a module
+    with no file of its own (a test double made at run time): such a game is always checked."""
+    source = getattr(module, "__file__", None)
+    if not source:
+        return None
+    path = Path(source).resolve()
+    own: Iterable[Path] = path.parent.rglob("*") if path.name == "__init__.py" else [path]
+    files = {p for p in own if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".md")}
+    files.update(p for p in _ENGINE.glob("*.py") if p.is_file())
+    return sorted(files)
+
+
+def _fingerprint_of(files: tuple[Path, ...]) -> str:
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(str(path.relative_to(_ENGINE.parent) if path.is_relative_to(_ENGINE.parent) else path.name)
+                      .encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def code_fingerprint(module: GameModule) -> str | None:
+    """SHA-256 of the game's rules code and data (see ``_rules_files``), or None when the
+    game has no files of its own. A release that touches them makes the next start replay
+    that game's logs, so a rules change made without a ``RULES_VERSION`` bump is still
+    caught (the check reports it as such)."""
+    files = _rules_files(module)
+    return None if files is None else _fingerprint_of(tuple(files))
+
+
+def _installed() -> dict[str, tuple[int, str | None]]:
+    return {gid: (rules_version(module), code_fingerprint(module)) for gid, module in engine.GAMES.items()}
+
+
+async def _games_to_check(service: GameService, stale: set[str],
+                          installed: dict[str, tuple[int, str | None]]) -> tuple[list[int], int]:
+    """The games ``check_at_start`` replays, and how many others it leaves alone."""
+    last_upgrade = (sa.select(sa.func.max(col(RulesUpgrade.to_version)))
+                    .where(col(RulesUpgrade.game_pk) == col(Game.id)).scalar_subquery())
+    async with service.reading() as session:
+        rows = (await session.execute(
+            sa.select(col(Game.id), col(Game.game_id), col(Game.status),
+                      sa.func.coalesce(last_upgrade, col(Game.rules_version)))
+            .where(col(Game.status).in_(CHECKED_STATUSES)).order_by(col(Game.id)))).all()
+    chosen: list[int] = []
+    for pk, game_id, status, recorded in rows:
+        known = installed.get(game_id)
+        if (game_id in stale or known is None
+                or (status in ("open", "running") and int(recorded) != known[0])):
+            chosen.append(int(pk))
+    return chosen, len(rows) - len(chosen)
+
+
+async def _stale_games(service: GameService, installed: dict[str, tuple[int, str | None]]) -> set[str]:
+    """The installed games whose rules version or rules code is not what their stored logs
+    were last all replayed under."""
+    async with service.reading() as session:
+        checked = {row.game_id: (row.rules_version, row.code_hash)
+                   for row in (await session.execute(sa.select(RulesCheck))).scalars()}
+    return {gid for gid, (version, code) in installed.items() if code is None or checked.get(gid) != (version, code)}
+
+
+async def record_checked(service: GameService, game_ids: Iterable[str] | None = None) -> None:
+    """Record that the stored logs of ``game_ids`` (default: every installed game) were all
+    replayed under the installed rules. A game without files of its own is never recorded."""
+    installed = _installed()
+    wanted = sorted(set(installed if game_ids is None else game_ids) & set(installed))
+    now = utcnow()
+    async with service.writing() as session:
+        await session.execute(sa.delete(RulesCheck).where(col(RulesCheck.game_id).in_(wanted)))
+        for gid in wanted:
+            version, code = installed[gid]
+            if code is not None:
+                session.add(RulesCheck(game_id=gid, rules_version=version, code_hash=code, checked_at=now))
+
+
+async def check_at_start(service: GameService) -> UpgradeReport:
+    """What ``alcazaba run`` does before going online: ``check_games`` on the games whose rules
+    may have changed since they were last checked (module docstring), then a record of the
+    games whose logs are now all checked. Several processes starting at once may each check
+    the same games: the rules upgrade is still written once (``_record``)."""
+    installed = _installed()
+    stale = await _stale_games(service, installed)
+    pks, unchanged = await _games_to_check(service, stale, installed)
+    report = UpgradeReport(unchanged=unchanged)
+    for pk in pks:
+        check = await _check_one(service, pk, True)
+        if check is not None:
+            report.games.append(check)
+    # (another process starting at the same time may have recorded them first)
+    with contextlib.suppress(sa.exc.IntegrityError):
+        await record_checked(service, stale)
     return report

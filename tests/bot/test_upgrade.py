@@ -7,6 +7,7 @@ version 3 in which "add 2" is no longer allowed (the log no longer replays).
 
 from __future__ import annotations
 
+import importlib.util
 import sqlite3
 import types
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from alembic.script import ScriptDirectory
 import engine
 from bot.db import alembic_config
 from bot.service import GameService, ImportRefused, UndoRefused
-from bot.upgrade import check_games
+from bot.upgrade import _rules_files, check_at_start, check_games, code_fingerprint
 from engine.api import Action, RuleError, State, clone
 from tests.bot import toygame
 
@@ -235,3 +236,71 @@ def test_run_checks_every_game_after_migrating_and_logs_the_summary(tmp_path: Pa
     done = run_in_terminal("toy", tmp_path, "run", answers="toy\nnone\n")
     assert done.returncode == 0, done.stderr
     assert "upgrade-check: 1 game: 1 replay identically." in done.stderr
+    # The next start finds the rules unchanged: it replays nothing (the terminal table's own
+    # game, played under these rules, included).
+    again = run_in_terminal("toy", tmp_path, "run", answers="toy\nnone\n")
+    assert again.returncode == 0, again.stderr
+    assert ("upgrade-check: 0 games: 0 replay identically. 2 other games were not replayed: their rules "
+            "have not changed since they were last checked.") in again.stderr
+
+
+def toy_from_file(path: Path, extra: str = "") -> types.ModuleType:
+    """The toy engine loaded from its own copy of tests/bot/toygame.py at ``path`` (with
+    ``extra`` appended to the source): a game whose rules code can change under a server."""
+    path.write_text(Path(toygame.__file__).read_text() + extra)
+    spec = importlib.util.spec_from_file_location(f"toy_copy_{abs(hash(extra))}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.rule("issue14:versions")
+async def test_a_start_replays_only_the_games_whose_rules_changed(service: GameService, db_path: Path,
+                                                                  tmp_path: Path) -> None:
+    """A restart with the same rules replays no game; a change of the rules code (here one
+    more line in the game's module, without a RULES_VERSION bump) replays that game's logs
+    again; a game being played whose recorded version is not the installed one (one
+    imported from an older server) is replayed whatever the record says."""
+    engine.GAMES["toy"] = toy_from_file(tmp_path / "toyrules.py")
+    try:
+        running = await started(service)
+        await play(service, running, OPENING)
+        other = await started(service, seed=9)
+
+        first = await check_at_start(service)
+        assert sorted(g.game_pk for g in first.games) == [running, other] and first.ok
+        second = await check_at_start(service)
+        assert (second.games, second.unchanged) == ([], 2)
+
+        engine.GAMES["toy"] = toy_from_file(tmp_path / "toyrules.py", "\n# a rules fix\n")
+        third = await check_at_start(service)
+        assert sorted(g.game_pk for g in third.games) == [running, other] and third.ok
+        assert (await check_at_start(service)).games == []
+
+        rows(db_path, "UPDATE game SET rules_version = 0 WHERE id = ?", running)
+        imported = await check_at_start(service)
+        assert [(g.game_pk, g.recorded, g.installed, g.recorded_upgrade) for g in imported.games] == [
+            (running, 0, 1, True)]
+        assert imported.unchanged == 1
+        assert (await check_at_start(service)).games == []  # its upgrade to version 1 is recorded now
+    finally:
+        engine.GAMES["toy"] = toygame
+
+
+async def test_a_game_without_files_of_its_own_is_always_replayed_at_start(service: GameService,
+                                                                           upgrade_to: Any) -> None:
+    pk = await started(service)
+    upgrade_to(2)  # a module made at run time: nothing to fingerprint
+    assert code_fingerprint(engine.GAMES["toy"]) is None
+    for _ in range(2):
+        assert [g.game_pk for g in (await check_at_start(service)).games] == [pk]
+
+
+def test_the_fingerprint_covers_a_games_data_files() -> None:
+    """A data file beside the rules (a map, a card list) decides what a log replays to as
+    much as the code does."""
+    module = engine.get("granada")
+    files = {p.name for p in (_rules_files(module) or [])}
+    assert {"__init__.py", "api.py", "rng.py"} <= files
+    assert any(name.endswith(".json") for name in files), sorted(files)
