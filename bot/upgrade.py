@@ -43,7 +43,7 @@ from bot.service.core import _module, _upgrade_base
 from engine.api import GameModule, RuleError, State, clone
 
 __all__ = ["GameCheck", "UpgradeReport", "changes", "check_at_start", "check_games", "code_fingerprint",
-           "record_checked"]
+           "files_digest", "record_checked"]
 
 CHECKED_STATUSES = ("open", "running", "finished")
 # Keys of a view that are about the asking seat or the moment, not the game's position.
@@ -263,14 +263,14 @@ def _rules_files(module: GameModule) -> list[Path] | None:
     return sorted(files)
 
 
-def _fingerprint_of(files: tuple[Path, ...]) -> str:
+def files_digest(files: Iterable[Path], root: Path) -> str:
+    """SHA-256 over ``files`` in order: each one's path from ``root`` (its name when it lies
+    elsewhere) and its bytes. The one digest of rules files, here and in the data-hash test."""
     digest = hashlib.sha256()
     for path in files:
-        digest.update(str(path.relative_to(_ENGINE.parent) if path.is_relative_to(_ENGINE.parent) else path.name)
-                      .encode())
-        digest.update(b"\0")
-        digest.update(path.read_bytes())
-        digest.update(b"\0")
+        name = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+        digest.update(name.encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -280,7 +280,7 @@ def code_fingerprint(module: GameModule) -> str | None:
     that game's logs, so a rules change made without a ``RULES_VERSION`` bump is still
     caught (the check reports it as such)."""
     files = _rules_files(module)
-    return None if files is None else _fingerprint_of(tuple(files))
+    return None if files is None else files_digest(files, _ENGINE.parent)
 
 
 def _installed() -> dict[str, tuple[int, str | None]]:

@@ -8,7 +8,6 @@ new hash recorded; the message says exactly what to write.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 
 import engine
 from bot.service import rules_version
+from bot.upgrade import files_digest
 
 HASHES = Path(__file__).with_name("rules_data_hashes.json")
 REAL_GAMES = ["navas", "granada", "granada_city", "sabika"]
@@ -24,11 +24,7 @@ REAL_GAMES = ["navas", "granada", "granada_city", "sabika"]
 def data_digest(game_id: str) -> str:
     """SHA-256 over the game's data files: each one's path (from the data folder) and bytes."""
     folder = Path(str(engine.get(game_id).__file__)).parent / "data"
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return files_digest(sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts), folder)
 
 
 def test_every_real_game_is_listed() -> None:
