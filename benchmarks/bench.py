@@ -36,6 +36,14 @@ games a side of 1212, 20 of Granada) it takes hours. ``--level easy_vs_random`` 
 built-in ("easy") player itself (issues 9 and 10): it in one seat, uniformly random legal play in
 every other, the seat rotating over the same deals; ``--games`` then counts games in all (default
 200) and the figure is ``ai.winrate.<game>.easy_vs_random``, same format, target 0.8.
+
+``--ledger FILE`` keeps each finished game of ``--ai`` as a line of FILE (JSON lines) with
+the fingerprint of the code that played it (``ai_code``: the search, the game's rules and
+built-in player, the harness), and plays only the games of the set that FILE does not hold
+for that code: a run of hours can stop (``--stop-after MINUTES``, a crash, the end of a working
+session) and go on later, on the same code, and the figures always cover every game the
+ledger holds for it (``from_ledger`` says how many came from earlier runs; ``complete`` whether
+the whole set is in).
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import hashlib
 import importlib
 import io
 import json
@@ -1211,6 +1220,54 @@ def credit(game: dict[str, Any]) -> float:
     return 1.0 / len(winners) if game["ai_role"] in winners else 0.0
 
 
+AI_HARNESS = 1
+"""Bumped when ``ai_game`` changes what a game of ``--ai`` is (its seeds, seats or opponents):
+games a ledger holds from before then no longer count."""
+
+
+def ai_code(game_id: str) -> str:
+    """The fingerprint of everything that decides how a game of ``--ai`` goes: the search
+    (engine/ai), the game's rules, data and built-in player with the engine's shared modules
+    (``bot.upgrade.code_fingerprint``) and the harness (``AI_HARNESS``)."""
+    from bot.upgrade import code_fingerprint, files_digest
+
+    search = Path(engine.__file__).resolve().parent / "ai"
+    parts = [str(AI_HARNESS), code_fingerprint(engine.get(game_id)) or game_id,
+             files_digest(sorted(search.glob("*.py")), search)]
+    return hashlib.sha256(":".join(parts).encode()).hexdigest()[:16]
+
+
+class Ledger:
+    """The finished games of ``--ai`` runs, one JSON line each (see the module notes). A line
+    is written and flushed to disk as its game ends, so a run stopped at any point keeps every
+    game it finished; a torn last line (a crash while writing) is ignored."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def games(self, key: dict[str, Any]) -> dict[tuple[int, str], dict[str, Any]]:
+        """The games held for ``key`` (game, level, iterations, code), by (seed, seat)."""
+        held: dict[tuple[int, str], dict[str, Any]] = {}
+        if not self.path.exists():
+            return held
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                game = json.loads(line)
+            except ValueError:
+                continue
+            if all(game.get(k) == v for k, v in key.items()):
+                held[(int(game["seed"]), str(game["ai_role"]))] = game
+        return held
+
+    def add(self, key: dict[str, Any], game: dict[str, Any]) -> None:
+        line = dict(game, **key, think=[round(t, 4) for t in game["think"]], cpu=[round(t, 4) for t in game["cpu"]])
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(line, sort_keys=True) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+
+
 def ai_game(job: tuple[str, str, int, str, int | None]) -> dict[str, Any]:
     """One game: the search at ``level`` in seat ``ai_role`` against the easy player in every
     other seat, or for ``easy_vs_random`` the easy player against uniformly random legal play.
@@ -1256,26 +1313,50 @@ def ai_game(job: tuple[str, str, int, str, int | None]) -> dict[str, Any]:
             "steps": steps, "think": think, "cpu": cpu}
 
 
-def play_ai_jobs(jobs: list[tuple[str, str, int, str, int | None]], workers: int, label: str) -> list[dict[str, Any]]:
-    """Play the games, ``workers`` at once, saying each result on stderr as it comes."""
+def play_ai_jobs(jobs: list[tuple[str, str, int, str, int | None]], workers: int, label: str,
+                 keep: Callable[[dict[str, Any]], None] | None = None,
+                 stop_at: float | None = None) -> list[dict[str, Any]]:
+    """Play the games, ``workers`` at once, saying each result on stderr as it comes and
+    handing it to ``keep``; no game starts after ``stop_at`` (``time.perf_counter``), and the
+    games still being played then are abandoned."""
     import multiprocessing
 
     started = time.perf_counter()
     done: list[dict[str, Any]] = []
 
+    def over() -> bool:
+        return stop_at is not None and time.perf_counter() >= stop_at
+
     def note(game: dict[str, Any]) -> None:
         done.append(game)
+        if keep is not None:
+            keep(game)
         share = credit(game)
         mark = "won" if share == 1.0 else "lost" if share == 0.0 else f"shared ({share:.2f})"
         print(f"bench --ai: {label} {len(done)}/{len(jobs)}: seed {game['seed']} as {game['ai_role']} {mark} "
               f"in {game['steps']} steps ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
 
+    if not jobs:
+        return done
     if workers > 1:
         with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
-            for game in pool.imap_unordered(ai_game, jobs, chunksize=1):
-                note(game)
+            results = pool.imap_unordered(ai_game, jobs, chunksize=1)
+            for _ in jobs:
+                while True:
+                    try:
+                        note(results.next(timeout=5))
+                        break
+                    except multiprocessing.TimeoutError:
+                        if over():
+                            pool.terminate()
+                            return done
+                if over():
+                    pool.terminate()
+                    return done
     else:
         for job in jobs:
+            if over():
+                break
             note(ai_game(job))
     return done
 
@@ -1294,7 +1375,8 @@ def think_budget(think: Sequence[float], cpu: Sequence[float], budget: float | N
 
 
 def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None, iterations: int | None,
-               workers: int, out: Callable[[dict[str, Any]], None]) -> None:
+               workers: int, out: Callable[[dict[str, Any]], None], ledger: Ledger | None = None,
+               stop_at: float | None = None) -> None:
     """``ai.winrate.<game>.<level>`` (with its 95% Wilson interval) and ``ai.think_s.<game>.<level>``:
     the level against the easy player (``easy_vs_random``: the easy player against random ones),
     in the game's default seats, the seat rotating over the same deals (game nk + i, i < n seats,
@@ -1314,7 +1396,15 @@ def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None
             jobs = [(game_id, level, 1 + k // len(roles), roles[k % len(roles)], iterations)
                     for k in range(total)]
             started = time.perf_counter()
-            done = play_ai_jobs(jobs, workers, f"{game_id} {level}")
+            key = {"game": game_id, "level": level, "iterations": iterations, "code": ai_code(game_id)}
+            held = ledger.games(key) if ledger is not None else {}
+            earlier = [held[(seed, role)] for _, _, seed, role, _ in jobs if (seed, role) in held]
+            todo = [j for j in jobs if (j[2], j[3]) not in held]
+            keep = None if ledger is None else (lambda game, key=key: ledger.add(key, game))
+            done = earlier + play_ai_jobs(todo, workers, f"{game_id} {level}", keep, stop_at)
+            if not done:
+                out(skipped(f"ai.winrate.{game_id}.{level}", "no game finished before --stop-after"))
+                continue
             wins = sum(1 for g in done if g["winners"] == [g["ai_role"]])
             shared = sum(1 for g in done if g["ai_role"] in g["winners"] and len(g["winners"]) > 1)
             draws = sum(1 for g in done if g["finished"] and len(g["winners"]) == len(roles))
@@ -1330,6 +1420,9 @@ def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None
                                     "seats": len(roles), "by_side": by_side,
                                     "unfinished": sum(1 for g in done if not g["finished"]),
                                     "wall_s": round(time.perf_counter() - started, 1)}
+            if ledger is not None:
+                line |= {"ledger": str(ledger.path), "code": key["code"], "from_ledger": len(earlier),
+                         "complete": len(done) == len(jobs), "set": len(jobs)}
             if level == EASY_VS_RANDOM:
                 line |= {"player": "easy", "opponent": "random"}
             else:
@@ -1368,6 +1461,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --ai: search iterations per decision instead of the level's own")
     parser.add_argument("--workers", type=int, metavar="W",
                         help="with --ai: games played at once (default: the machine's cores)")
+    parser.add_argument("--ledger", metavar="FILE",
+                        help="with --ai: keep each finished game in FILE and play only the games it does not "
+                             "hold for the same code (a long run goes on where it stopped)")
+    parser.add_argument("--stop-after", type=float, metavar="MINUTES",
+                        help="with --ai: start no game after MINUTES (the figures cover the games finished)")
 
 
 def _parse(argv: argparse.Namespace | Sequence[str] | None) -> argparse.Namespace:
@@ -1444,7 +1542,11 @@ def ai_main(args: argparse.Namespace) -> int:
         return 2
     per_side = args.games if args.games is not None else (2 if args.quick else None)
     workers = args.workers or os.cpu_count() or 1
-    ai_figures(games, args.level or ["normal", "hard"], per_side, args.iterations, workers, print_line)
+    ledger = Ledger(Path(args.ledger)) if getattr(args, "ledger", None) else None
+    stop_after = getattr(args, "stop_after", None)
+    stop_at = None if stop_after is None else started + 60 * stop_after
+    ai_figures(games, args.level or ["normal", "hard"], per_side, args.iterations, workers, print_line, ledger,
+               stop_at)
     print(f"bench --ai: run took {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return 0
 

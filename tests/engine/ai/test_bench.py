@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,52 @@ def test_think_time_is_judged_against_the_level_budget() -> None:
     assert not slow["meets_target"]
     assert "meets_target" not in bench.think_budget([9.0], [9.0], None), "no budget: no verdict"
     assert bench.think_budget([1.0, 3.0], [0.2, 0.4], 2.0)["cpu_median"] == 0.3
+
+
+def _winrate(out: str, name: str) -> dict[str, object]:
+    lines = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
+    return next(line for line in lines if line["name"] == name)
+
+
+def test_a_ledger_run_goes_on_where_it_stopped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run that stops (here: at once, --stop-after 0, before any game) keeps what it
+    finished; the next run on the same code plays only the rest, and its figure covers the
+    whole set, as one uninterrupted run's does."""
+    ledger = tmp_path / "ai.jsonl"
+    args = ["bench", "--ai", "--game", "navas", "--level", "normal", "--games", "2", "--iterations", "2",
+            "--workers", "1", "--ledger", str(ledger)]
+    assert cli.main([*args, "--stop-after", "0"]) == 0
+    out = capsys.readouterr()
+    assert "ai.winrate.navas.normal" in out.out and "no game finished" in out.out
+    assert not ledger.exists() or ledger.read_text() == ""
+
+    assert cli.main([*args[:-2], "--ledger", str(ledger), "--games", "1"]) == 0  # one game a side
+    first = _winrate(capsys.readouterr().out, "ai.winrate.navas.normal")
+    assert (first["games"], first["from_ledger"], first["complete"]) == (2, 0, True)
+    assert len(ledger.read_text().splitlines()) == 2
+
+    assert cli.main(args) == 0  # two a side: the two held are not played again
+    out = capsys.readouterr()
+    resumed = _winrate(out.out, "ai.winrate.navas.normal")
+    assert (resumed["games"], resumed["from_ledger"], resumed["complete"], resumed["set"]) == (4, 2, True, 4)
+    assert out.err.count("bench --ai: navas normal") == 2, out.err
+    held = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert sorted((g["seed"], g["ai_role"]) for g in held) == [(1, "christian"), (1, "muslim"),
+                                                                (2, "christian"), (2, "muslim")]
+
+    assert cli.main([*args[:-4], "--workers", "1"]) == 0  # the same set without a ledger
+    alone = _winrate(capsys.readouterr().out, "ai.winrate.navas.normal")
+    assert (alone["wins"], alone["by_side"]) == (resumed["wins"], resumed["by_side"])
+
+
+def test_a_ledger_does_not_count_games_of_other_code(tmp_path: Path) -> None:
+    ledger = bench.Ledger(tmp_path / "ai.jsonl")
+    key = {"game": "navas", "level": "normal", "iterations": None, "code": bench.ai_code("navas")}
+    game = {"seed": 1, "ai_role": "muslim", "think": [0.123456], "cpu": [0.1], "winners": ["muslim"]}
+    ledger.add(key, game)
+    ledger.add(dict(key, code="0" * 16), dict(game, seed=2))
+    with ledger.path.open("a") as torn:
+        torn.write('{"seed": 3, "ai_ro')
+    assert list(ledger.games(key)) == [(1, "muslim")]
+    assert ledger.games(key)[(1, "muslim")]["think"] == [0.1235]
+    assert bench.ai_code("navas") != bench.ai_code("granada")
