@@ -76,6 +76,13 @@ class Harness:
     def _created(self, bot: AlcazabaBot) -> None:
         self.bot = bot
 
+    async def __aenter__(self) -> Harness:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
     async def stop(self) -> None:
         if self.task is not None:
             self.task.cancel()
@@ -204,10 +211,8 @@ async def standin() -> AsyncIterator[StandIn]:
 
 @pytest.fixture
 async def table(standin: StandIn, tmp_path: Path) -> AsyncIterator[Harness]:
-    h = Harness(standin, tmp_path / "data", FAST)
-    await h.start()
-    yield h
-    await h.stop()
+    async with Harness(standin, tmp_path / "data", FAST) as h:
+        yield h
 
 
 class Clock:
@@ -228,10 +233,8 @@ def clock() -> Clock:
 @pytest.fixture
 async def clocked_table(standin: StandIn, tmp_path: Path, clock: Clock) -> AsyncIterator[Harness]:
     """The table on the test's clock, polling deadlines more often."""
-    h = Harness(standin, tmp_path / "data", replace(FAST, now=clock, deadline_poll_seconds=0.2))
-    await h.start()
-    yield h
-    await h.stop()
+    async with Harness(standin, tmp_path / "data", replace(FAST, now=clock, deadline_poll_seconds=0.2)) as h:
+        yield h
 
 
 @pytest.fixture

@@ -34,10 +34,8 @@ async def let_the_lease_run_out(svc: GameService, kind: str, game: int) -> None:
 @pytest.fixture
 async def quick_lease(standin: StandIn, tmp_path: Path) -> AsyncIterator[Harness]:
     """The table with a lease of 0.6 s: the bot renews a claim every 0.2 s while it works."""
-    h = Harness(standin, tmp_path / "data", replace(FAST, claim_lease_seconds=0.6))
-    await h.start()
-    yield h
-    await h.stop()
+    async with Harness(standin, tmp_path / "data", replace(FAST, claim_lease_seconds=0.6)) as h:
+        yield h
 
 
 async def test_a_due_deadline_claimed_by_a_dead_process_is_handled_once_its_lease_ran_out(

@@ -23,10 +23,8 @@ TOLD = "I can no longer post in the thread"
 @pytest.fixture
 async def table(standin: StandIn, tmp_path: Path) -> AsyncIterator[Harness]:
     """conftest's table, retrying failed deliveries after 0.2 s, 0.4 s... instead of 5 s."""
-    h = Harness(standin, tmp_path / "data", replace(FAST, retry_seconds=0.2))
-    await h.start()
-    yield h
-    await h.stop()
+    async with Harness(standin, tmp_path / "data", replace(FAST, retry_seconds=0.2)) as h:
+        yield h
 
 
 async def bank(h: Harness, svc: GameService, n: int) -> None:
