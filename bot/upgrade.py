@@ -251,8 +251,10 @@ _ENGINE = Path(engine.__file__).resolve().parent
 
 def _rules_files(module: GameModule) -> list[Path] | None:
     """The files that decide what a game's log replays to: its own package (code and data
-    files; not its notes, ``*.md``) and the engine's shared modules beside it (``engine/*.py``). None for a module
-    with no file of its own (a test double made at run time): such a game is always checked."""
+    files; not its notes, ``*.md``) and the engine's shared modules beside it
+    (``engine/*.py``; not the search player, ``engine/ai``, which replays never run). None for
+    a module with no file of its own (a test double made at run time): such a game is always
+    checked."""
     source = getattr(module, "__file__", None)
     if not source:
         return None
