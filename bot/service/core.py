@@ -547,6 +547,8 @@ class ServiceCore:
         self._look_processors: list[Any] = [
             None if c is None else c.type.dialect_impl(db.dialect).result_processor(db.dialect, None)
             for c in columns]
+        # the columns a value read from SQLite must be converted in (times, booleans)
+        self._look_converting = [(i, p) for i, p in enumerate(self._look_processors) if p is not None]
         configure_mappers()  # _detached makes row objects without a query, which would do it
         _relax_young_collections()
 
@@ -797,11 +799,21 @@ class ServiceCore:
 
     def _typed(self, rows: Sequence[Any]) -> list[tuple[Any, ...]]:
         """Rows of :meth:`_quick_look` with the values SQLAlchemy would have made of them."""
-        procs = self._look_processors
         if self._write_gate is None:  # PostgreSQL: read through SQLAlchemy
             return [tuple(row) for row in rows]
-        return [tuple(v if p is None or v is None else p(v) for p, v in zip(procs, row, strict=True))
-                for row in rows]
+        converting = self._look_converting
+        typed: list[tuple[Any, ...]] = []
+        game: list[Any] | None = None
+        for row in rows:
+            values = list(row)
+            for i, proc in converting:
+                if game is not None and i < _MARK_AT:  # the game's columns: every row repeats them
+                    values[i] = game[i]
+                elif (v := values[i]) is not None:
+                    values[i] = proc(v)
+            game = game or values
+            typed.append(tuple(values))
+        return typed
 
     @staticmethod
     async def _look(conn: AsyncConnection, game_pk: int, lock: bool = False) -> tuple[Any, ...]:
