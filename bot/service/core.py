@@ -80,6 +80,10 @@ _UPDATE_GAME = sa.update(_GAME).where(_GAME.c.id == sa.bindparam("game_pk"))
 _UPDATE_SNAPSHOT = sa.update(_GAME_STATE).where(_GAME_STATE.c.game_pk == sa.bindparam("snapshot_pk"))
 _STATE_CACHE_SIZE = 256
 """Games kept hot (a Granada state is some 0.2-0.5 MB of Python objects)."""
+GROUP_STEPS = 32
+"""Steps at most in one group commit (SQLite, :class:`_Group`): a group holds the database's
+write lock until it commits, so another process writing to the same file waits at most for
+this many steps; 32 steps share the commit's cost nearly as well as 200 would."""
 SNAPSHOT_EVERY = 32
 """Moves between two snapshots of a game's whole state (issue 13): the moves in between store
 only what they changed, so a step writes a few hundred bytes instead of the 20-65 KB state,
@@ -619,10 +623,15 @@ class ServiceCore:
             async with self.db.connect() as conn, conn.begin():
                 yield conn
             return
-        group = self._group
-        if group is None:
-            group = await self._open_group(gate)
-        async with self._in_group:  # one step's statements at a time: savepoints nest
+        while True:
+            group = self._group
+            if group is None:
+                group = await self._open_group(gate)
+            await self._in_group.acquire()  # one step's statements at a time: savepoints nest
+            if group is self._group:
+                break
+            self._in_group.release()  # it committed meanwhile: the next one
+        try:
             driver = self._writer_driver
             group.savepoints += 1
             name = f"step{group.savepoints}"
@@ -636,6 +645,10 @@ class ServiceCore:
                 raise
             await (await driver.execute(f"RELEASE {name}")).close()
             group.states.update(raw.pending)
+            if group.savepoints >= GROUP_STEPS:  # full: commit now, the next step opens another
+                await self._end_group(group, gate)
+        finally:
+            self._in_group.release()
         # Returns once the group committed; a cancelled caller leaves the group be.
         await asyncio.shield(group.done)
 
@@ -657,21 +670,29 @@ class ServiceCore:
         return group
 
     async def _commit_group(self, group: _Group, gate: asyncio.Lock) -> None:
-        """Commit ``group`` once no step is inside its statements, then let the next writer in."""
+        """Commit ``group`` at the next turn of the loop, once no step is inside its
+        statements (unless it filled up and committed already)."""
+        async with self._in_group:
+            await self._end_group(group, gate)
+
+    async def _end_group(self, group: _Group, gate: asyncio.Lock) -> None:
+        """Commit ``group`` (once; the caller holds ``_in_group``), tell its steps how it went,
+        and let the next writer in."""
+        if group.done.done():
+            return
+        self._group = None
         try:
-            async with self._in_group:
-                self._group = None
-                driver = self._writer_driver
-                try:
-                    await driver.commit()
-                except BaseException as exc:
-                    with contextlib.suppress(Exception):
-                        await driver.rollback()
-                    group.done.set_exception(exc)
-                    if not isinstance(exc, Exception):
-                        raise
-                else:
-                    group.done.set_result(None)
+            driver = self._writer_driver
+            try:
+                await driver.commit()
+            except BaseException as exc:
+                with contextlib.suppress(Exception):
+                    await driver.rollback()
+                group.done.set_exception(exc)
+                if not isinstance(exc, Exception):
+                    raise
+            else:
+                group.done.set_result(None)
         finally:
             gate.release()
 

@@ -131,3 +131,18 @@ async def test_a_commit_that_fails_fails_every_step_of_its_group(
         assert step.version == version + 1
         assert (await service.state(pk))[1]["pending"] == (2 if pk == games[0] else 1)
         assert (await service.replay_check(pk)).ok
+
+
+async def test_a_group_holds_at_most_group_steps(service: GameService, db_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A group holds SQLite's write lock until it commits: steps past GROUP_STEPS wait for
+    that commit and share the next one."""
+    monkeypatch.setattr("bot.service.core.GROUP_STEPS", 4)
+    games = [await two_player_game(service, seed=s) for s in range(10)]
+    await service.apply(games[0], "red", {"type": "add", "n": 1}, 0, ANN)
+    commits = count_commits(service, monkeypatch)
+    steps = await asyncio.gather(*(service.apply(pk, "red", {"type": "add", "n": 1}, 1 if pk == games[0] else 0, ANN)
+                                   for pk in games))
+    assert len(commits) == 3, "10 steps in groups of at most 4"
+    assert all(s.version == (2 if s.game_pk == games[0] else 1) for s in steps)
+    assert rows(db_path, "SELECT count(*) FROM move")[0][0] == 11
