@@ -538,11 +538,12 @@ class Bench:
             return time.perf_counter(), time.process_time()
 
         try:
-            started, *_ = await asyncio.gather(timer(), *(player(pk, i) for i, pk in enumerate(games)))
-            cpu_s = time.process_time() - started[1]
+            timing = asyncio.ensure_future(timer())
+            await asyncio.gather(timing, *(player(pk, i) for i, pk in enumerate(games)))
+            start, cpu_start = timing.result()
+            cpu_s = time.process_time() - cpu_start
         finally:
             await service.close()
-        start = started[0]
         seconds = max(1, int(self.plan.throughput_s))
         windows = [0] * seconds
         for t in stamps:
