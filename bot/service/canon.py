@@ -8,6 +8,12 @@ text of a part that is the very object it was in the last state is the text it h
 a list that only grew (the log) keeps its old items' texts; a dict keeps its untouched
 values' texts. Two levels deep is enough: below that, parts are small.
 
+Engines also copy parts they do not change (Granada copies every top-level list and dict at
+each step, and a block record it only read): such a copy has the very same objects at its
+leaves, so it is recognised as one (:func:`_copy_of`, at C speed where the copy is shallow)
+and keeps the text of the part it copies, instead of being encoded again (issue 13: most of
+what was left of a step's canonical text).
+
 The result is exactly ``dumps(state)`` (tests/bot/test_canon.py): each part is encoded by
 ``dumps`` itself, and only the joining of sorted keys and items is done here, as ``dumps``
 does it (sorted keys, no spaces).
@@ -66,7 +72,9 @@ def canonical(state: Any, before: Canonical | None = None) -> Canonical:
             parts[key] = last
         else:
             part = _part(value, last[0] if last is not None else None)
-            parts[key] = (part, _key(key) + ":" + part.text)
+            # a copy keeps the very text, and so the piece, of the part it copies
+            parts[key] = (part, last[1] if last is not None and part.text is last[0].text
+                          else _key(key) + ":" + part.text)
     return Canonical(state, "{" + ",".join([p for _, p in parts.values()]) + "}", parts)
 
 
@@ -75,9 +83,50 @@ _ITEMISED = 16
 reusing a few items' texts (engines copy their small parts at every step anyway)."""
 
 
+def _copy_of(new: Any, old: Any) -> bool:
+    """Whether ``new`` is ``old`` or a copy of it, at any depth, whose leaves are the very
+    objects (or, for strings, integers and booleans, equal ones of the same type) that
+    ``old`` holds there: then both have one canonical text. Exact, not merely equal: Python
+    finds ``1 == True == 1.0`` and ``0.0 == -0.0``, which JSON prints apart, so a float
+    that is not the very object, or a leaf of another type, is a change."""
+    if new is old:
+        return True
+    kind = new.__class__
+    if kind is not old.__class__:
+        return False
+    if kind is list:
+        return len(new) == len(old) and (all(map(operator.is_, new, old)) or all(map(_copy_of, new, old)))
+    if kind is dict:
+        if len(new) != len(old):
+            return False
+        if all(map(operator.is_, new, old)) and all(map(operator.is_, new.values(), old.values())):
+            return True  # a shallow copy (the same keys in the same order, the same values)
+        for key, value in new.items():
+            if key.__class__ is not str or key not in old or not _copy_of(value, old[key]):
+                return False
+        return True
+    return (kind is str or kind is int or kind is bool) and new == old
+
+
+def _shallow_copy_of(new: Any, old: Any) -> bool:
+    """Whether the list or dict ``new`` holds the very items of ``old`` (a shallow copy), at C
+    speed."""
+    if new.__class__ is not old.__class__ or len(new) != len(old):
+        return False
+    if new.__class__ is dict:
+        return all(map(operator.is_, new, old)) and all(map(operator.is_, new.values(), old.values()))
+    return all(map(operator.is_, new, old))
+
+
 def _part(value: Any, last: _Part | None) -> _Part:
     kind = value.__class__
-    if (kind is list or kind is dict) and len(value) < _ITEMISED:
+    small = (kind is not list and kind is not dict) or len(value) < _ITEMISED
+    if last is not None and (_copy_of(value, last.value) if small else _shallow_copy_of(value, last.value)):
+        # a copy the step did not change: the old text, and the old items' texts (the next
+        # step compares its items with the old ones, which the copy holds too, or equals;
+        # a large part a step changed deep inside is compared item by item below)
+        return _Part(value, last.text, last.listed, last.keyed)
+    if small and (kind is list or kind is dict):
         return _Part(value, dumps(value))
     if kind is list:
         listed = last.listed if last is not None else None
@@ -88,20 +137,24 @@ def _part(value: Any, last: _Part | None) -> _Part:
             extra = [dumps(v) for v in value[n:]]
             text = last.text if not extra else last.text[:-1] + ("," if n else "") + ",".join(extra) + "]"
             return _Part(value, text, listed=(value, texts + extra))
-        texts = [texts[i] if i < n and olds[i] is v else dumps(v) for i, v in enumerate(value)]
+        texts = [texts[i] if i < n and (olds[i] is v or _copy_of(v, olds[i])) else dumps(v)
+                 for i, v in enumerate(value)]
         return _Part(value, "[" + ",".join(texts) + "]", listed=(value, texts))
     if kind is dict:
         known = last.keyed if last is not None and last.keyed is not None else None
         items: dict[str, tuple[Any, str]] = {}
         if known is not None and known.keys() == value.keys():  # the same keys: in known's order
-            items = {k: seen if seen[0] is (v := value[k]) else (v, _key(k) + ":" + dumps(v))
-                     for k, seen in known.items()}
+            for k, seen in known.items():
+                v = value[k]
+                items[k] = (seen if seen[0] is v else (v, seen[1]) if _copy_of(v, seen[0])
+                            else (v, _key(k) + ":" + dumps(v)))
         elif all(k.__class__ is str for k in value):
             known = known or {}
             for k in sorted(value):
                 v = value[k]
                 was = known.get(k)
-                items[k] = was if was is not None and was[0] is v else (v, _key(k) + ":" + dumps(v))
+                items[k] = (was if was is not None and was[0] is v else
+                            (v, was[1]) if was is not None and _copy_of(v, was[0]) else (v, _key(k) + ":" + dumps(v)))
         else:
             return _Part(value, dumps(value))
         return _Part(value, "{" + ",".join([p for _, p in items.values()]) + "}", keyed=items)

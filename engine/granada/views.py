@@ -108,6 +108,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -248,20 +249,27 @@ def _card(cid: str) -> dict[str, Any]:
     return out
 
 
-# The log lines each role read in its last view: (the log then, as a list of its entries; the
-# entries it could read; where the private ones among them are). The log only grows from one
-# state to the next (apply appends to a copy, sharing the entries, which are never changed
-# once written: engine.granada._copy), so the next view of the same game filters only the
-# new lines (issue 13). The memo is used only when the old log is a prefix of the new one,
-# entry for entry, so another game's or a branch's view just filters afresh.
-_LOGS: dict[str | None, tuple[list[dict[str, Any]], list[dict[str, Any]], list[int]]] = {}
+# The log lines each role read in its last view of each game: (the log then, as a list of
+# its entries; the entries it could read; where the private ones among them are), by role and
+# game (the identity of the log's first entry, which every later state of the game shares).
+# The log only grows from one state to the next (apply appends to a copy, sharing the
+# entries, which are never changed once written: engine.granada._copy), so the next view of
+# the same game filters only the new lines (issue 13), also when a server draws the views of
+# many games in turn. The memo is used only when the old log is a prefix of the new one,
+# entry for entry, so a branch's view just filters afresh; it keeps the games seen last.
+_LOGS: OrderedDict[tuple[str | None, int], tuple[list[dict[str, Any]], list[dict[str, Any]], list[int]]] = \
+    OrderedDict()
+_LOGS_KEPT = 512
 
 
 def _log(log: list[dict[str, Any]], role: str | None) -> list[dict[str, Any]]:
     """The log lines ``role`` may read (engine.api.visible_log), each a copy: a view shares
     nothing with the state, so a front end may edit it (the entries' one container, "to",
     is copied too)."""
-    memo = _LOGS.get(role)
+    if not log:
+        return []
+    key = (role, id(log[0]))  # the memo keeps log[0] alive, so its id names it meanwhile
+    memo = _LOGS.pop(key, None)
     readable: list[dict[str, Any]] | None = None
     if memo is not None:
         seen = memo[0]
@@ -284,7 +292,9 @@ def _log(log: list[dict[str, Any]], role: str | None) -> list[dict[str, Any]]:
         else:
             readable = [e for e in log if "to" not in e or role in e["to"]]
             private = [i for i, e in enumerate(readable) if "to" in e]
-    _LOGS[role] = (log[:], readable, private)
+    _LOGS[key] = (log[:], readable, private)
+    while len(_LOGS) > _LOGS_KEPT:
+        _LOGS.popitem(last=False)
     out = list(map(dict.copy, readable))
     for i in private:
         out[i]["to"] = list(out[i]["to"])

@@ -69,3 +69,37 @@ def test_parts_changed_in_a_copy_are_encoded_anew() -> None:
 
 def test_a_state_that_is_not_a_plain_dict_is_encoded_whole() -> None:
     assert canonical([1, {"b": 2, "a": 1}]).text == dumps([1, {"a": 1, "b": 2}])
+
+
+def test_a_copy_keeps_its_text_only_when_its_leaves_print_the_same() -> None:
+    """Engines copy parts they do not change (Granada copies every top-level part at each
+    step): a copy of a part keeps the part's text, but a leaf Python finds equal and JSON
+    prints apart (``1``/``True``/``1.0``, ``0.0``/``-0.0``), in a copy at any depth, is a
+    change."""
+    swaps: list[tuple[Any, Any]] = [(1, True), (True, 1), (1, 1.0), (0.0, -0.0), (0, False), ("1", "1")]
+    for old_leaf, new_leaf in swaps:
+        for size in (3, 20):  # a small part (encoded whole) and a large one (item by item)
+            state: dict[str, Any] = {
+                "flat": {f"k{i}": old_leaf if i == 1 else i for i in range(size)},
+                "lists": {"a": [old_leaf] * size, "b": ["x"] * size},
+                "deep": [{"frame": [{"n": old_leaf}]} for _ in range(size)],
+                "log": [{"text": str(i)} for i in range(size)],
+            }
+            memo = canonical(state, canonical(state))
+            copied = {"flat": dict(state["flat"]), "lists": {k: v[:] for k, v in state["lists"].items()},
+                      "deep": clone(state["deep"]), "log": state["log"][:]}
+            same = canonical(copied, memo)
+            assert same.text == dumps(copied) == memo.text
+            assert same.parts is not None and memo.parts is not None
+            # (a float is the same only as the very object, and clone made new ones in "deep";
+            # a large part copied deep is compared item by item, and its text made anew)
+            kept = ["flat", "lists", "log"] + (["deep"] if size < 16 and not isinstance(old_leaf, float) else [])
+            assert all(same.parts[k][1] is memo.parts[k][1] for k in kept), "a copy keeps its piece"
+            changed = clone(copied)
+            changed["flat"]["k1"] = new_leaf
+            changed["lists"]["a"][size - 1] = new_leaf
+            changed["deep"][size - 1]["frame"][0]["n"] = new_leaf
+            after = canonical(changed, same)
+            assert after.text == dumps(changed), (old_leaf, new_leaf, size)
+            delta = loads(dumps(text_delta(same, after)))
+            assert dumps(apply_delta(loads(same.text), delta)) == after.text

@@ -11,6 +11,7 @@ touching the state or another view, which is what lets a front end skip a copy.
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -200,6 +201,22 @@ def test_log_lines_follow_the_state_whatever_view_came_before() -> None:
     s["log"][0] = {"text": "Rewritten.", "to": ["christian"]}
     for reader in ROLES:
         assert g.view(s, reader)["log"] == visible_log(s["log"], reader)
+
+
+@pytest.mark.rule("3.3")
+def test_log_lines_of_games_viewed_in_turn() -> None:
+    """A server draws the views of many games in turn (each role's log lines are remembered
+    per game): every view's log is its own game's, line for line, however the views of the
+    games interleave, and two games that share their first lines still read their own."""
+    games = [states(seed, {}, steps=300) for seed in (4, 5, 6)]
+    twin = json.loads(json.dumps(games[0][150]))  # the first game's position, read back
+    order = random.Random(9)
+    for step in range(0, 300, 7):
+        for game in order.sample(games, len(games)):
+            state = game[min(step, len(game) - 1)]
+            for role in order.sample(ROLES, len(ROLES)):
+                assert g.view(state, role)["log"] == visible_log(state["log"], role)
+        assert g.view(twin, "muslim")["log"] == visible_log(twin["log"], "muslim")
 
 
 @pytest.mark.rule("2.2", "11.8")
