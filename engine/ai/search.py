@@ -31,8 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import players
-from engine.ai.adapters import Adapter, Budget
+from engine.ai.adapters import Adapter, Budget, default_candidates
 from engine.api import Action, GameModule, State, find_action, strip_label
 from engine.rng import Generator
 
@@ -99,11 +98,14 @@ def search(module: GameModule, state: State, role: str, seed: int, budget: Budge
     base = adapter.canonical(state, role)
     roles = list(module.roles(base.get("options", {}) or {})) if hasattr(module, "roles") else []
     options = adapter.candidates(module, base, role)
+    every = default_candidates(module, base, role)  # the safety rule may need one the tree leaves out
     if not options:
         raise ValueError(f"{role} has no legal action")
     stats = Stats()
     if len(options) == 1:
-        return options[0], stats
+        if len(every) == 1:
+            return options[0], stats
+        return _safest(every, options, adapter.risk(base, role, seed)), stats
     gen = Generator(seed)
     root = Node()
     for _ in range(max(1, budget.iterations)):
@@ -113,8 +115,13 @@ def search(module: GameModule, state: State, role: str, seed: int, budget: Budge
         _iterate(module, world, role, root, gen, budget, adapter, roles)
         stats.iterations += 1
     ranked = sorted(root.children.values(), key=lambda n: (-n.visits, -n.mean(), n.order))
+    anchor = next((n for n in ranked if n.prior), None)
+    if (budget.margin is not None and anchor is not None and ranked[0] is not anchor
+            and ranked[0].mean() - anchor.mean() <= budget.margin):
+        ranked.remove(anchor)
+        ranked.insert(0, anchor)
     stats.options = [(n.action or {}, n.visits, n.mean()) for n in ranked]
-    return _safest(options, [n.action for n in ranked if n.action is not None],
+    return _safest(every, [n.action for n in ranked if n.action is not None],
                    adapter.risk(base, role, seed)), stats
 
 
@@ -167,7 +174,7 @@ def _iterate(module: GameModule, state: State, role: str, root: Node, gen: Gener
         else:
             limit = max(1, math.floor(budget.deep * math.sqrt(node.visits + 1)))
         if fresh and len(present) < limit:
-            key, i, a = _first_to_try(module, state, mover, fresh, gen)
+            key, i, a = _first_to_try(module, state, mover, fresh, gen, adapter, node is root)
             child = Node(role=mover, action=a, order=i, avail=1, prior=0.0 if node.children else 1.0)
             node.children[key] = child
             expanded = True
@@ -186,14 +193,12 @@ def _iterate(module: GameModule, state: State, role: str, root: Node, gen: Gener
 
 
 def _first_to_try(module: GameModule, state: State, mover: str, fresh: list[tuple[str, int, Action]],
-                  gen: Generator) -> tuple[str, int, Action]:
-    """The built-in player's choice when it is still untried, else the first untried option."""
+                  gen: Generator, adapter: Adapter, checked: bool) -> tuple[str, int, Action]:
+    """The untried option the game's ranking (``Adapter.rank``) puts first: by default the
+    built-in player's choice when it is still untried, else the first untried option."""
     if len(fresh) > 1:
-        pick = players.choose(module, state, mover, gen.randbelow(1 << 62))
-        wanted = action_key(pick)
-        for item in fresh:
-            if item[0] == wanted:
-                return item
+        order = adapter.rank(module, state, mover, gen.randbelow(1 << 62), [a for _, _, a in fresh], checked)
+        return fresh[order[0]]
     return fresh[0]
 
 
