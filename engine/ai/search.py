@@ -10,7 +10,8 @@ One tree for the searching role's information set. Each iteration:
 3. adds one node (progressive widening: after n visits the root may have tried at most
    ``max(2, ceil(widen * sqrt(n)))`` options, a decision below it as many or, with
    ``Budget.deep``, ``max(1, floor(deep * sqrt(n)))``; the built-in player's choice is tried first,
-   and keeps a fading bonus in UCB, the others come in the order the game lists them);
+   and keeps a fading bonus in UCB, the others come in the order of the game's ``Adapter.rank``,
+   by default the order the game lists them);
 4. plays the game's playout policy (adapters.py; by default the built-in player
    ``engine.players.choose``, the "easy" level) for ``depth`` steps, then scores the
    position: the result when the game is over, else the game's evaluation;
@@ -18,8 +19,11 @@ One tree for the searching role's information set. Each iteration:
 
 Decisions with a single option, the searching role's or anyone's, are taken at once and do
 not take a level of the tree. The answer is the most visited option at the root (ties: the
-better mean, then the game's own order) among those that cannot lose the game at once
-(``Adapter.risk``) while one that cannot exists. Every draw comes from ``engine.rng`` seeded by the
+better mean, then the game's own order), or with ``Budget.margin`` the option tried first
+(the built-in player's choice) unless the most visited one's mean beats it by more than the
+margin, among those that cannot lose the game at once (``Adapter.risk``, over every legal
+option, including any the game's ``candidates`` keep out of the tree) while one that cannot
+exists. Every draw comes from ``engine.rng`` seeded by the
 caller's seed, so a search is a pure function of (state as the role knows it, seed, budget).
 """
 
@@ -64,6 +68,7 @@ class Stats:
 
     iterations: int = 0
     options: list[tuple[Action, int, float]] = field(default_factory=list)  # (action, visits, mean)
+    first: Action | None = None      # the root option tried first: the built-in player's choice
 
 
 def outcome(module: GameModule, state: State, roles: list[str], adapter: Adapter) -> dict[str, float]:
@@ -116,6 +121,7 @@ def search(module: GameModule, state: State, role: str, seed: int, budget: Budge
         stats.iterations += 1
     ranked = sorted(root.children.values(), key=lambda n: (-n.visits, -n.mean(), n.order))
     anchor = next((n for n in ranked if n.prior), None)
+    stats.first = None if anchor is None else anchor.action
     if (budget.margin is not None and anchor is not None and ranked[0] is not anchor
             and ranked[0].mean() - anchor.mean() <= budget.margin):
         ranked.remove(anchor)
