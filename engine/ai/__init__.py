@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 
 from engine import players
-from engine.ai.adapters import Adapter, Budget
+from engine.ai.adapters import Adapter, Budget, default_candidates
 from engine.ai.registry import adapter
 from engine.ai.search import Stats, search
 from engine.api import Action, GameModule, State, find_action
@@ -74,7 +74,7 @@ def choose_with_stats(game: str | GameModule, state: State, role: str, seed: int
         return players.choose(module, state, role, seed), Stats()
     plan = budget(module, level, iterations)
     game_adapter = adapter(module.id)
-    legal = game_adapter.candidates(module, state, role)
+    legal = default_candidates(module, state, role)
     if len(legal) == 1:
         return legal[0], Stats()
     picked, stats = search(module, state, role, seed, plan, game_adapter)

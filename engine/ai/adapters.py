@@ -20,6 +20,10 @@ The search (:mod:`engine.ai.search`) works on any game behind the contract; a ga
   cannot rule out in which an option loses the game at once (default: none ever does). The
   search never answers with an option that may lose at once while one that cannot exists, the
   rule every built-in player keeps.
+* ``rank(module, state, role, seed, actions, checked)``: the order in which the tree tries a
+  decision's options, best first, as indices into ``actions`` (default: the built-in player's
+  choice, then the game's order). ``checked`` is true at the root, where the first must be the
+  built-in player's own full choice (safety check included); below it a cheaper guess will do.
 * ``budgets``: iterations and playout length per level.
 """
 
@@ -29,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine import players
-from engine.api import Action, GameModule, State, clone
+from engine.api import Action, GameModule, State, clone, strip_label
 
 NAVIGATION = frozenset({"menu"})
 """Action types that are not moves: paging a long menu."""
@@ -48,6 +52,9 @@ class Budget:
     * sqrt(n)))`` options after n visits (None: as the root): there the first visits follow the built-in player's choice, so
     that a root option is judged by its good continuation rather than by the average of
     untried ones (with a few dozen iterations a reply's every alternative dilutes it).
+    ``margin``: the search answers with another option than the built-in player's choice only
+    when that option's mean score beats the choice's by more than this (None: the most
+    visited wins). A few dozen noisy samples otherwise trade a sound move for a lucky one.
     """
 
     iterations: int
@@ -56,6 +63,7 @@ class Budget:
     explore: float = 0.3
     bias: float = 0.5
     deep: float | None = None
+    margin: float | None = None
 
 
 def _identity(state: State, role: str) -> State:
@@ -69,6 +77,14 @@ def _no_opinion(state: State) -> dict[str, float]:
 
 def _no_risk(state: State, role: str, seed: int) -> Callable[[Action], float]:
     return lambda action: 0.0
+
+
+def easy_first(module: GameModule, state: State, role: str, seed: int, actions: list[Action],
+               checked: bool) -> list[int]:
+    """The built-in player's choice, then the others in the game's order."""
+    wanted = strip_label(players.choose(module, state, role, seed))
+    first = next((i for i, a in enumerate(actions) if strip_label(a) == wanted), 0)
+    return [first] + [i for i in range(len(actions)) if i != first]
 
 
 def default_candidates(module: GameModule, state: State, role: str) -> list[Action]:
@@ -85,5 +101,6 @@ class Adapter:
     candidates: Callable[[GameModule, State, str], list[Action]] = default_candidates
     playout: Callable[[GameModule, State, str, int], Action] = players.choose
     risk: Callable[[State, str, int], Callable[[Action], float]] = _no_risk
+    rank: Callable[[GameModule, State, str, int, list[Action], bool], list[int]] = easy_first
     budgets: dict[str, Budget] = field(default_factory=lambda: {
         "normal": Budget(iterations=200, depth=60), "hard": Budget(iterations=800, depth=60)})

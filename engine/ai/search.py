@@ -10,7 +10,8 @@ One tree for the searching role's information set. Each iteration:
 3. adds one node (progressive widening: after n visits the root may have tried at most
    ``max(2, ceil(widen * sqrt(n)))`` options, a decision below it as many or, with
    ``Budget.deep``, ``max(1, floor(deep * sqrt(n)))``; the built-in player's choice is tried first,
-   and keeps a fading bonus in UCB, the others come in the order the game lists them);
+   and keeps a fading bonus in UCB, the others come in the order of the game's ``Adapter.rank``,
+   by default the order the game lists them);
 4. plays the game's playout policy (adapters.py; by default the built-in player
    ``engine.players.choose``, the "easy" level) for ``depth`` steps, then scores the
    position: the result when the game is over, else the game's evaluation;
@@ -18,8 +19,11 @@ One tree for the searching role's information set. Each iteration:
 
 Decisions with a single option, the searching role's or anyone's, are taken at once and do
 not take a level of the tree. The answer is the most visited option at the root (ties: the
-better mean, then the game's own order) among those that cannot lose the game at once
-(``Adapter.risk``) while one that cannot exists. Every draw comes from ``engine.rng`` seeded by the
+better mean, then the game's own order), or with ``Budget.margin`` the option tried first
+(the built-in player's choice) unless the most visited one's mean beats it by more than the
+margin, among those that cannot lose the game at once (``Adapter.risk``, over every legal
+option, including any the game's ``candidates`` keep out of the tree) while one that cannot
+exists. Every draw comes from ``engine.rng`` seeded by the
 caller's seed, so a search is a pure function of (state as the role knows it, seed, budget).
 """
 
@@ -31,8 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import players
-from engine.ai.adapters import Adapter, Budget
+from engine.ai.adapters import Adapter, Budget, default_candidates
 from engine.api import Action, GameModule, State, find_action, strip_label
 from engine.rng import Generator
 
@@ -65,6 +68,7 @@ class Stats:
 
     iterations: int = 0
     options: list[tuple[Action, int, float]] = field(default_factory=list)  # (action, visits, mean)
+    first: Action | None = None      # the root option tried first: the built-in player's choice
 
 
 def outcome(module: GameModule, state: State, roles: list[str], adapter: Adapter) -> dict[str, float]:
@@ -99,11 +103,14 @@ def search(module: GameModule, state: State, role: str, seed: int, budget: Budge
     base = adapter.canonical(state, role)
     roles = list(module.roles(base.get("options", {}) or {})) if hasattr(module, "roles") else []
     options = adapter.candidates(module, base, role)
+    every = default_candidates(module, base, role)  # the safety rule may need one the tree leaves out
     if not options:
         raise ValueError(f"{role} has no legal action")
     stats = Stats()
     if len(options) == 1:
-        return options[0], stats
+        if len(every) == 1:
+            return options[0], stats
+        return _safest(every, options, adapter.risk(base, role, seed)), stats
     gen = Generator(seed)
     root = Node()
     for _ in range(max(1, budget.iterations)):
@@ -113,8 +120,14 @@ def search(module: GameModule, state: State, role: str, seed: int, budget: Budge
         _iterate(module, world, role, root, gen, budget, adapter, roles)
         stats.iterations += 1
     ranked = sorted(root.children.values(), key=lambda n: (-n.visits, -n.mean(), n.order))
+    anchor = next((n for n in ranked if n.prior), None)
+    stats.first = None if anchor is None else anchor.action
+    if (budget.margin is not None and anchor is not None and ranked[0] is not anchor
+            and ranked[0].mean() - anchor.mean() <= budget.margin):
+        ranked.remove(anchor)
+        ranked.insert(0, anchor)
     stats.options = [(n.action or {}, n.visits, n.mean()) for n in ranked]
-    return _safest(options, [n.action for n in ranked if n.action is not None],
+    return _safest(every, [n.action for n in ranked if n.action is not None],
                    adapter.risk(base, role, seed)), stats
 
 
@@ -167,7 +180,7 @@ def _iterate(module: GameModule, state: State, role: str, root: Node, gen: Gener
         else:
             limit = max(1, math.floor(budget.deep * math.sqrt(node.visits + 1)))
         if fresh and len(present) < limit:
-            key, i, a = _first_to_try(module, state, mover, fresh, gen)
+            key, i, a = _first_to_try(module, state, mover, fresh, gen, adapter, node is root)
             child = Node(role=mover, action=a, order=i, avail=1, prior=0.0 if node.children else 1.0)
             node.children[key] = child
             expanded = True
@@ -186,14 +199,12 @@ def _iterate(module: GameModule, state: State, role: str, root: Node, gen: Gener
 
 
 def _first_to_try(module: GameModule, state: State, mover: str, fresh: list[tuple[str, int, Action]],
-                  gen: Generator) -> tuple[str, int, Action]:
-    """The built-in player's choice when it is still untried, else the first untried option."""
+                  gen: Generator, adapter: Adapter, checked: bool) -> tuple[str, int, Action]:
+    """The untried option the game's ranking (``Adapter.rank``) puts first: by default the
+    built-in player's choice when it is still untried, else the first untried option."""
     if len(fresh) > 1:
-        pick = players.choose(module, state, mover, gen.randbelow(1 << 62))
-        wanted = action_key(pick)
-        for item in fresh:
-            if item[0] == wanted:
-                return item
+        order = adapter.rank(module, state, mover, gen.randbelow(1 << 62), [a for _, _, a in fresh], checked)
+        return fresh[order[0]]
     return fresh[0]
 
 

@@ -275,3 +275,54 @@ def _decide(state: State, role: str, gen: Generator, legal: list[Action], worlds
     if others:
         return others[0]
     return first("end_turn")
+
+
+def ratings(state: State, role: str, legal: list[Action],
+            by_zone: dict[str, list[Action]] | None = None) -> list[float]:
+    """How much the heuristic likes each of ``legal`` (higher first), the scores :func:`_decide`
+    picks by, for a search that tries options in the heuristic's order rather than the menu's.
+    Read only: :func:`choose` does not use it, so the player's decisions do not depend on it."""
+    pending = state["pending"]
+    if pending is not None:
+        kind = pending["kind"]
+        if kind == "damage":
+            def badness(a: Action) -> float:
+                nasir = any(unit(u).kind == "al-nasir" for u in a["eliminate"])
+                return 100.0 * nasir + 10.0 * len(a["eliminate"]) + sum(1 for u in a["eliminate"] if unit(u).star)
+            return [-badness(a) for a in legal]
+        if kind == "units":
+            return [float(sum(state["units"][u]["power"] for u in a["units"])) if a["type"] == "units" else -1.0
+                    for a in legal]
+        if kind == "zone":
+            occ = occupancy(state)
+            return [-0.8 if a["type"] == "back" else _expected(state, role, pending["zone"], a, occ) for a in legal]
+        if kind == "karr":
+            return [1.0 if a.get("declare") else 0.0 for a in legal]
+        if kind == "advance":
+            return [0.7 if a.get("go") else 0.3 for a in legal]
+        if kind == "husayni":
+            return [float(card_value(a["card"], "muslim")) for a in legal]
+        return [1.0 if a["type"] == "special" else 0.0 for a in legal]
+    kinds = {a["type"] for a in legal}
+    if "discard_special" in kinds:
+        return [float(SPECIAL_KEEP.index(a["card"])) if a["type"] == "discard_special" else -1.0 for a in legal]
+    if "initiative" in kinds:
+        return [-float(card_value(a["card"], role)) if a["type"] == "initiative" else -99.0 for a in legal]
+    if "play" in kinds:
+        return [float(card_value(a["card"], role)) if a["type"] == "play" else -99.0 for a in legal]
+    best: dict[str, float] = {}
+    for score, zone, _order in _best_orders(state, role, by_zone):
+        best.setdefault(zone, score)
+    ini = state["initiative"]
+    worth_switching = card_value(ini[OTHER[role]], role) > card_value(ini[role], role) + 1
+
+    def rate(a: Action) -> float:
+        kind = a["type"]
+        if kind == "zone":
+            return best.get(a["zone"], -1.0)
+        if kind == "special":
+            return 10.0 if a["card"] in ("alfonso", "al-nasir", "militia") else 0.01
+        if kind == "switch":
+            return 0.02 if worth_switching and not a["shield"] else -1.0
+        return 0.0
+    return [rate(a) for a in legal]

@@ -360,3 +360,105 @@ def test_decisions_below_the_root_widen_slowly_with_deep() -> None:
     assert len(deep.children) >= 4
     plain = _tree(Budget(iterations=60, depth=4), 60)
     assert any(len(n.children) > max(1, math.floor(math.sqrt(n.visits))) for n in _below_adds(plain))
+
+
+def _navas_decisions(kinds: set[str | None], seeds: range = range(3, 6), steps: int = 200) -> list[tuple[dict[str, Any], str]]:
+    """(state, role) of easy-player 1212 games where ``role`` chooses among several options and
+    the pending decision's kind (None: the turn menu or a card choice) is one of ``kinds``."""
+    module = engine.get("navas")
+    found = []
+    for seed in seeds:
+        state = module.setup(seed, {})
+        pick = Generator(seed + 77)
+        for _ in range(steps):
+            if module.result(state) is not None:
+                break
+            role = module.active(state)[0]
+            kind = state["pending"]["kind"] if state["pending"] is not None else None
+            if kind in kinds and len(default_candidates(module, state, role)) > 1:
+                found.append((state, role))
+            state = module.apply(state, role, players.choose(module, state, role, pick.randbelow(1 << 30)))
+    return found
+
+
+def test_1212_ranking_tries_the_built_in_players_choice_first_then_its_scores() -> None:
+    """At the root the tree tries the easy player's own choice first (safety check included),
+    then the others in the order of the heuristic's scores, not the menu's."""
+    from engine.ai import navas as n_ai
+    from engine.navas import player
+
+    module = engine.get("navas")
+    found = _navas_decisions({None, "zone", "units", "damage"})
+    assert len(found) >= 20
+    reordered = 0
+    for n, (state, role) in enumerate(found):
+        legal = default_candidates(module, state, role)
+        order = n_ai.rank(module, state, role, 900 + n, legal, True)
+        assert sorted(order) == list(range(len(legal)))
+        assert legal[order[0]] == player.choose(state, role, 900 + n)
+        scores = player.ratings(state, role, legal)
+        rest = [scores[i] for i in order[1:]]
+        assert rest == sorted(rest, reverse=True), (n, rest)
+        reordered += order[1:] != sorted(order[1:])
+    assert reordered, "the scores never changed the menu's order: the test would prove nothing"
+
+
+def test_1212_ratings_rank_first_what_the_heuristic_picks() -> None:
+    """``player.ratings`` exposes the heuristic's own preferences: on the decisions it makes
+    without chance (damage, units, the card to play), its best-rated option is its pick."""
+    from engine.navas import player, rules
+    from engine.navas.player import _decide
+
+    found = _navas_decisions({None, "units", "damage"})
+    checked = 0
+    for n, (state, role) in enumerate(found):
+        legal, by_zone = rules.actions_and_orders(state, role)
+        kinds = {a["type"] for a in legal}
+        if state["pending"] is None and "play" not in kinds:
+            continue
+        scores = player.ratings(state, role, legal, by_zone)
+        pick = _decide(state, role, Generator(n), legal, player.Worlds(state, role, n), by_zone)
+        assert scores[legal.index(pick)] == max(scores), (n, pick, scores)
+        checked += 1
+    assert checked >= 10
+
+
+def test_1212_the_tree_never_goes_back_from_the_choice_of_units() -> None:
+    """The units choice of an order the built-in player never leaves: its ``back`` is not a
+    move the search spends samples on; the answer is still one of the legal actions."""
+    from engine.ai import navas as n_ai
+
+    module = engine.get("navas")
+    found = _navas_decisions({"units"})
+    assert len(found) >= 3
+    for n, (state, role) in enumerate(found[:4]):
+        legal = default_candidates(module, state, role)
+        assert any(a["type"] == "back" for a in legal)
+        assert all(a["type"] != "back" for a in n_ai.candidates(module, state, role))
+        chosen = ai.choose("navas", state, role, 60 + n, "normal", iterations=FEW)
+        assert chosen in legal and chosen["type"] != "back"
+
+
+def test_the_margin_keeps_the_built_in_players_choice_unless_clearly_beaten() -> None:
+    """With ``Budget.margin`` the answer is the option tried first (the built-in player's
+    choice) unless the most visited one's mean beats it by more than the margin; without it,
+    the most visited."""
+    import dataclasses
+
+    from engine.ai.search import search
+
+    module = engine.get("navas")
+    safe = dataclasses.replace(adapter("navas"), risk=lambda s, r, k: lambda a: 0.0)
+    plan = ai.budget("navas", "normal", 24)
+    differed = 0
+    for n, (state, role) in enumerate(SAMPLES["navas"][:8]):
+        free, stats = search(module, state, role, n, dataclasses.replace(plan, margin=None), safe)
+        assert free == stats.options[0][0]
+        kept, again = search(module, state, role, n, dataclasses.replace(plan, margin=1.0), safe)
+        assert kept == again.first == stats.first
+        best, _, best_mean = stats.options[0]
+        first_mean = next(m for a, _, m in stats.options if a == stats.first)
+        close, _ = search(module, state, role, n, dataclasses.replace(plan, margin=best_mean - first_mean + 1e-9), safe)
+        assert close == stats.first
+        differed += free != kept
+    assert differed, "the most visited option was always the first tried: the test would prove nothing"
