@@ -15,13 +15,22 @@ What a decision is computed from travels with it (:class:`Decision`: the game id
 snapshot, the role, the seed, the level), so a worker needs nothing but the engine, and the
 same decision gives the same action wherever and whenever it is computed.
 
+A worker dies with the bot (:func:`_die_with_parent`): when the bot's process is killed
+outright (``kill -9``, the kernel's out-of-memory killer), its workers would otherwise live on,
+idle, some 50 MB each, until a supervisor that restarts only the bot had filled the machine
+with them.
+
 This module imports only the engine (a spawned worker imports it first).
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import multiprocessing
+import os
+import signal
+import sys
 from collections import OrderedDict, deque
 from collections.abc import Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -52,6 +61,22 @@ class Decision:
     role: str
     seed: int
     level: str
+
+
+PR_SET_PDEATHSIG = 1
+"""prctl(2): the signal a process gets when the thread that started it ends."""
+
+
+def _die_with_parent(parent: int) -> None:
+    """A worker's first act: ask Linux to kill it when the bot's process ends (the pool
+    starts its workers from the event loop's thread, which lasts as long as the process),
+    and end at once if the bot is already gone. Elsewhere a worker still ends when the
+    bot closes its pool (:meth:`Thinker.close`)."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(0)
 
 
 def iterations_for(game_id: str, level: str, cap: int | None) -> int | None:
@@ -162,7 +187,8 @@ class Thinker:
     def _pool(self) -> Executor:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(max_workers=self.concurrency,
-                                                 mp_context=multiprocessing.get_context("spawn"))
+                                                 mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_die_with_parent, initargs=(os.getpid(),))
         return self._executor
 
     async def decide(self, decision: Decision) -> Action:

@@ -4,6 +4,7 @@ level is kept, and decisions made outside the transaction (bot/thinking.py, bot/
 from __future__ import annotations
 
 import asyncio
+import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -83,6 +84,58 @@ async def test_a_decision_in_the_pool_is_the_one_made_here() -> None:
         await thinker.close()
     with pytest.raises(RuntimeError, match="closed"):
         await thinker.decide(_decision(7, 4))
+
+
+BOT_WITH_A_POOL = """
+import asyncio, os, sys
+sys.path.insert(0, os.getcwd())
+from tests.bot.test_thinking import _decision
+from bot.thinking import Thinker
+
+async def main():
+    thinker = Thinker(2, cap=1)
+    await thinker.decide(_decision(7, 4, "normal"))
+    print(" ".join(str(pid) for pid in thinker._pool()._processes), flush=True)
+    await asyncio.sleep(600)
+
+asyncio.run(main())
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped by its new parent, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc (Linux)")
+def test_the_pools_workers_die_with_a_killed_bot() -> None:
+    """The bot's process killed outright (SIGKILL: nothing of it runs to close its pool)
+    leaves no worker of its pool behind."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    bot = subprocess.Popen([sys.executable, "-c", BOT_WITH_A_POOL], stdout=subprocess.PIPE, text=True,
+                           cwd=Path(__file__).resolve().parents[2])
+    try:
+        assert bot.stdout is not None
+        workers = [int(pid) for pid in bot.stdout.readline().split()]
+        assert workers and all(_alive(pid) for pid in workers)
+    finally:
+        bot.send_signal(signal.SIGKILL)
+        bot.wait()
+    deadline = time.monotonic() + 20
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in workers if _alive(pid)]
+    for pid in left:  # (so that a failure leaves nothing running either)
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], f"workers {left} outlived the bot"
 
 
 def test_the_iteration_cap_only_lowers_a_budget() -> None:
