@@ -10,7 +10,7 @@ values' texts. Two levels deep is enough: below that, parts are small.
 
 Engines also copy parts they do not change (Granada copies every top-level list and dict at
 each step, and a block record it only read): such a copy has the very same objects at its
-leaves, so it is recognised as one (:func:`_copy_of`, at C speed where the copy is shallow)
+leaves, so it is recognised as one (:func:`same_text`, at C speed where the copy is shallow)
 and keeps the text of the part it copies, instead of being encoded again (issue 13: most of
 what was left of a step's canonical text).
 
@@ -83,28 +83,32 @@ _ITEMISED = 16
 reusing a few items' texts (engines copy their small parts at every step anyway)."""
 
 
-def _copy_of(new: Any, old: Any) -> bool:
-    """Whether ``new`` is ``old`` or a copy of it, at any depth, whose leaves are the very
-    objects (or, for strings, integers and booleans, equal ones of the same type) that
-    ``old`` holds there: then both have one canonical text. Exact, not merely equal: Python
-    finds ``1 == True == 1.0`` and ``0.0 == -0.0``, which JSON prints apart, so a float
-    that is not the very object, or a leaf of another type, is a change."""
+def same_text(new: Any, old: Any) -> bool:
+    """Whether ``new`` and ``old`` have one canonical text (the one test of it: a step's
+    text reuse here and the move delta's comparison of parts, ``bot.service.core``).
+
+    Exact, not merely equal: Python finds ``1 == True == 1.0`` and ``0.0 == -0.0``, which
+    JSON prints apart, so a leaf of another type, or a float of another ``repr`` (JSON prints
+    a float as its ``repr``), is a change. A value that is ``old`` itself, or a copy holding
+    its very objects (engines copy parts they do not change), is recognised at C speed."""
     if new is old:
         return True
     kind = new.__class__
     if kind is not old.__class__:
         return False
     if kind is list:
-        return len(new) == len(old) and (all(map(operator.is_, new, old)) or all(map(_copy_of, new, old)))
+        return len(new) == len(old) and (all(map(operator.is_, new, old)) or all(map(same_text, new, old)))
     if kind is dict:
         if len(new) != len(old):
             return False
         if all(map(operator.is_, new, old)) and all(map(operator.is_, new.values(), old.values())):
             return True  # a shallow copy (the same keys in the same order, the same values)
         for key, value in new.items():
-            if key.__class__ is not str or key not in old or not _copy_of(value, old[key]):
+            if key.__class__ is not str or key not in old or not same_text(value, old[key]):
                 return False
         return True
+    if kind is float:
+        return bool(new == old) and repr(new) == repr(old)
     return (kind is str or kind is int or kind is bool) and new == old
 
 
@@ -121,7 +125,7 @@ def _shallow_copy_of(new: Any, old: Any) -> bool:
 def _part(value: Any, last: _Part | None) -> _Part:
     kind = value.__class__
     small = (kind is not list and kind is not dict) or len(value) < _ITEMISED
-    if last is not None and (_copy_of(value, last.value) if small else _shallow_copy_of(value, last.value)):
+    if last is not None and (same_text(value, last.value) if small else _shallow_copy_of(value, last.value)):
         # a copy the step did not change: the old text, and the old items' texts (the next
         # step compares its items with the old ones, which the copy holds too, or equals;
         # a large part a step changed deep inside is compared item by item below)
@@ -137,7 +141,7 @@ def _part(value: Any, last: _Part | None) -> _Part:
             extra = [dumps(v) for v in value[n:]]
             text = last.text if not extra else last.text[:-1] + ("," if n else "") + ",".join(extra) + "]"
             return _Part(value, text, listed=(value, texts + extra))
-        texts = [texts[i] if i < n and (olds[i] is v or _copy_of(v, olds[i])) else dumps(v)
+        texts = [texts[i] if i < n and (olds[i] is v or same_text(v, olds[i])) else dumps(v)
                  for i, v in enumerate(value)]
         return _Part(value, "[" + ",".join(texts) + "]", listed=(value, texts))
     if kind is dict:
@@ -146,7 +150,7 @@ def _part(value: Any, last: _Part | None) -> _Part:
         if known is not None and known.keys() == value.keys():  # the same keys: in known's order
             for k, seen in known.items():
                 v = value[k]
-                items[k] = (seen if seen[0] is v else (v, seen[1]) if _copy_of(v, seen[0])
+                items[k] = (seen if seen[0] is v else (v, seen[1]) if same_text(v, seen[0])
                             else (v, _key(k) + ":" + dumps(v)))
         elif all(k.__class__ is str for k in value):
             known = known or {}
@@ -154,7 +158,7 @@ def _part(value: Any, last: _Part | None) -> _Part:
                 v = value[k]
                 was = known.get(k)
                 items[k] = (was if was is not None and was[0] is v else
-                            (v, was[1]) if was is not None and _copy_of(v, was[0]) else (v, _key(k) + ":" + dumps(v)))
+                            (v, was[1]) if was is not None and same_text(v, was[0]) else (v, _key(k) + ":" + dumps(v)))
         else:
             return _Part(value, dumps(value))
         return _Part(value, "{" + ",".join([p for _, p in items.values()]) + "}", keyed=items)

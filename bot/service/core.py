@@ -23,7 +23,7 @@ from sqlmodel import col
 import engine
 from bot.db import WRITE, make_engine
 from bot.models import Game, GameState, Move, Outbox, RulesUpgrade, Seat, dumps, loads, utcnow
-from bot.service.canon import Canonical, canonical, text_delta
+from bot.service.canon import Canonical, canonical, same_text, text_delta
 from bot.service.types import (
     GameInfo,
     GameNotFound,
@@ -101,8 +101,8 @@ def state_delta(old: Any, new: Any) -> dict[str, Any]:
     delta}, "-": [keys]}`` patches an object's keys (and drops some), ``{"[": n, "+":
     [items]}`` keeps a list's first n items and appends the rest (a log that grows).
 
-    Parts are compared as their canonical JSON would be (:func:`_same`: ``False``, ``0`` and
-    ``0.0`` are three values there, though Python finds them equal); a part the step did not
+    Parts are compared as their canonical JSON would be (``canon.same_text``: ``False``, ``0``
+    and ``0.0`` are three values there, though Python finds them equal); a part the step did not
     touch is usually the very object of the state before (engines share what they do not
     change), which is recognised at once. The result is checked against the move's hash
     whenever it is applied (``ServiceCore._rebuild``)."""
@@ -131,7 +131,7 @@ def _delta(old: Any, new: Any) -> dict[str, Any] | None:
     if old.__class__ is list and new.__class__ is list:
         keep = 0
         for a, b in zip(old, new, strict=False):
-            if not _same(a, b):
+            if not same_text(a, b):
                 break
             keep += 1
         if keep == len(old) == len(new):
@@ -139,23 +139,7 @@ def _delta(old: Any, new: Any) -> dict[str, Any] | None:
         if keep:
             return {"[": keep, "+": new[keep:]}
         return {"=": new}
-    return None if _same(old, new) else {"=": new}
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Whether two values have the same canonical JSON text."""
-    if a is b:
-        return True
-    kind = a.__class__
-    if kind is not b.__class__:
-        return False
-    if kind is dict:
-        return len(a) == len(b) and all(k in b and _same(v, b[k]) for k, v in a.items())
-    if kind is list:
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if kind is float:
-        return bool(a == b) and repr(a) == repr(b)  # 0.0 and -0.0 are equal, and print apart
-    return bool(a == b)
+    return None if same_text(old, new) else {"=": new}
 
 
 def apply_delta(value: Any, delta: dict[str, Any]) -> Any:

@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from bot.models import dumps, loads
-from bot.service.canon import canonical, text_delta
+from bot.service.canon import canonical, same_text, text_delta
 from bot.service.core import apply_delta
 from engine.api import clone
 from tests.engine.games import random_game
@@ -91,9 +91,8 @@ def test_a_copy_keeps_its_text_only_when_its_leaves_print_the_same() -> None:
             same = canonical(copied, memo)
             assert same.text == dumps(copied) == memo.text
             assert same.parts is not None and memo.parts is not None
-            # (a float is the same only as the very object, and clone made new ones in "deep";
-            # a large part copied deep is compared item by item, and its text made anew)
-            kept = ["flat", "lists", "log"] + (["deep"] if size < 16 and not isinstance(old_leaf, float) else [])
+            # (a large part copied deep is compared item by item, and its text made anew)
+            kept = ["flat", "lists", "log"] + (["deep"] if size < 16 else [])
             assert all(same.parts[k][1] is memo.parts[k][1] for k in kept), "a copy keeps its piece"
             changed = clone(copied)
             changed["flat"]["k1"] = new_leaf
@@ -103,3 +102,30 @@ def test_a_copy_keeps_its_text_only_when_its_leaves_print_the_same() -> None:
             assert after.text == dumps(changed), (old_leaf, new_leaf, size)
             delta = loads(dumps(text_delta(same, after)))
             assert dumps(apply_delta(loads(same.text), delta)) == after.text
+
+
+def test_two_values_have_one_text_exactly_when_same_text_says_so() -> None:
+    """``same_text`` is the one test behind both the text reuse and the move delta: on pairs
+    of JSON values, equal or not, copies or not, it must agree with ``dumps`` itself."""
+    rng = random.Random(15)
+    leaves: list[Any] = [0, 1, 2, True, False, None, 0.0, -0.0, 1.0, 0.1, 0.1 + 0.2, 0.30000000000000004,
+                         1e16, 10000000000000000, "0", "1", "", "a"]
+
+    def value(depth: int) -> Any:
+        pick = rng.random()
+        if depth == 0 or pick < 0.4:
+            return rng.choice(leaves)
+        if pick < 0.7:
+            return [value(depth - 1) for _ in range(rng.randrange(4))]
+        return {rng.choice("abc"): value(depth - 1) for _ in range(rng.randrange(4))}
+
+    agreed = {True: 0, False: 0}
+    for _ in range(4000):
+        a = value(3)
+        b = rng.choice([clone(a), value(3), a])
+        if rng.random() < 0.5 and isinstance(b, dict) and b:  # the same keys in another order
+            b = dict(reversed(list(b.items())))
+        same = dumps(a) == dumps(b)
+        assert same_text(b, a) is same and same_text(a, b) is same, (a, b)
+        agreed[same] += 1
+    assert min(agreed.values()) > 500  # both answers were put to the test
