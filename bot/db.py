@@ -122,7 +122,7 @@ def pg_dropped(exc: BaseException, conn: Any) -> bool:
     if conn.is_closed():
         return True
     return isinstance(exc, OSError | asyncpg.PostgresConnectionError | asyncpg.InterfaceError
-                      | asyncpg.exceptions.OperatorInterventionError)
+                      | asyncpg.exceptions.OperatorInterventionError | asyncpg.exceptions.InternalClientError)
 
 
 class PgDrivers:
@@ -189,15 +189,21 @@ class PgDrivers:
         from the pool runs; if it fails because the connection was dropped, nothing was
         written, and it is begun again once on a fresh connection."""
         for attempt in (1, 2):
-            conn = self._take() or await self._connect()
+            reused = self._take()
+            conn = reused or await self._connect()
             try:
                 await conn.execute("BEGIN")
-            except BaseException as exc:
-                dropped = pg_dropped(exc, conn)
+            except Exception:
                 conn.terminate()
-                if dropped and attempt == 1:
+                # BEGIN fails on a connection that waited in the pool only when the connection
+                # is no longer usable (dropped, or its client confused by the server's last
+                # words); nothing was written, so begin again on a fresh one.
+                if reused is not None and attempt == 1:
                     self._forget_idle()
                     continue
+                raise
+            except BaseException:
+                conn.terminate()
                 raise
             return conn
         raise AssertionError("unreachable")
