@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import gc
 import hashlib
+import re
 from collections import OrderedDict, namedtuple
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -452,11 +453,58 @@ class _RawWrite:
         return rows if shape is None else [shape._make(row) for row in rows]
 
 
+_DOLLAR = re.compile(r"\$(\d+)")
+
+
+def _renumbered(sql: str, offset: int, width: int) -> str:
+    """``sql`` with its parameters ``$1``..``$width`` made ``$offset+1``.. (checked: the text of
+    a compiled statement with exactly those parameters and no other dollar sign)."""
+    found = [int(m[1]) for m in _DOLLAR.finditer(sql)]
+    if sorted(found) != list(range(1, width + 1)) or sql.count("$") != width:
+        raise ValueError(f"not a statement of {width} numbered parameters: {sql}")
+    return _DOLLAR.sub(lambda m: f"${int(m[1]) + offset}", sql)
+
+
+def _one_statement(parts: Sequence[tuple[_Prepared, int]]) -> str:
+    """The writes ``parts`` (a statement, and how many rows of it: only an INSERT has more
+    than one) as one statement: each but the last a data-modifying WITH query, all run in
+    one round trip against one snapshot. None of them may read what another writes."""
+    texts: list[str] = []
+    offset = 0
+    for prepared, rows in parts:
+        width = len(prepared.names)
+        if rows == 1:
+            texts.append(_renumbered(prepared.sql, offset, width))
+        else:
+            head, values, row = prepared.sql.partition(" VALUES ")
+            if not values or not head.startswith("INSERT ") or not row.startswith("(") or not row.endswith(")"):
+                raise ValueError(f"not a one-row INSERT: {prepared.sql}")
+            texts.append(head + values + ", ".join(_renumbered(row, offset + k * width, width) for k in range(rows)))
+        offset += rows * width
+    if len(texts) == 1:
+        return texts[0]
+    return "WITH " + ", ".join(f"w{i} AS ({text})" for i, text in enumerate(texts[:-1])) + " " + texts[-1]
+
+
 class _PgWrite(_RawWrite):
     """PostgreSQL: the write transaction of a step on one of the service's own asyncpg
     connections (:class:`bot.db.PgDrivers`), its statements run on the driver as prepared
-    statements: a step is BEGIN, the locked read, its writes and COMMIT, one round trip each,
-    with no pool checkout, ping or reset around them."""
+    statements, with no pool checkout, ping or reset around them.
+
+    The writes wait, and go as one statement (:func:`_one_statement`) before the next read
+    or the commit: a step is BEGIN, the locked read, its writes and COMMIT, four round trips
+    where one per statement made six (every round trip costs both processes a system call
+    and a wake-up, more than the statements themselves). A write that fails thus fails at
+    the end of the step's block, which rolls the transaction back as before. Two updates of
+    one statement (the game row of two steps in one transaction) never share a statement:
+    PostgreSQL would apply only one of them."""
+
+    def __init__(self, driver: Any, dialect: sa.Dialect, prepared: dict[tuple[Any, ...], _Prepared],
+                 combined: dict[tuple[Any, ...], str]) -> None:
+        super().__init__(driver, dialect, prepared)
+        self._combined = combined
+        self._queued: list[tuple[_Prepared, list[tuple[Any, ...]]]] = []
+        self._updates: set[sa.Executable] = set()
 
     def _get(self, statement: sa.Executable, keys: Iterable[str]) -> _Prepared:
         names = tuple(sorted(keys))
@@ -468,14 +516,30 @@ class _PgWrite(_RawWrite):
         return found
 
     async def run(self, statement: sa.Executable, values: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
-        if isinstance(values, Mapping):
-            prepared = self._get(statement, values)
-            await self.driver.execute(prepared.sql, *prepared.params(values))
-        else:  # one round trip for all the rows (asyncpg pipelines them)
-            prepared = self._get(statement, values[0])
-            await self.driver.executemany(prepared.sql, [prepared.params(v) for v in values])
+        rows = [values] if isinstance(values, Mapping) else list(values)
+        if not rows:
+            return
+        if statement in self._updates:
+            await self.flush()
+        prepared = self._get(statement, rows[0])
+        self._queued.append((prepared, [prepared.params(v) for v in rows]))
+        if isinstance(statement, sa.Update):
+            self._updates.add(statement)
+
+    async def flush(self) -> None:
+        """Run the writes waiting, in one statement."""
+        queued, self._queued = self._queued, []
+        self._updates.clear()
+        if not queued:
+            return
+        key = tuple((prepared, len(rows)) for prepared, rows in queued)
+        sql = self._combined.get(key)
+        if sql is None:
+            sql = self._combined[key] = _one_statement(key)
+        await self.driver.execute(sql, *(value for _prepared, rows in queued for row in rows for value in row))
 
     async def all(self, statement: sa.Executable, values: Mapping[str, Any]) -> list[Any]:
+        await self.flush()
         prepared = self._get(statement, values)
         rows = await self.driver.fetch(prepared.sql, *prepared.params(values))
         shape = prepared.shape
@@ -560,6 +624,7 @@ class ServiceCore:
         self._in_group = asyncio.Lock()  # a step inside its statements, or the group committing
         self._committing: asyncio.Task[None] | None = None
         self._prepared: dict[tuple[Any, ...], _Prepared] = {}
+        self._combined: dict[tuple[Any, ...], str] = {}  # PostgreSQL: writes run as one (_PgWrite)
         self._look_sql = str(_LOOK.compile(dialect=db.dialect))
         self._look_locked_sql = str(_LOOK_LOCKED.compile(dialect=db.dialect))
         # PostgreSQL: the service's own connections for steps and views of hot games.
@@ -641,7 +706,9 @@ class ServiceCore:
         if gate is None:
             if self._pg is not None:
                 async with self._pg.transaction() as driver:
-                    yield _PgWrite(driver, self.db.dialect, self._prepared)
+                    write = _PgWrite(driver, self.db.dialect, self._prepared, self._combined)
+                    yield write
+                    await write.flush()
                 return
             async with self.db.connect() as conn, conn.begin():
                 yield conn
@@ -874,6 +941,7 @@ class ServiceCore:
         a command that changes them; else read by Core into row objects of no session (a step,
         a view: ``_record`` writes through Core statements), with the hot cache's undo facts."""
         if isinstance(session, _PgWrite):
+            await session.flush()
             found = await session.driver.fetch(self._look_locked_sql if lock else self._look_sql, game_pk)
             if not found:
                 raise GameNotFound(f"There is no game {game_pk}.")
