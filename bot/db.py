@@ -99,8 +99,9 @@ for asyncpg to see) is thus never used more than an hour later."""
 PG_DRIVERS = 8
 """Connections :class:`PgDrivers` keeps at most (steps and views of hot games wait for one).
 A step holds its connection while the engine computes it, so more connections than games
-being stepped at once only add server processes; the benchmark's two processes of 50 games
-each are as fast with 8 as with 15 (``throughput.pg_two_processes``)."""
+being stepped at once only add server processes: the benchmark's two processes of 50 games
+each made 976 steps/s with 4, 942-1002 with 8 and 929 with 15 (``throughput.pg_two_processes``,
+--quick, within its noise)."""
 
 
 def _configure_postgresql(sync_engine: sa.Engine) -> None:
