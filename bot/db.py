@@ -176,7 +176,10 @@ class PgDrivers:
                     rows = await conn.fetch(sql, *args)
                 except BaseException as exc:
                     dropped = pg_dropped(exc, conn)
-                    conn.terminate() if dropped or not isinstance(exc, Exception) else self._give_back(conn)
+                    if dropped or not isinstance(exc, Exception):
+                        conn.terminate()
+                    else:  # the statement failed, the connection did not
+                        self._give_back(conn)
                     if dropped and attempt == 1:
                         self._forget_idle()
                         continue
