@@ -130,32 +130,44 @@ class PgDrivers:
     """A few asyncpg connections of the service's own, for the statements of its hot paths,
     run on the driver with its prepared statements (asyncpg prepares each statement once per
     connection). A connection is handed out with no transaction open and taken back only in
-    that state; one that failed otherwise, or was interrupted mid-statement, is closed."""
+    that state; one that failed otherwise, or was interrupted mid-statement, is closed, and
+    one older than ``recycle_s`` is replaced, as SQLAlchemy's pool does (``PG_RECYCLE_S``)."""
 
-    def __init__(self, engine: AsyncEngine, size: int = PG_DRIVERS) -> None:
+    def __init__(self, engine: AsyncEngine, size: int = PG_DRIVERS, recycle_s: float = PG_RECYCLE_S) -> None:
         cargs, cparams = engine.sync_engine.dialect.create_connect_args(engine.url)
         for key in ("prepared_statement_cache_size", "prepared_statement_name_func", "async_creator_fn"):
             cparams.pop(key, None)  # SQLAlchemy's own, not asyncpg's
         self._args, self._params = list(cargs), dict(cparams)
         self._idle: list[Any] = []
+        self._born: dict[Any, float] = {}  # connection -> when it was opened (time.monotonic)
+        self.recycle_s = recycle_s
         self._slots = asyncio.Semaphore(size)
         self._closed = False
 
     async def _connect(self) -> Any:
         import asyncpg
 
-        return await asyncpg.connect(*self._args, **self._params)
+        conn = await asyncpg.connect(*self._args, **self._params)
+        self._born[conn] = time.monotonic()
+        return conn
+
+    def _drop(self, conn: Any) -> None:
+        self._born.pop(conn, None)
+        conn.terminate()
 
     def _take(self) -> Any | None:
+        now = time.monotonic()
         while self._idle:
             conn = self._idle.pop()
-            if not conn.is_closed():
+            if conn.is_closed() or now - self._born.get(conn, now) > self.recycle_s:
+                self._drop(conn)
+            else:
                 return conn
         return None
 
     def _give_back(self, conn: Any) -> None:
         if self._closed or conn.is_closed() or conn.is_in_transaction():
-            conn.terminate()
+            self._drop(conn)
         else:
             self._idle.append(conn)
 
@@ -164,7 +176,7 @@ class PgDrivers:
         is going away, and they are most likely dropped too."""
         idle, self._idle = self._idle, []
         for conn in idle:
-            conn.terminate()
+            self._drop(conn)
 
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
         """The rows of one read-only statement, outside any transaction (autocommit: one
@@ -177,7 +189,7 @@ class PgDrivers:
                 except BaseException as exc:
                     dropped = pg_dropped(exc, conn)
                     if dropped or not isinstance(exc, Exception):
-                        conn.terminate()
+                        self._drop(conn)
                     else:  # the statement failed, the connection did not
                         self._give_back(conn)
                     if dropped and attempt == 1:
@@ -198,7 +210,7 @@ class PgDrivers:
             try:
                 await conn.execute("BEGIN")
             except Exception:
-                conn.terminate()
+                self._drop(conn)
                 # BEGIN fails on a connection that waited in the pool only when the connection
                 # is no longer usable (dropped, or its client confused by the server's last
                 # words); nothing was written, so begin again on a fresh one.
@@ -207,7 +219,7 @@ class PgDrivers:
                     continue
                 raise
             except BaseException:
-                conn.terminate()
+                self._drop(conn)
                 raise
             return conn
         raise AssertionError("unreachable")
@@ -226,22 +238,23 @@ class PgDrivers:
                     try:
                         await conn.execute("ROLLBACK")
                     except BaseException:
-                        conn.terminate()
+                        self._drop(conn)
                         raise exc from None
                     self._give_back(conn)
                 else:  # interrupted (cancelled) mid-statement, or dropped: never reused
-                    conn.terminate()
+                    self._drop(conn)
                 raise
             try:
                 await conn.execute("COMMIT")
             except BaseException:
-                conn.terminate()
+                self._drop(conn)
                 raise
             self._give_back(conn)
 
     async def close(self) -> None:
         self._closed = True
         idle, self._idle = self._idle, []
+        self._born.clear()
         for conn in idle:
             with contextlib.suppress(Exception):
                 await conn.close(timeout=5)

@@ -188,3 +188,24 @@ async def test_the_next_step_after_the_server_restarted(pg_service: GameService)
     version = await _a_round(service, pk)
     assert version >= before + 2
     await _moves_recorded_once(service, pk, version)
+
+
+async def test_a_connection_older_than_the_recycle_age_is_replaced() -> None:
+    """A connection a firewall dropped without a word shows no closed socket: the service's own
+    connections are therefore replaced once older than ``recycle_s`` (an hour by default), as
+    SQLAlchemy's pool replaces its own (``pool_recycle``)."""
+    if not PG_URL:
+        pytest.skip("ALCAZABA_TEST_PG_URL is not set")
+    engine = make_engine(PG_URL)
+    drivers = PgDrivers(engine, size=1)
+    try:
+        async with drivers.transaction() as conn:
+            first = conn.get_server_pid()
+        async with drivers.transaction() as conn:
+            assert conn.get_server_pid() == first  # young: kept
+        drivers.recycle_s = 0.0
+        await asyncio.sleep(0.01)
+        assert [r[0] for r in await drivers.fetch("SELECT pg_backend_pid()")] != [first]
+    finally:
+        await drivers.close()
+        await engine.dispose()
