@@ -1253,9 +1253,11 @@ async def pg_player(url: str, seats: list[list[Any]], seconds: float) -> tuple[l
     return stamps, cpu
 
 
-# The statements of a step and of the view before it, as the service runs them on PostgreSQL
-# (bot/service/core.py: the game row with its seats and last rules upgrade, locked for the
-# step; the move row; the game row; the notifications), written out for asyncpg.
+# The statements of a step and of the view before it, as the service ran them on PostgreSQL
+# until it sent a step's writes as one statement (bot/service/core.py ``_PgWrite``): the game
+# row with its seats and last rules upgrade, locked for the step; the move row; the game row;
+# the notifications, one statement each, written out for asyncpg. Kept as they were, so that
+# the floor's figures compare with the earlier ones; the service now makes fewer round trips.
 _FLOOR_LOOK = ("SELECT game.*, (SELECT coalesce(max(rules_upgrade.id), 0) FROM rules_upgrade "
                "WHERE rules_upgrade.game_pk = game.id) AS upgrade_mark, seat.* "
                "FROM game LEFT OUTER JOIN seat ON seat.game_pk = game.id WHERE game.id = $1 ORDER BY seat.id")
@@ -1270,9 +1272,10 @@ async def pg_floor_player(url: str, seats: list[list[Any]], seconds: float) -> t
     """One process of ``throughput.pg_floor_two_processes``: for each of its games at once,
     the statements of a front end's step without the engine or the service (the view's
     statement; then, in one transaction, the locked read, the move row, the game row and two
-    notification rows), with payloads of a step's size, on a pool of as many connections as
-    the service's (SQLAlchemy's default: 5, and 10 more when busy). What PostgreSQL and the
-    driver allow at most on this machine, to hold ``throughput.pg_two_processes`` against."""
+    notification rows), with payloads of a step's size, on a pool of 15 connections (as many
+    as SQLAlchemy's pool gave the service, 5 and 10 more when busy; the service now keeps 8 of
+    its own, ``bot.db.PG_DRIVERS``). What PostgreSQL and the driver allow on this machine for
+    those statements, to hold ``throughput.pg_two_processes`` against."""
     from datetime import UTC, datetime
 
     import asyncpg

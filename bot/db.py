@@ -4,7 +4,15 @@ SQLite runs in WAL mode (readers never wait for the writer) with a busy timeout,
 write transaction starts with ``BEGIN IMMEDIATE``: it takes the write lock before reading,
 so two commands never both read version N and then race to write N+1 (SQLite would fail the
 loser with "database is locked" instead of letting it wait). PostgreSQL needs none of this;
-there the version check is a conditional UPDATE.
+there a command locks its game's row (``SELECT ... FOR UPDATE``).
+
+PostgreSQL's hot paths (a step, a view of a hot game) run on a few asyncpg connections the
+service keeps (:class:`PgDrivers`), not through SQLAlchemy's pool: checking a connection out,
+pinging it and running a statement through SQLAlchemy's asyncio adaptation cost more than the
+statement. Neither pool pings a connection before use (SQLAlchemy's ``pool_pre_ping`` is three
+round trips on asyncpg); a connection the server dropped is noticed instead (asyncpg sees the
+socket close) and replaced, and a step whose first statement meets a dropped connection is
+begun again on a fresh one (tests/bot/test_pg_reconnect.py).
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ import contextlib
 import sqlite3
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import AsyncIterator, Generator
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +62,9 @@ def prepare_sqlite_file(url: str) -> None:
 def make_engine(url: str, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS, echo: bool = False) -> AsyncEngine:
     """An async engine for ``url`` (``sqlite+aiosqlite://`` or ``postgresql+asyncpg://``)."""
     if not is_sqlite(url):
-        return create_async_engine(url, echo=echo, pool_pre_ping=True)
+        engine = create_async_engine(url, echo=echo, pool_recycle=PG_RECYCLE_S)
+        _configure_postgresql(engine.sync_engine)
+        return engine
     prepare_sqlite_file(url)
     database = make_url(url).database or ":memory:"
     engine = create_async_engine(url, echo=echo, async_creator=_inline_creator(database, busy_timeout_ms))
@@ -78,6 +88,176 @@ def _configure_sqlite(sync_engine: sa.Engine, busy_timeout_ms: int) -> None:
     def _on_begin(connection: sa.Connection) -> None:
         immediate = connection.get_execution_options().get("alcazaba_write", False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+# --------------------------------------------------------------------------- PostgreSQL
+
+PG_RECYCLE_S = 3600
+"""A pooled PostgreSQL connection older than this is replaced at its next checkout: a
+connection a firewall or a server's idle timeout dropped without a word (no closed socket
+for asyncpg to see) is thus never used more than an hour later."""
+PG_DRIVERS = 8
+"""Connections :class:`PgDrivers` keeps at most (steps and views of hot games wait for one).
+A step holds its connection while the engine computes it, so more connections than games
+being stepped at once only add server processes: the benchmark's two processes of 50 games
+each made 976 steps/s with 4, 942-1002 with 8 and 929 with 15 (``throughput.pg_two_processes``,
+--quick, within its noise)."""
+
+
+def _configure_postgresql(sync_engine: sa.Engine) -> None:
+    @event.listens_for(sync_engine, "checkout")
+    def _on_checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        # A connection whose socket closed while it waited in the pool (the server restarted,
+        # or its backend was terminated) is replaced at once, at no cost: SQLAlchemy takes
+        # another when a checkout handler raises DisconnectionError.
+        driver = getattr(dbapi_connection, "driver_connection", None)
+        if driver is not None and driver.is_closed():
+            raise sa.exc.DisconnectionError("the server closed this connection")
+
+
+def pg_dropped(exc: BaseException, conn: Any) -> bool:
+    """Whether ``exc``, met on the asyncpg connection ``conn``, says the connection is gone
+    (its socket closed, the server shutting down or terminating its backend)."""
+    import asyncpg
+
+    if conn.is_closed():
+        return True
+    return isinstance(exc, OSError | asyncpg.PostgresConnectionError | asyncpg.InterfaceError
+                      | asyncpg.exceptions.OperatorInterventionError | asyncpg.exceptions.InternalClientError)
+
+
+class PgDrivers:
+    """A few asyncpg connections of the service's own, for the statements of its hot paths,
+    run on the driver with its prepared statements (asyncpg prepares each statement once per
+    connection). A connection is handed out with no transaction open and taken back only in
+    that state; one that failed otherwise, or was interrupted mid-statement, is closed, and
+    one older than ``recycle_s`` is replaced, as SQLAlchemy's pool does (``PG_RECYCLE_S``)."""
+
+    def __init__(self, engine: AsyncEngine, size: int = PG_DRIVERS, recycle_s: float = PG_RECYCLE_S) -> None:
+        cargs, cparams = engine.sync_engine.dialect.create_connect_args(engine.url)
+        for key in ("prepared_statement_cache_size", "prepared_statement_name_func", "async_creator_fn"):
+            cparams.pop(key, None)  # SQLAlchemy's own, not asyncpg's
+        self._args, self._params = list(cargs), dict(cparams)
+        self._idle: list[Any] = []
+        self._born: dict[Any, float] = {}  # connection -> when it was opened (time.monotonic)
+        self.recycle_s = recycle_s
+        self._slots = asyncio.Semaphore(size)
+        self._closed = False
+
+    async def _connect(self) -> Any:
+        import asyncpg
+
+        conn = await asyncpg.connect(*self._args, **self._params)
+        self._born[conn] = time.monotonic()
+        return conn
+
+    def _drop(self, conn: Any) -> None:
+        self._born.pop(conn, None)
+        conn.terminate()
+
+    def _take(self) -> Any | None:
+        now = time.monotonic()
+        while self._idle:
+            conn = self._idle.pop()
+            if conn.is_closed() or now - self._born.get(conn, now) > self.recycle_s:
+                self._drop(conn)
+            else:
+                return conn
+        return None
+
+    def _give_back(self, conn: Any) -> None:
+        if self._closed or conn.is_closed() or conn.is_in_transaction():
+            self._drop(conn)
+        else:
+            self._idle.append(conn)
+
+    def _forget_idle(self) -> None:
+        """Close the idle connections: one was found dropped, so the server restarted or
+        is going away, and they are most likely dropped too."""
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            self._drop(conn)
+
+    async def fetch(self, sql: str, *args: Any) -> list[Any]:
+        """The rows of one read-only statement, outside any transaction (autocommit: one
+        round trip). Run again on a fresh connection if the connection turns out dropped."""
+        async with self._slots:
+            for attempt in (1, 2):
+                conn = self._take() or await self._connect()
+                try:
+                    rows = await conn.fetch(sql, *args)
+                except BaseException as exc:
+                    dropped = pg_dropped(exc, conn)
+                    if dropped or not isinstance(exc, Exception):
+                        self._drop(conn)
+                    else:  # the statement failed, the connection did not
+                        self._give_back(conn)
+                    if dropped and attempt == 1:
+                        self._forget_idle()
+                        continue
+                    raise
+                self._give_back(conn)
+                return rows
+        raise AssertionError("unreachable")
+
+    async def _begun(self) -> Any:
+        """A connection in a new transaction. BEGIN is the first statement a connection taken
+        from the pool runs; if it fails because the connection was dropped, nothing was
+        written, and it is begun again once on a fresh connection."""
+        for attempt in (1, 2):
+            reused = self._take()
+            conn = reused or await self._connect()
+            try:
+                await conn.execute("BEGIN")
+            except Exception:
+                self._drop(conn)
+                # BEGIN fails on a connection that waited in the pool only when the connection
+                # is no longer usable (dropped, or its client confused by the server's last
+                # words); nothing was written, so begin again on a fresh one.
+                if reused is not None and attempt == 1:
+                    self._forget_idle()
+                    continue
+                raise
+            except BaseException:
+                self._drop(conn)
+                raise
+            return conn
+        raise AssertionError("unreachable")
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Any]:
+        """A connection in a transaction, committed if the block succeeds and rolled back if
+        it raises. A connection whose commit or rollback did not finish is closed, never
+        reused (the server then rolls back whatever it did not commit)."""
+        async with self._slots:
+            conn = await self._begun()
+            try:
+                yield conn
+            except BaseException as exc:
+                if isinstance(exc, Exception) and not conn.is_closed():
+                    try:
+                        await conn.execute("ROLLBACK")
+                    except BaseException:
+                        self._drop(conn)
+                        raise exc from None
+                    self._give_back(conn)
+                else:  # interrupted (cancelled) mid-statement, or dropped: never reused
+                    self._drop(conn)
+                raise
+            try:
+                await conn.execute("COMMIT")
+            except BaseException:
+                self._drop(conn)
+                raise
+            self._give_back(conn)
+
+    async def close(self) -> None:
+        self._closed = True
+        idle, self._idle = self._idle, []
+        self._born.clear()
+        for conn in idle:
+            with contextlib.suppress(Exception):
+                await conn.close(timeout=5)
 
 
 # --------------------------------------------------------------------------- SQLite on the loop's thread

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import gc
 import hashlib
+import re
 from collections import OrderedDict, namedtuple
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -21,7 +22,7 @@ from sqlalchemy.orm.instrumentation import manager_of_class
 from sqlmodel import col
 
 import engine
-from bot.db import WRITE, make_engine
+from bot.db import WRITE, PgDrivers, make_engine
 from bot.models import Game, GameState, Move, Outbox, RulesUpgrade, Seat, dumps, loads, utcnow
 from bot.service.canon import Canonical, canonical, same_text, text_delta
 from bot.service.types import (
@@ -452,6 +453,99 @@ class _RawWrite:
         return rows if shape is None else [shape._make(row) for row in rows]
 
 
+_DOLLAR = re.compile(r"\$(\d+)")
+
+
+def _renumbered(sql: str, offset: int, width: int) -> str:
+    """``sql`` with its parameters ``$1``..``$width`` made ``$offset+1``.. (checked: the text of
+    a compiled statement with exactly those parameters and no other dollar sign)."""
+    found = [int(m[1]) for m in _DOLLAR.finditer(sql)]
+    if sorted(found) != list(range(1, width + 1)) or sql.count("$") != width:
+        raise ValueError(f"not a statement of {width} numbered parameters: {sql}")
+    return _DOLLAR.sub(lambda m: f"${int(m[1]) + offset}", sql)
+
+
+def _one_statement(parts: Sequence[tuple[_Prepared, int]]) -> str:
+    """The writes ``parts`` (a statement, and how many rows of it: only an INSERT has more
+    than one) as one statement: each but the last a data-modifying WITH query, all run in
+    one round trip against one snapshot. None of them may read what another writes."""
+    texts: list[str] = []
+    offset = 0
+    for prepared, rows in parts:
+        width = len(prepared.names)
+        if rows == 1:
+            texts.append(_renumbered(prepared.sql, offset, width))
+        else:
+            head, values, row = prepared.sql.partition(" VALUES ")
+            if not values or not head.startswith("INSERT ") or not row.startswith("(") or not row.endswith(")"):
+                raise ValueError(f"not a one-row INSERT: {prepared.sql}")
+            texts.append(head + values + ", ".join(_renumbered(row, offset + k * width, width) for k in range(rows)))
+        offset += rows * width
+    if len(texts) == 1:
+        return texts[0]
+    return "WITH " + ", ".join(f"w{i} AS ({text})" for i, text in enumerate(texts[:-1])) + " " + texts[-1]
+
+
+class _PgWrite(_RawWrite):
+    """PostgreSQL: the write transaction of a step on one of the service's own asyncpg
+    connections (:class:`bot.db.PgDrivers`), its statements run on the driver as prepared
+    statements, with no pool checkout, ping or reset around them.
+
+    The writes wait, and go as one statement (:func:`_one_statement`) before the next read
+    or the commit: a step is BEGIN, the locked read, its writes and COMMIT, four round trips
+    where one per statement made six (every round trip costs both processes a system call
+    and a wake-up, more than the statements themselves). A write that fails thus fails at
+    the end of the step's block, which rolls the transaction back as before. Two updates of
+    one statement (the game row of two steps in one transaction) never share a statement:
+    PostgreSQL would apply only one of them."""
+
+    def __init__(self, driver: Any, dialect: sa.Dialect, prepared: dict[tuple[Any, ...], _Prepared],
+                 combined: dict[tuple[Any, ...], str]) -> None:
+        super().__init__(driver, dialect, prepared)
+        self._combined = combined
+        self._queued: list[tuple[_Prepared, list[tuple[Any, ...]]]] = []
+        self._updates: set[sa.Executable] = set()
+
+    def _get(self, statement: sa.Executable, keys: Iterable[str]) -> _Prepared:
+        names = tuple(sorted(keys))
+        found = self._prepared.get((statement, *names))
+        if found is None:
+            # An INSERT without RETURNING: a step never needs the new rows' ids back.
+            bare = statement.inline() if isinstance(statement, sa.Insert) else statement
+            found = self._prepared[(statement, *names)] = _Prepared(bare, self.dialect, names)
+        return found
+
+    async def run(self, statement: sa.Executable, values: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
+        rows = [values] if isinstance(values, Mapping) else list(values)
+        if not rows:
+            return
+        if statement in self._updates:
+            await self.flush()
+        prepared = self._get(statement, rows[0])
+        self._queued.append((prepared, [prepared.params(v) for v in rows]))
+        if isinstance(statement, sa.Update):
+            self._updates.add(statement)
+
+    async def flush(self) -> None:
+        """Run the writes waiting, in one statement."""
+        queued, self._queued = self._queued, []
+        self._updates.clear()
+        if not queued:
+            return
+        key = tuple((prepared, len(rows)) for prepared, rows in queued)
+        sql = self._combined.get(key)
+        if sql is None:
+            sql = self._combined[key] = _one_statement(key)
+        await self.driver.execute(sql, *(value for _prepared, rows in queued for row in rows for value in row))
+
+    async def all(self, statement: sa.Executable, values: Mapping[str, Any]) -> list[Any]:
+        await self.flush()
+        prepared = self._get(statement, values)
+        rows = await self.driver.fetch(prepared.sql, *prepared.params(values))
+        shape = prepared.shape
+        return [tuple(row) for row in rows] if shape is None else [shape._make(row) for row in rows]
+
+
 class _Group:
     """SQLite: a write transaction that the steps of one moment share (group commit).
 
@@ -530,7 +624,11 @@ class ServiceCore:
         self._in_group = asyncio.Lock()  # a step inside its statements, or the group committing
         self._committing: asyncio.Task[None] | None = None
         self._prepared: dict[tuple[Any, ...], _Prepared] = {}
+        self._combined: dict[tuple[Any, ...], str] = {}  # PostgreSQL: writes run as one (_PgWrite)
         self._look_sql = str(_LOOK.compile(dialect=db.dialect))
+        self._look_locked_sql = str(_LOOK_LOCKED.compile(dialect=db.dialect))
+        # PostgreSQL: the service's own connections for steps and views of hot games.
+        self._pg: PgDrivers | None = PgDrivers(db) if db.dialect.name == "postgresql" else None
         columns = (*_GAME.c, None, *(_SEAT.c[name] for name in _SEAT_FIELDS))  # None: the upgrade mark
         self._look_processors: list[Any] = [
             None if c is None else c.type.dialect_impl(db.dialect).result_processor(db.dialect, None)
@@ -554,6 +652,8 @@ class ServiceCore:
         if self._writer is not None:
             writer, self._writer, self._writer_driver = self._writer, None, None
             await writer.close()
+        if self._pg is not None:
+            await self._pg.close()
         await self.db.dispose()
 
 
@@ -599,11 +699,17 @@ class ServiceCore:
     async def _write_step(self) -> AsyncIterator[AsyncConnection | _RawWrite]:
         """The write transaction of a step (or a batch of them): on SQLite, BEGIN IMMEDIATE
         on the service's own writing connection, with the statements run on the driver (the
-        write gate makes it this process's only writer meanwhile); on PostgreSQL, a Core
-        connection (a step needs no ORM session). Committed if the block succeeds, rolled
-        back otherwise, as :meth:`_write`."""
+        write gate makes it this process's only writer meanwhile); on PostgreSQL, one of the
+        service's own connections, the statements also run on the driver (:class:`_PgWrite`).
+        Committed if the block succeeds, rolled back otherwise, as :meth:`_write`."""
         gate = self._write_gate
         if gate is None:
+            if self._pg is not None:
+                async with self._pg.transaction() as driver:
+                    write = _PgWrite(driver, self.db.dialect, self._prepared, self._combined)
+                    yield write
+                    await write.flush()
+                return
             async with self.db.connect() as conn, conn.begin():
                 yield conn
             return
@@ -784,7 +890,9 @@ class ServiceCore:
         as text, booleans as integers: :meth:`_typed` converts them), since checking a
         connection out of the pool, beginning and ending a transaction and running a statement
         through SQLAlchemy cost some 0.5 ms, where SQLite answers in 0.02 ms. PostgreSQL: in
-        autocommit, one round trip instead of three (BEGIN, the statement, ROLLBACK)."""
+        autocommit, one round trip, on one of the service's own connections (as a step)."""
+        if self._pg is not None:
+            return tuple(tuple(row) for row in await self._pg.fetch(self._look_sql, game_pk))
         if self._write_gate is None:
             async with self.db.connect() as conn:
                 await conn.execution_options(isolation_level="AUTOCOMMIT")
@@ -832,6 +940,12 @@ class ServiceCore:
         """The game, its seats and its latest state. ``attach``: as objects of ``session``, for
         a command that changes them; else read by Core into row objects of no session (a step,
         a view: ``_record`` writes through Core statements), with the hot cache's undo facts."""
+        if isinstance(session, _PgWrite):
+            await session.flush()
+            found = await session.driver.fetch(self._look_locked_sql if lock else self._look_sql, game_pk)
+            if not found:
+                raise GameNotFound(f"There is no game {game_pk}.")
+            return await self._loaded(session, *_look_parts([tuple(row) for row in found]))
         if isinstance(session, _RawWrite):
             cursor = await session.driver.execute(self._look_sql, (game_pk,))
             raw = await cursor.fetchall()
