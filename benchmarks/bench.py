@@ -1420,14 +1420,24 @@ games a ledger holds from before then no longer count."""
 
 def ai_code(game_id: str) -> str:
     """The fingerprint of everything that decides how a game of ``--ai`` goes: the search
-    (engine/ai), the game's rules, data and built-in player with the engine's shared modules
-    (``bot.upgrade.code_fingerprint``) and the harness (``AI_HARNESS``)."""
+    (engine/ai, but of the games' own adapters only this game's, ``engine/ai/<game>.py``:
+    Granada's does not decide a 1212 game), the game's rules, data and built-in player with
+    the engine's shared modules (``bot.upgrade.code_fingerprint``) and the harness
+    (``AI_HARNESS``)."""
     from bot.upgrade import code_fingerprint, files_digest
 
-    search = Path(engine.__file__).resolve().parent / "ai"
     parts = [str(AI_HARNESS), code_fingerprint(engine.get(game_id)) or game_id,
-             files_digest(sorted(search.glob("*.py")), search)]
+             files_digest(search_files(game_id), SEARCH_DIR)]
     return hashlib.sha256(":".join(parts).encode()).hexdigest()[:16]
+
+
+SEARCH_DIR = Path(engine.__file__).resolve().parent / "ai"
+
+
+def search_files(game_id: str) -> list[Path]:
+    """The search's files that can decide a game of ``game_id``: all of engine/ai but the
+    other games' adapters."""
+    return [f for f in sorted(SEARCH_DIR.glob("*.py")) if f.stem == game_id or f.stem not in engine.GAMES]
 
 
 class Ledger:

@@ -114,3 +114,14 @@ def test_a_ledger_does_not_count_games_of_other_code(tmp_path: Path) -> None:
     assert list(ledger.games(key)) == [(1, "muslim")]
     assert ledger.games(key)[(1, "muslim")]["think"] == [0.1235]
     assert bench.ai_code("navas") != bench.ai_code("granada")
+
+
+def test_a_games_fingerprint_covers_the_search_and_its_own_adapter_only() -> None:
+    """A change to Granada's adapter does not void the 1212 games a ledger holds (nor the
+    reverse), and a change to the search itself voids both."""
+    names = {game: {f.name for f in bench.search_files(game)} for game in ("navas", "granada", "sabika")}
+    for game, files in names.items():
+        assert {"search.py", "adapters.py", "__init__.py", "registry.py"} <= files, game
+    assert "navas.py" in names["navas"] and "granada.py" not in names["navas"]
+    assert "granada.py" in names["granada"] and "navas.py" not in names["granada"]
+    assert not {"navas.py", "granada.py"} & names["sabika"]
