@@ -1,15 +1,20 @@
 """Fixtures of the server tests: a real SQLite file per test, migrated by the real migration,
-and the toy game (tests/bot/toygame.py) registered as an engine next to the real ones."""
+the same on the PostgreSQL server of ``ALCAZABA_TEST_PG_URL`` where one is given (its tables
+dropped and re-created), and the toy game (tests/bot/toygame.py) registered as an engine next
+to the real ones."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from alembic import command
 
 import engine
-from bot.db import migrate
+from bot.db import alembic_config, migrate, migrate_async
 from bot.service import GameService
 from bot.settings import sqlite_url
 from tests.bot import toygame
@@ -34,3 +39,17 @@ async def service(db_path: Path) -> AsyncIterator[GameService]:
     svc = GameService.open(sqlite_url(db_path))
     yield svc
     await svc.close()
+
+
+PG_URL = os.environ.get("ALCAZABA_TEST_PG_URL", "")
+
+
+@pytest.fixture
+async def pg_service() -> AsyncIterator[GameService]:
+    if not PG_URL:
+        pytest.skip("ALCAZABA_TEST_PG_URL is not set")
+    await asyncio.to_thread(command.downgrade, alembic_config(PG_URL), "base")
+    await migrate_async(PG_URL)
+    service = GameService.open(PG_URL)
+    yield service
+    await service.close()

@@ -18,25 +18,13 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from alembic import command
 from sqlalchemy.engine import make_url
 
-from bot.db import PgDrivers, alembic_config, make_engine, migrate_async
+from bot.db import PgDrivers, make_engine
 from bot.service import GameService
 
 pytestmark = pytest.mark.postgres
 PG_URL = os.environ.get("ALCAZABA_TEST_PG_URL", "")
-
-
-@pytest.fixture
-async def pg_service() -> AsyncIterator[GameService]:
-    if not PG_URL:
-        pytest.skip("ALCAZABA_TEST_PG_URL is not set")
-    await asyncio.to_thread(command.downgrade, alembic_config(PG_URL), "base")
-    await migrate_async(PG_URL)
-    service = GameService.open(PG_URL)
-    yield service
-    await service.close()
 
 
 async def _admin() -> asyncpg.Connection:
@@ -120,33 +108,38 @@ class _Unaware:
         return getattr(self.conn, name)
 
 
-async def test_a_step_that_meets_a_dropped_connection_begins_again_on_a_fresh_one() -> None:
-    """The race the check at checkout cannot see: the server dropped the connection but the
-    client has not read the closed socket yet, so BEGIN is sent on it. It fails, wrote
-    nothing, and the transaction begins on a fresh connection."""
+@pytest.fixture
+async def one_driver() -> AsyncIterator[PgDrivers]:
+    """The service's own connections, at most one, on the test server."""
     if not PG_URL:
         pytest.skip("ALCAZABA_TEST_PG_URL is not set")
     engine = make_engine(PG_URL)
     drivers = PgDrivers(engine, size=1)
+    yield drivers
+    await drivers.close()
+    await engine.dispose()
+
+
+async def test_a_step_that_meets_a_dropped_connection_begins_again_on_a_fresh_one(one_driver: PgDrivers) -> None:
+    """The race the check at checkout cannot see: the server dropped the connection but the
+    client has not read the closed socket yet, so BEGIN is sent on it. It fails, wrote
+    nothing, and the transaction begins on a fresh connection."""
+    drivers = one_driver
+    async with drivers.transaction() as conn:
+        first = conn.get_server_pid()
+    admin = await _admin()
     try:
-        async with drivers.transaction() as conn:
-            first = conn.get_server_pid()
-        admin = await _admin()
-        try:
-            await admin.execute("SELECT pg_terminate_backend($1)", first)
-        finally:
-            await admin.close()
-        # The idle connection is handed out as if still open (the client not yet having
-        # noticed), so that BEGIN meets the dropped connection.
-        stale = drivers._idle[0] = _Unaware(drivers._idle[0])
-        async with drivers.transaction() as conn:
-            assert conn is not stale and conn.get_server_pid() != first
-            assert stale.conn.is_closed()
-            assert await conn.fetchval("SELECT 1") == 1
-        assert await drivers.fetch("SELECT 2") == [(2,)]
+        await admin.execute("SELECT pg_terminate_backend($1)", first)
     finally:
-        await drivers.close()
-        await engine.dispose()
+        await admin.close()
+    # The idle connection is handed out as if still open (the client not yet having
+    # noticed), so that BEGIN meets the dropped connection.
+    stale = drivers._idle[0] = _Unaware(drivers._idle[0])
+    async with drivers.transaction() as conn:
+        assert conn is not stale and conn.get_server_pid() != first
+        assert stale.conn.is_closed()
+        assert await conn.fetchval("SELECT 1") == 1
+    assert await drivers.fetch("SELECT 2") == [(2,)]
 
 
 def _pg_ctl(admin_rows: dict[str, str]) -> str:
@@ -190,22 +183,15 @@ async def test_the_next_step_after_the_server_restarted(pg_service: GameService)
     await _moves_recorded_once(service, pk, version)
 
 
-async def test_a_connection_older_than_the_recycle_age_is_replaced() -> None:
+async def test_a_connection_older_than_the_recycle_age_is_replaced(one_driver: PgDrivers) -> None:
     """A connection a firewall dropped without a word shows no closed socket: the service's own
     connections are therefore replaced once older than ``recycle_s`` (an hour by default), as
     SQLAlchemy's pool replaces its own (``pool_recycle``)."""
-    if not PG_URL:
-        pytest.skip("ALCAZABA_TEST_PG_URL is not set")
-    engine = make_engine(PG_URL)
-    drivers = PgDrivers(engine, size=1)
-    try:
-        async with drivers.transaction() as conn:
-            first = conn.get_server_pid()
-        async with drivers.transaction() as conn:
-            assert conn.get_server_pid() == first  # young: kept
-        drivers.recycle_s = 0.0
-        await asyncio.sleep(0.01)
-        assert [r[0] for r in await drivers.fetch("SELECT pg_backend_pid()")] != [first]
-    finally:
-        await drivers.close()
-        await engine.dispose()
+    drivers = one_driver
+    async with drivers.transaction() as conn:
+        first = conn.get_server_pid()
+    async with drivers.transaction() as conn:
+        assert conn.get_server_pid() == first  # young: kept
+    drivers.recycle_s = 0.0
+    await asyncio.sleep(0.01)
+    assert [r[0] for r in await drivers.fetch("SELECT pg_backend_pid()")] != [first]

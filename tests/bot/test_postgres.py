@@ -6,28 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
 
 import pytest
-from alembic import command
 
-from bot.db import alembic_config, migrate_async
 from bot.service import GameService, StaleVersion, UndoRefused
 from engine.api import RuleError
 
 pytestmark = pytest.mark.postgres
 PG_URL = os.environ.get("ALCAZABA_TEST_PG_URL", "")
-
-
-@pytest.fixture
-async def pg_service() -> AsyncIterator[GameService]:
-    if not PG_URL:
-        pytest.skip("ALCAZABA_TEST_PG_URL is not set")
-    await asyncio.to_thread(command.downgrade, alembic_config(PG_URL), "base")
-    await migrate_async(PG_URL)
-    service = GameService.open(PG_URL)
-    yield service
-    await service.close()
 
 
 async def test_a_game_on_postgresql(pg_service: GameService) -> None:
