@@ -44,12 +44,17 @@ async def service(db_path: Path) -> AsyncIterator[GameService]:
 PG_URL = os.environ.get("ALCAZABA_TEST_PG_URL", "")
 
 
-@pytest.fixture
-async def pg_service() -> AsyncIterator[GameService]:
+async def fresh_pg_database() -> None:
+    """The test server's database emptied and migrated again (skips without a server)."""
     if not PG_URL:
         pytest.skip("ALCAZABA_TEST_PG_URL is not set")
     await asyncio.to_thread(command.downgrade, alembic_config(PG_URL), "base")
     await migrate_async(PG_URL)
+
+
+@pytest.fixture
+async def pg_service() -> AsyncIterator[GameService]:
+    await fresh_pg_database()
     service = GameService.open(PG_URL)
     yield service
     await service.close()

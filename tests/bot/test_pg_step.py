@@ -6,16 +6,15 @@ recorded at its own version. Runs when ALCAZABA_TEST_PG_URL names a scratch data
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from alembic import command
 
-from bot.db import PgDrivers, alembic_config, migrate_async
+from bot.db import PgDrivers
 from bot.service import GameService
+from tests.bot.conftest import fresh_pg_database
 
 pytestmark = pytest.mark.postgres
 PG_URL = os.environ.get("ALCAZABA_TEST_PG_URL", "")
@@ -46,10 +45,7 @@ class _Counting:
 
 @pytest.fixture
 async def counted(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[GameService, list[str]]]:
-    if not PG_URL:
-        pytest.skip("ALCAZABA_TEST_PG_URL is not set")
-    await asyncio.to_thread(command.downgrade, alembic_config(PG_URL), "base")
-    await migrate_async(PG_URL)
+    await fresh_pg_database()
     sent: list[str] = []
     connect = PgDrivers._connect
 
