@@ -30,8 +30,8 @@ import math
 from engine import granada as granada_rules
 from engine.ai.adapters import Adapter, Budget, default_candidates
 from engine.api import Action, GameModule, State
+from engine.granada import movement, victory
 from engine.granada import state as st
-from engine.granada import victory
 from engine.granada.views import PUBLIC_PLACES
 
 OUT_OF_PLAY = ("bag:", "recruit:") + PUBLIC_PLACES
@@ -82,18 +82,40 @@ def evaluate(state: State) -> dict[str, float]:
 
 
 def candidates(module: GameModule, state: State, role: str) -> list[Action]:
-    """Every legal action but putting a stack's blocks back before it stepped, while it can
-    step: that order undoes the taking of the blocks, so the search's decisions went round
-    in a circle (take the blocks, judge every step worse, put them back, take them again:
-    a game of 4,937 steps, 3,470 of them the Christian search's own, most of them this
-    circle). Without it, taking blocks is judged by the best move they can make, and
-    "finish the moves from here" is what stays put. A stack that cannot step keeps it."""
+    """Every legal action but those that begin or close a circle of taking blocks and putting
+    them back before they step.
+
+    Putting a stack back undoes its taking, and each decision is searched from the state
+    alone, so the search went round that circle (take the blocks, judge every step worse, put
+    them back, take them again): a game of 4,937 steps, 3,470 of them the Christian search's
+    own. So the search takes no blocks that could not step (movement.can_step: every road
+    barred or too long, even force marched), and does not put back a stack that can step:
+    taking blocks is judged by the best move they can make, and "finish the moves from here"
+    is what stays put. The engine still offers both to human players."""
     legal = default_candidates(module, state, role)
     frame = st.top(state)
-    stack = frame.get("mstack") if frame is not None and frame.get("module") == "movement" else None
-    if stack is not None and stack["steps"] == 0 and any(a["type"] == "step" for a in legal):
-        return [a for a in legal if a["type"] != "end_move"]
-    return legal
+    if frame is None or frame.get("module") != "movement" or frame.get("pay"):
+        return legal
+    stack = frame.get("mstack")
+    if stack is not None and stack["steps"] > 0:
+        return legal
+    if frame.get("origin") is None and stack is None:
+        return legal
+    kept = [a for a in legal if not (a["type"] in TAKES and not _taken_can_step(module, state, role, a))]
+    if stack is not None and movement.can_step(state, frame, stack):
+        kept = [a for a in kept if a["type"] != "end_move"]
+    return kept or legal
+
+
+TAKES = ("take", "take_all", "take_grey")
+
+
+def _taken_can_step(module: GameModule, state: State, role: str, take: Action) -> bool:
+    after = module.apply(state, role, take)
+    frame = st.top(after)
+    if frame is None or frame.get("module") != "movement" or frame.get("mstack") is None:
+        return True
+    return movement.can_step(after, frame, frame["mstack"])
 
 
 # Calibrated on the 2-core reference machine: ``alcazaba bench --ai --game granada --level

@@ -267,6 +267,18 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
     return acts
 
 
+def can_step(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> bool:
+    """The stack has a road to take now, or after a force march (7.3.3) it may still buy.
+
+    A stack without one can only be put back: the search (engine.ai.granada) does not take
+    such blocks, since taking and putting back is a circle with no end."""
+    if _steps(frame, ms):
+        return True
+    if ms["force"] or ms["steps"] > 0 or not state["hands"][frame["side"]]:
+        return False
+    return bool(_steps(frame, dict(ms, force=True)))
+
+
 def _steps(frame: dict[str, Any], ms: dict[str, Any]) -> list[str]:
     """Where the moving stack may step next, in the map's order of the roads from where it is.
 

@@ -29,8 +29,10 @@ def dumps(value: Any) -> str:
 
 def positions(game_id: str, seed: int, steps: int, every: int,
               options: dict[str, Any] | None = None) -> list[tuple[dict[str, Any], str]]:
-    """(state, role) pairs of an easy-player game where ``role`` has a real choice to make."""
+    """(state, role) pairs of an easy-player game where ``role`` has a real choice to make: more
+    than one of the options the search weighs (the adapter's candidates)."""
     module = engine.get(game_id)
+    weighed = adapter(game_id).candidates
     state = module.setup(seed, options or {})
     pick = Generator(seed + 1000)
     found = []
@@ -39,7 +41,7 @@ def positions(game_id: str, seed: int, steps: int, every: int,
         if module.result(state) is not None:
             break
         role = module.active(state)[0]
-        if step >= due and len(default_candidates(module, state, role)) > 1:
+        if step >= due and len(weighed(module, state, role)) > 1:
             found.append((state, role))
             due = step + every
         state = module.apply(state, role, players.choose(module, state, role, pick.randbelow(1 << 30)))
