@@ -44,6 +44,15 @@ for that code: a run of hours can stop (``--stop-after MINUTES``, a crash, the e
 session) and go on later, on the same code, and the figures always cover every game the
 ledger holds for it (``from_ledger`` says how many came from earlier runs; ``complete`` whether
 the whole set is in).
+
+A set of many hours is finished over several sessions, not always on the same machine, and a
+search's budget is a number of iterations: a slower machine plays the same games more slowly.
+So each run that adds games to a ledger first measures this machine's ``speed``: it replays the
+first decisions of the set's first game (``PROBE_DECISIONS``) and divides their CPU time by
+the ledger's, and each line it adds carries that figure (lines without one count as 1.0: the
+machine of the set's first game). ``ai.think_s`` then gives, beside the whole set's figures,
+each machine's own (``machines``), judged against the budget, so a slower machine's times are
+neither hidden in the set's median nor taken for the search's cost.
 """
 
 from __future__ import annotations
@@ -1462,8 +1471,11 @@ class Ledger:
                 held[(int(game["seed"]), str(game["ai_role"]))] = game
         return held
 
-    def add(self, key: dict[str, Any], game: dict[str, Any]) -> None:
-        line = dict(game, **key, think=[round(t, 4) for t in game["think"]], cpu=[round(t, 4) for t in game["cpu"]])
+    def add(self, key: dict[str, Any], game: dict[str, Any], speed: float = 1.0) -> None:
+        """Keep one finished game, with the ``speed`` of the machine that played it
+        (:func:`machine_speed`)."""
+        line = dict(game, **key, think=[round(t, 4) for t in game["think"]], cpu=[round(t, 4) for t in game["cpu"]],
+                    speed=round(speed, 3))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as out:
             out.write(json.dumps(line, sort_keys=True) + "\n")
@@ -1471,12 +1483,13 @@ class Ledger:
             os.fsync(out.fileno())
 
 
-def ai_game(job: tuple[str, str, int, str, int | None]) -> dict[str, Any]:
+def ai_game(job: tuple[str, str, int, str, int | None], decisions: int | None = None) -> dict[str, Any]:
     """One game: the search at ``level`` in seat ``ai_role`` against the easy player in every
     other seat, or for ``easy_vs_random`` the easy player against uniformly random legal play.
     Top-level so that a process pool can run it. Returns the winners and the measured player's
     thinking times (for the search, decisions with more than one option only: the others return
-    at once; for the easy player, every decision)."""
+    at once; for the easy player, every decision). With ``decisions``, the game stops after that
+    many measured decisions (:func:`machine_speed`'s replay)."""
     from engine import ai, players
 
     game_id, level, seed, ai_role, iterations = job
@@ -1487,6 +1500,8 @@ def ai_game(job: tuple[str, str, int, str, int | None]) -> dict[str, Any]:
     cpu: list[float] = []       # the same decisions' CPU time (time.process_time of this worker)
     steps = 0
     while module.result(state) is None and steps < AI_MAX_STEPS:
+        if decisions is not None and len(think) >= decisions:
+            break
         active = list(module.active(state))
         role = ai_role if ai_role in active else active[0]
         decision_seed = seeds.randbelow(1 << 62)
@@ -1514,6 +1529,55 @@ def ai_game(job: tuple[str, str, int, str, int | None]) -> dict[str, Any]:
             "winner": None if res is None else res.get("winner"),
             "winners": [] if res is None else winners_of(res, roles), "finished": res is not None,
             "steps": steps, "think": think, "cpu": cpu}
+
+
+PROBE_DECISIONS = 10
+"""Decisions replayed to measure a machine's speed: some 20 s of the reference machine at
+1212 ``hard``. A single decision's CPU ratio between two machines varies (1.3-2.4 over the 44
+of one 1212 game replayed on a slower machine, 27 Nov), the sum of ten much less."""
+
+
+def machine_speed(base: dict[str, Any]) -> float:
+    """How many times the CPU time of the machine that played ``base`` (a ledger line, the
+    set's first game) this machine takes for the same decisions: the same code replays the
+    same game, so the decisions and the work are identical and only the machine differs.
+    Relative to the set's first machine: ``base``'s own speed, if it has one, carries over."""
+    reference = base["cpu"][:PROBE_DECISIONS]
+    if not reference or sum(reference) <= 0:
+        return 1.0
+    replay = ai_game((base["game"], base["level"], int(base["seed"]), base["ai_role"], base["iterations"]),
+                     decisions=len(reference))
+    return float(base.get("speed", 1.0)) * sum(replay["cpu"]) / sum(reference)
+
+
+SAME_MACHINE = 1.25
+"""Speeds within this factor of a group's slowest member are one machine: the probe's
+ten decisions measure one machine 5-10% apart from run to run (2.11 for the first ten
+decisions of a 1212 game whose whole replay took 1.94 times the CPU, 27 Nov)."""
+
+
+def by_machine(done: Sequence[dict[str, Any]], budget: float | None) -> list[dict[str, Any]]:
+    """The think time of a set's games grouped by the machine that played them (speeds within
+    ``SAME_MACHINE`` of the group's first, in order of speed), each group judged against the
+    budget: what a player waited on each machine. A group is named by its median speed."""
+    groups: list[list[dict[str, Any]]] = []
+    for game in sorted(done, key=lambda g: float(g.get("speed", 1.0))):
+        speed = float(game.get("speed", 1.0))
+        if groups and speed <= SAME_MACHINE * float(groups[-1][0].get("speed", 1.0)):
+            groups[-1].append(game)
+        else:
+            groups.append([game])
+    out: list[dict[str, Any]] = []
+    for group in groups:
+        think = [t for g in group for t in g["think"]]
+        cpu = [t for g in group for t in g["cpu"]]
+        if not think:
+            continue
+        speed = statistics.median(float(g.get("speed", 1.0)) for g in group)
+        row: dict[str, Any] = {"speed": round(speed, 2), "games": len(group), "n": len(think),
+                               "median": _round(statistics.median(think)), "p95": _round(percentile(think, 95))}
+        out.append(row | think_budget(think, cpu, budget))
+    return out
 
 
 def play_ai_jobs(jobs: list[tuple[str, str, int, str, int | None]], workers: int, label: str,
@@ -1603,7 +1667,12 @@ def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None
             held = ledger.games(key) if ledger is not None else {}
             earlier = [held[(seed, role)] for _, _, seed, role, _ in jobs if (seed, role) in held]
             todo = [j for j in jobs if (j[2], j[3]) not in held]
-            keep = None if ledger is None else (lambda game, key=key: ledger.add(key, game))
+            speed = 1.0
+            if ledger is not None and todo and held and (stop_at is None or time.perf_counter() < stop_at):
+                speed = machine_speed(next(iter(held.values())))
+                print(f"bench --ai: {game_id} {level}: this machine takes {speed:.2f} times the CPU time of "
+                      "the machine of the set's first game", file=sys.stderr, flush=True)
+            keep = None if ledger is None else (lambda game, key=key, speed=speed: ledger.add(key, game, speed))
             done = earlier + play_ai_jobs(todo, workers, f"{game_id} {level}", keep, stop_at)
             if not done:
                 out(skipped(f"ai.winrate.{game_id}.{level}", "no game finished before --stop-after"))
@@ -1638,8 +1707,10 @@ def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None
             if think:
                 cpu = [t for g in done for t in g["cpu"]]
                 budget = SECONDS.get(level) if iterations is None else None
+                machines = by_machine(done, budget)
+                extra: dict[str, Any] = {"machines": machines} if len(machines) > 1 else {}
                 out(figure(f"ai.think_s.{game_id}.{level}", "s", think,
-                           **think_budget(think, cpu, budget), workers=workers))
+                           **think_budget(think, cpu, budget), workers=workers, **extra))
             else:
                 out(skipped(f"ai.think_s.{game_id}.{level}", "no decision had more than one option"))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -67,7 +68,7 @@ def test_think_time_is_judged_against_the_level_budget() -> None:
     assert bench.think_budget([1.0, 3.0], [0.2, 0.4], 2.0)["cpu_median"] == 0.3
 
 
-def _winrate(out: str, name: str) -> dict[str, object]:
+def _winrate(out: str, name: str) -> dict[str, Any]:
     lines = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
     return next(line for line in lines if line["name"] == name)
 
@@ -93,7 +94,7 @@ def test_a_ledger_run_goes_on_where_it_stopped(tmp_path: Path, capsys: pytest.Ca
     out = capsys.readouterr()
     resumed = _winrate(out.out, "ai.winrate.navas.normal")
     assert (resumed["games"], resumed["from_ledger"], resumed["complete"], resumed["set"]) == (4, 2, True, 4)
-    assert out.err.count("bench --ai: navas normal") == 2, out.err
+    assert out.err.count("bench --ai: navas normal ") == 2, out.err  # games played, not the speed probe
     held = [json.loads(line) for line in ledger.read_text().splitlines()]
     assert sorted((g["seed"], g["ai_role"]) for g in held) == [(1, "christian"), (1, "muslim"),
                                                                 (2, "christian"), (2, "muslim")]
@@ -125,3 +126,62 @@ def test_a_games_fingerprint_covers_the_search_and_its_own_adapter_only() -> Non
     assert "navas.py" in names["navas"] and "granada.py" not in names["navas"]
     assert "granada.py" in names["granada"] and "navas.py" not in names["granada"]
     assert not {"navas.py", "granada.py"} & names["sabika"]
+
+
+def test_a_replay_stops_after_the_decisions_asked() -> None:
+    """The speed probe replays only the first decisions of a game, the same ones: a game
+    replayed with ``decisions`` is the start of the whole game."""
+    whole = bench.ai_game(("navas", "normal", 2, "muslim", 2))
+    start = bench.ai_game(("navas", "normal", 2, "muslim", 2), decisions=3)
+    assert len(start["think"]) == len(start["cpu"]) == 3 < len(whole["think"])
+    assert not start["finished"] and start["steps"] < whole["steps"]
+
+
+def test_the_speed_of_a_machine_is_measured_against_the_sets_first_game() -> None:
+    base = dict(bench.ai_game(("navas", "normal", 1, "christian", 2)), iterations=2)
+    speed = bench.machine_speed(base)
+    assert 0.0 < speed < float("inf")
+    assert bench.machine_speed(dict(base, cpu=[])) == 1.0, "nothing to compare: the set's own machine"
+
+
+def test_think_time_is_given_for_each_machine_that_played_the_set() -> None:
+    """Lines without a speed were played on the set's first machine; runs of one machine
+    measure it some percent apart and count as one (here 1.94 and 2.11)."""
+    games: list[dict[str, Any]] = [
+        {"think": [1.0, 2.0], "cpu": [1.0, 2.0]},
+        {"think": [3.0], "cpu": [3.0], "speed": 1.04},
+        {"think": [3.5, 3.7, 3.9], "cpu": [3.4, 3.6, 3.8], "speed": 1.94},
+        {"think": [4.0], "cpu": [4.1], "speed": 2.11},
+    ]
+    rows = bench.by_machine(games, 2.0)
+    assert [(r["speed"], r["games"], r["n"]) for r in rows] == [(1.02, 2, 3), (2.02, 2, 4)]
+    assert (rows[0]["median"], rows[0]["p95"], rows[0]["meets_target"]) == (2.0, 3.0, True)
+    # 3.5, 3.7, 3.9, 4.0: median 3.8; CPU 3.4, 3.6, 3.8, 4.1: median 3.7
+    assert (rows[1]["median"], rows[1]["cpu_median"], rows[1]["meets_target"]) == (3.8, 3.7, False)
+
+
+def test_a_resumed_run_records_its_machine_and_reports_each(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    ledger = tmp_path / "ai.jsonl"
+    args = ["bench", "--ai", "--game", "navas", "--level", "normal", "--iterations", "2", "--workers", "1",
+            "--ledger", str(ledger)]
+    assert cli.main([*args, "--games", "1"]) == 0
+    assert "this machine takes" not in capsys.readouterr().err, "the set's first run is its own yardstick"
+    first = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert [g["speed"] for g in first] == [1.0, 1.0]
+    assert cli.main([*args, "--games", "2", "--stop-after", "0"]) == 0
+    assert "this machine takes" not in capsys.readouterr().err, "a report that plays nothing measures nothing"
+
+    assert cli.main([*args, "--games", "2"]) == 0
+    out = capsys.readouterr()
+    assert "navas normal: this machine takes" in out.err
+    held = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert len(held) == 4 and held[2]["speed"] == held[3]["speed"] > 0
+
+    # a line as a much slower machine would have written it: the report gives each machine
+    rewritten = [dict(g, speed=3.0) if g["seed"] == 2 else g for g in held]
+    ledger.write_text("".join(json.dumps(g) + "\n" for g in rewritten))
+    assert cli.main([*args, "--games", "2", "--stop-after", "0"]) == 0
+    think = _winrate(capsys.readouterr().out, "ai.think_s.navas.normal")
+    assert [m["games"] for m in think["machines"]] == [2, 2] and think["machines"][1]["speed"] == 3.0
+    assert sum(m["n"] for m in think["machines"]) == think["n"]
