@@ -1547,13 +1547,19 @@ def machine_speed(base: dict[str, Any]) -> float:
         return 1.0
     replay = ai_game((base["game"], base["level"], int(base["seed"]), base["ai_role"], base["iterations"]),
                      decisions=len(reference))
-    return float(base.get("speed", 1.0)) * sum(replay["cpu"]) / sum(reference)
+    return _speed(base) * sum(replay["cpu"]) / sum(reference)
 
 
 SAME_MACHINE = 1.25
-"""Speeds within this factor of a group's slowest member are one machine: the probe's
+"""Speeds within this factor of a group's lowest are one machine: the probe's
 ten decisions measure one machine 5-10% apart from run to run (2.11 for the first ten
 decisions of a 1212 game whose whole replay took 1.94 times the CPU, 27 Nov)."""
+
+
+def _speed(game: dict[str, Any]) -> float:
+    """A ledger line's machine speed; lines from before the probe were played on the set's
+    first machine."""
+    return float(game.get("speed", 1.0))
 
 
 def by_machine(done: Sequence[dict[str, Any]], budget: float | None) -> list[dict[str, Any]]:
@@ -1561,9 +1567,8 @@ def by_machine(done: Sequence[dict[str, Any]], budget: float | None) -> list[dic
     ``SAME_MACHINE`` of the group's first, in order of speed), each group judged against the
     budget: what a player waited on each machine. A group is named by its median speed."""
     groups: list[list[dict[str, Any]]] = []
-    for game in sorted(done, key=lambda g: float(g.get("speed", 1.0))):
-        speed = float(game.get("speed", 1.0))
-        if groups and speed <= SAME_MACHINE * float(groups[-1][0].get("speed", 1.0)):
+    for game in sorted(done, key=_speed):
+        if groups and _speed(game) <= SAME_MACHINE * _speed(groups[-1][0]):
             groups[-1].append(game)
         else:
             groups.append([game])
@@ -1573,7 +1578,7 @@ def by_machine(done: Sequence[dict[str, Any]], budget: float | None) -> list[dic
         cpu = [t for g in group for t in g["cpu"]]
         if not think:
             continue
-        speed = statistics.median(float(g.get("speed", 1.0)) for g in group)
+        speed = statistics.median(_speed(g) for g in group)
         row: dict[str, Any] = {"speed": round(speed, 2), "games": len(group), "n": len(think),
                                "median": _round(statistics.median(think)), "p95": _round(percentile(think, 95))}
         out.append(row | think_budget(think, cpu, budget))
