@@ -1674,11 +1674,13 @@ def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None
             todo = [j for j in jobs if (j[2], j[3]) not in held]
             speed = 1.0
             if ledger is not None and todo and held and (stop_at is None or time.perf_counter() < stop_at):
-                speed = machine_speed(next(iter(held.values())))
+                speed = round(machine_speed(next(iter(held.values()))), 3)
                 print(f"bench --ai: {game_id} {level}: this machine takes {speed:.2f} times the CPU time of "
                       "the machine of the set's first game", file=sys.stderr, flush=True)
             keep = None if ledger is None else (lambda game, key=key, speed=speed: ledger.add(key, game, speed))
-            done = earlier + play_ai_jobs(todo, workers, f"{game_id} {level}", keep, stop_at)
+            # the games played now are judged on this machine's speed, as the ledger keeps them
+            done = earlier + [dict(g, speed=speed) for g in play_ai_jobs(todo, workers, f"{game_id} {level}", keep,
+                                                                          stop_at)]
             if not done:
                 out(skipped(f"ai.winrate.{game_id}.{level}", "no game finished before --stop-after"))
                 continue

@@ -172,11 +172,19 @@ def test_a_resumed_run_records_its_machine_and_reports_each(tmp_path: Path,
     assert cli.main([*args, "--games", "2", "--stop-after", "0"]) == 0
     assert "this machine takes" not in capsys.readouterr().err, "a report that plays nothing measures nothing"
 
+    # the first games as a machine five times faster would have written them: the run's own
+    # report must group its new games by the speed it measured, as its ledger lines do
+    ledger.write_text("".join(json.dumps(dict(g, speed=0.2)) + "\n" for g in first))
     assert cli.main([*args, "--games", "2"]) == 0
     out = capsys.readouterr()
     assert "navas normal: this machine takes" in out.err
     held = [json.loads(line) for line in ledger.read_text().splitlines()]
     assert len(held) == 4 and held[2]["speed"] == held[3]["speed"] > 0
+    assert cli.main([*args, "--games", "2", "--stop-after", "0"]) == 0
+    reported = _winrate(capsys.readouterr().out, "ai.think_s.navas.normal")
+    def groups(think: dict[str, Any]) -> list[tuple[float, int, int]]:
+        return [(m["speed"], m["games"], m["n"]) for m in think.get("machines", [])]
+    assert groups(_winrate(out.out, "ai.think_s.navas.normal")) == groups(reported)
 
     # a line as a much slower machine would have written it: the report gives each machine
     rewritten = [dict(g, speed=3.0) if g["seed"] == 2 else g for g in held]
