@@ -225,10 +225,12 @@ class PgDrivers:
         raise AssertionError("unreachable")
 
     @contextlib.asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Any]:
+    async def transaction(self, notify: str | None = None) -> AsyncIterator[Any]:
         """A connection in a transaction, committed if the block succeeds and rolled back if
         it raises. A connection whose commit or rollback did not finish is closed, never
-        reused (the server then rolls back whatever it did not commit)."""
+        reused (the server then rolls back whatever it did not commit). ``notify``: a channel
+        to NOTIFY with the commit (sent in the COMMIT's own round trip), which listeners in
+        other processes (the web pages, ``bot.web``) hear once the transaction committed."""
         async with self._slots:
             conn = await self._begun()
             try:
@@ -245,7 +247,7 @@ class PgDrivers:
                     self._drop(conn)
                 raise
             try:
-                await conn.execute("COMMIT")
+                await conn.execute(f"NOTIFY {notify}; COMMIT" if notify else "COMMIT")
             except BaseException:
                 self._drop(conn)
                 raise

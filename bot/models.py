@@ -335,3 +335,50 @@ class DiscordUser(SQLModel, table=True):
     user_id: int = Field(sa_type=sa.BigInteger, primary_key=True)
     dms_closed_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
     told_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+
+
+# --------------------------------------------------------------------------- web front end
+# Added for the web pages (migration 0011): a game's public address, which servers list their
+# games, and each member's personal-link revocations.
+
+
+def new_public_id() -> str:
+    """An unguessable identifier for a game's web address (128 random bits, URL-safe): the
+    sequential id would let anyone walk every game of every server."""
+    import secrets
+
+    return secrets.token_urlsafe(16)
+
+
+class WebGame(SQLModel, table=True):
+    """A game's public web identifier, written with the game (and by migration 0011 for the
+    games made before it)."""
+
+    __tablename__ = "web_game"
+    __table_args__ = (sa.UniqueConstraint("public_id"),)
+
+    game_pk: int = Field(
+        sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], primary_key=True, nullable=False
+    )
+    public_id: str = Field(sa_type=sa.String(32))
+
+
+class WebGuild(SQLModel, table=True):
+    """A Discord server whose manager chose to list its games on the web index page
+    (``/server web listed:true``); servers are unlisted unless a row says otherwise."""
+
+    __tablename__ = "web_guild"
+
+    guild_id: int = Field(sa_type=sa.BigInteger, primary_key=True)
+    listed: bool = Field(default=False)
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
+class WebMember(SQLModel, table=True):
+    """How many times a member revoked his personal web links (``/game web revoke``): a link
+    carries the count it was made under and stops opening once the count moves on."""
+
+    __tablename__ = "web_member"
+
+    user_id: int = Field(sa_type=sa.BigInteger, primary_key=True)
+    revoked: int = Field(default=0)

@@ -56,6 +56,20 @@ class Settings(BaseSettings):
         description="The shards this process runs, e.g. '0,1' (needs SHARD_COUNT); unset = all of them.",
     )
 
+    web_base_url: str | None = Field(
+        default=None, description="Public address of the web pages (e.g. https://games.example.org); unset = no links."
+    )
+    web_port: int | None = Field(
+        default=None, ge=1, le=65535, description="Also serve the web pages on this port inside `alcazaba run`."
+    )
+    web_host: str = Field(default="127.0.0.1", description="Address the web pages listen on (behind a reverse proxy).")
+    web_secret: SecretStr | None = Field(
+        default=None, description="Key that signs personal web links (HMAC); unset = no personal links."
+    )
+    web_key_version: int = Field(default=1, ge=1, description="Raise it to revoke every personal web link at once.")
+    web_link_days: int = Field(default=30, ge=1, description="How long a personal web link opens.")
+    web_rate_per_minute: int = Field(default=240, ge=1, description="Web requests one address may make per minute.")
+
     @field_validator("log_level")
     @classmethod
     def _known_level(cls, value: str) -> str:

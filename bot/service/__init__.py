@@ -33,6 +33,7 @@ from bot.service.types import (
     StepResult,
     UndoRefused,
 )
+from bot.service.web import History, HistoryStep, WebCommands
 from engine.api import RuleError
 
 __all__ = [
@@ -42,6 +43,8 @@ __all__ = [
     "GameNotFound",
     "GameService",
     "GameView",
+    "History",
+    "HistoryStep",
     "ImportRefused",
     "NotAllowed",
     "OutboxItem",
@@ -58,7 +61,7 @@ __all__ = [
 ]
 
 
-class GameService(LobbyCommands, PlayCommands, ArchiveCommands, OutboxCommands, ClaimCommands):
+class GameService(LobbyCommands, PlayCommands, ArchiveCommands, OutboxCommands, ClaimCommands, WebCommands):
     """All game commands over one database. Safe to share within one event loop; several
     processes may serve the same database (versions and locks keep them consistent).
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import engine
-from bot.models import Game, GameState, Move, RulesUpgrade, Seat, dumps, loads, utcnow
+from bot.models import Game, GameState, Move, RulesUpgrade, Seat, WebGame, dumps, loads, new_public_id, utcnow
 from bot.service.core import (
     _SEED_LIMIT,
     EXPORT_FORMAT,
@@ -111,6 +111,7 @@ class ArchiveCommands(ServiceCore):
                                          diverging_seq=renumber.get(up.diverging_seq or -1), report=up.report,
                                          state=up.state, state_hash=up.state_hash, created_at=now))
             session.add(GameState(game_pk=game.id, version=len(moves), state=dumps(final)))
+            session.add(WebGame(game_pk=game.id, public_id=new_public_id()))  # its web address (bot.web)
             pk = game.id
         self._remember(pk, len(moves), final, len(moves))
         return pk

@@ -85,6 +85,9 @@ GROUP_STEPS = 32
 """Steps at most in one group commit (SQLite, :class:`_Group`): a group holds the database's
 write lock until it commits, so another process writing to the same file waits at most for
 this many steps; 32 steps share the commit's cost nearly as well as 200 would."""
+MOVES_CHANNEL = "alcazaba_moves"
+"""PostgreSQL: the channel a step's commit NOTIFYs, so that the web pages of another process
+update within a second (``bot.web.live``); SQLite pages watch the game's version instead."""
 SNAPSHOT_EVERY = 32
 """Moves between two snapshots of a game's whole state (issue 13): the moves in between store
 only what they changed, so a step writes a few hundred bytes instead of the 20-65 KB state,
@@ -705,7 +708,7 @@ class ServiceCore:
         gate = self._write_gate
         if gate is None:
             if self._pg is not None:
-                async with self._pg.transaction() as driver:
+                async with self._pg.transaction(notify=MOVES_CHANNEL) as driver:  # bot.web listens
                     write = _PgWrite(driver, self.db.dialect, self._prepared, self._combined)
                     yield write
                     await write.flush()

@@ -10,7 +10,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import col
 
-from bot.models import Game, GameState, Outbox, Seat, dumps, loads, utcnow
+from bot.models import Game, GameState, Outbox, Seat, WebGame, dumps, loads, new_public_id, utcnow
 from bot.service.core import (
     _SEED_LIMIT,
     ServiceCore,
@@ -65,6 +65,7 @@ class LobbyCommands(ServiceCore):
             await session.flush()
             assert game.id is not None
             session.add(GameState(game_pk=game.id, version=0, state=text))
+            session.add(WebGame(game_pk=game.id, public_id=new_public_id()))  # its web address (bot.web)
             info = self._info(game, [])
         self._remember(info.id, 0, state, 0)
         return info
