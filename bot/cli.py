@@ -116,6 +116,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     _migrate(url)
     log.info("database ready at %s", _safe_url(url))
     _upgrade_check_at_start(url)
+    _optional_module("bot.web.commands", "the web pages").start_in_background(settings)  # WEB_PORT set
     if settings.discord_token is not None:
         front = _optional_module("bot.discord", "the Discord front end")
         runner = getattr(front, "run", None)
@@ -550,6 +551,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p.add_argument("--deep-every", type=int, default=25, metavar="N",
                    help="the costly checks (views, JSON, refusals, redeal) every N steps (default 25)")
     p.add_argument("--verbose", action="store_true", help="one line per game, not only per failure")
+    _optional_module("bot.web.commands", "the web pages").add_commands(add)  # web, web-link
     return parser, parsers
 
 
