@@ -273,16 +273,18 @@ class WebApp:
                                                "Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
                                                "Referrer-Policy": "no-referrer"})
         await response.prepare(request)
-        async with self.watcher.watching(pk):
-            sent = -1
-            while True:
-                if version != sent:
-                    await response.write(f"event: version\ndata: {json.dumps({'version': version})}\n\n".encode())
-                    sent = version
-                if not await self.watcher.changed(pk, KEEPALIVE_S):
-                    await response.write(b": keep-alive\n\n")
-                    continue
-                version = (await self.service.version_of([pk])).get(pk, version)
+        with contextlib.suppress(ConnectionError):  # the page went away
+            async with self.watcher.watching(pk):
+                sent = -1
+                while True:
+                    if version != sent:
+                        await response.write(f"event: version\ndata: {json.dumps({'version': version})}\n\n".encode())
+                        sent = version
+                    if not await self.watcher.changed(pk, KEEPALIVE_S):
+                        await response.write(b": keep-alive\n\n")
+                        continue
+                    version = (await self.service.version_of([pk])).get(pk, version)
+        return response
 
     # ------------------------------------------------------------------ personal pages
 
