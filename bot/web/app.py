@@ -18,7 +18,6 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -330,25 +329,6 @@ class WebApp:
     async def personal_events(self, request: web.Request) -> web.StreamResponse:
         grant, info, _view = await self._grant(request.match_info["token"])
         return await self._events(request, grant.game_pk, info.version)
-
-
-def personal_link(settings: Settings, game_pk: int, role: str, user_id: int, revoked: int,
-                  now: datetime | None = None) -> str | None:
-    """A member's signed link to his seat's page (None without ``WEB_SECRET`` or ``WEB_BASE_URL``)."""
-    if settings.web_secret is None or not settings.web_base_url:
-        return None
-    moment = now or datetime.now(UTC)
-    expires = int((moment + timedelta(days=settings.web_link_days)).timestamp())
-    grant = tokens.Grant(game_pk, role, user_id, expires, settings.web_key_version, revoked)
-    token = tokens.sign(grant, settings.web_secret.get_secret_value().encode())
-    return f"{settings.web_base_url.rstrip('/')}/p/{token}"
-
-
-def game_link(settings: Settings, public_id: str) -> str | None:
-    """A game's public address (None without ``WEB_BASE_URL``)."""
-    if not settings.web_base_url:
-        return None
-    return f"{settings.web_base_url.rstrip('/')}/g/{public_id}"
 
 
 def _not_found() -> web.Response:

@@ -48,7 +48,7 @@ def cmd_web(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_web_link(args: argparse.Namespace, settings: Settings) -> int:
     from bot.cli import CommandError, _require_existing_db, _with_service
     from bot.service import GameNotFound
-    from bot.web.app import game_link
+    from bot.web.tokens import game_link
 
     if not settings.web_base_url:
         raise CommandError("WEB_BASE_URL is not set: set it to the public address of the web pages "

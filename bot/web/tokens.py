@@ -8,7 +8,9 @@ opening). The key is derived per version, so a token signed under an older versi
 verify even before its version is compared. Whether the member still holds the seat is the
 page's own check (a seat handed to someone else closes the old holder's link).
 
-Nothing here says why a token failed: the page answers 404 to all of them alike.
+Nothing here says why a token failed: the page answers 404 to all of them alike. The links
+themselves (:func:`personal_link`, :func:`game_link`) are made here too, without the web
+application, so that the Discord front end and the command line can hand them out.
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ import hmac
 import json
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 SIGNATURE_BYTES = 16  # 128 bits of HMAC-SHA256: unforgeable, and a shorter link
 
@@ -74,3 +81,22 @@ def verify(token: str, secret: bytes, key_version: int, now: float | None = None
     if grant.key_version != key_version or grant.expires <= (time.time() if now is None else now):
         return None
     return grant
+
+
+def personal_link(settings: Settings, game_pk: int, role: str, user_id: int, revoked: int,
+                  now: datetime | None = None) -> str | None:
+    """A member's signed link to his seat's page (None without ``WEB_SECRET`` or ``WEB_BASE_URL``)."""
+    if settings.web_secret is None or not settings.web_base_url:
+        return None
+    moment = now or datetime.now(UTC)
+    expires = int((moment + timedelta(days=settings.web_link_days)).timestamp())
+    grant = Grant(game_pk, role, user_id, expires, settings.web_key_version, revoked)
+    token = sign(grant, settings.web_secret.get_secret_value().encode())
+    return f"{settings.web_base_url.rstrip('/')}/p/{token}"
+
+
+def game_link(settings: Settings, public_id: str) -> str | None:
+    """A game's public address (None without ``WEB_BASE_URL``)."""
+    if not settings.web_base_url:
+        return None
+    return f"{settings.web_base_url.rstrip('/')}/g/{public_id}"

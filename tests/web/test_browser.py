@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import render
-from bot.web.app import personal_link
+from bot.web.tokens import personal_link
 from engine.api import visible_log
 from engine.players import choose
 from tests.web.conftest import ARTEFACTS, CHRISTIAN_USER, MUSLIM_USER, Games, Site, Watch, granada

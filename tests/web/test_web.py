@@ -19,7 +19,7 @@ from bot.db import alembic_config, migrate, migrate_async
 from bot.service import GameService
 from bot.settings import sqlite_url
 from bot.web import tokens
-from bot.web.app import personal_link
+from bot.web.tokens import personal_link
 from tests.bot import toygame
 from tests.web.conftest import CHRISTIAN_USER, MUSLIM_USER, SECRET, Games, Site, start_site, web_settings
 

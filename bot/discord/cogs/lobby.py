@@ -470,6 +470,15 @@ class Lobby(Cog):
                 return
             await inter.followup.send(f"You claimed game #{info.id}: {late} ran out of time.", ephemeral=True)
 
+    @game.command(name="web", description="Your own view of a game on the web: a private link (or close yours)")
+    @app_commands.describe(game="The game (number)", revoke="True: close every web link you were given instead")
+    @app_commands.autocomplete(game=my_games_auto)
+    async def web(self, inter: discord.Interaction, game: int | None = None, revoke: bool = False) -> None:
+        from bot.discord.cogs.web import answer_web
+
+        async with self.table.guard(inter):
+            await answer_web(self.bot, inter, game, revoke)
+
 
 async def game_choices(bot: AlcazabaBot, inter: discord.Interaction, current: str,
                        statuses: tuple[str, ...] = ("running",)) -> list[app_commands.Choice[int]]:
