@@ -101,6 +101,8 @@ TARGETS: dict[str, tuple[str, float, str]] = {
     "render.board.granada": ("median", 150.0, "<= 150 ms"),
     "engine.step.granada": ("median", 0.06, "median <= 60 µs (issue 15)"),
     "engine.game.granada": ("median", 1000.0, "median <= 1 s"),
+    "web.page": ("p95", 50.0, "p95 <= 50 ms (issue 30)"),
+    "web.replay_frame": ("median", 150.0, "<= 150 ms (issue 30)"),
 }
 FLOORS: dict[str, float] = {
     # figure -> the least median (issue 13)
@@ -1795,6 +1797,7 @@ def main(argv: argparse.Namespace | Sequence[str] | None = None) -> int:
             (("throughput.pg_two_processes", "throughput.pg_floor_two_processes"), bench.pg_two_processes),
             (("storage.granada_game_bytes",), lambda: asyncio.run(bench.granada_game_bytes())),
             (("render.",), bench.render_figures),
+            (("web.",), lambda: asyncio.run(_web_figures(bench))),
             (("memory.",), bench.memory_figure),
         ]
         for prefixes, run in sections:
@@ -1810,6 +1813,12 @@ def main(argv: argparse.Namespace | Sequence[str] | None = None) -> int:
                 traceback.print_exc(file=sys.stderr)
     print(f"bench: {'quick ' if plan.quick else ''}run took {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return 1 if failed else 0
+
+
+async def _web_figures(bench: Bench) -> None:
+    from benchmarks.web import web_figures  # the web pages' figures (issue 30)
+
+    await web_figures(bench)
 
 
 def ai_main(args: argparse.Namespace) -> int:
