@@ -206,3 +206,86 @@ def test_web_link_prints_the_address(games: Games, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("WEB_BASE_URL", "")
     assert main(["web-link", str(games.finished), "--db", str(games.path)]) == 2
     assert "WEB_BASE_URL" in capsys.readouterr().err
+
+
+async def read_event(stream: aiohttp.StreamReader, timeout: float) -> dict[str, object]:
+    """The next server-sent event (keep-alive comments skipped)."""
+    import json
+
+    async def next_event() -> dict[str, object]:
+        lines: list[str] = []
+        while True:
+            raw = (await stream.readline()).decode()
+            if raw in ("\n", "") and lines:
+                data = [line[5:].strip() for line in lines if line.startswith("data:")]
+                if data:
+                    return dict(json.loads(data[0]))
+                lines = []
+                continue
+            if raw.strip():
+                lines.append(raw.strip())
+
+    return await asyncio.wait_for(next_event(), timeout)
+
+
+async def _moves_reach_an_open_stream(url: str, settings_dir: Path) -> None:
+    """A move made by another service (another process's connections) reaches an open page's
+    event stream within two seconds."""
+    import time as clock
+
+    from engine.players import choose
+
+    player = GameService.open(url)
+    watcher_service = GameService.open(url)
+    from aiohttp import web
+
+    from bot.web.app import WebApp
+
+    runner = web.AppRunner(WebApp(watcher_service, web_settings(settings_dir)).make(), access_log=None)
+    try:
+        info = await player.create_game("granada", seed=5)
+        await player.join(info.id, CHRISTIAN_USER, "Isabel", "christian")
+        await player.join(info.id, MUSLIM_USER, "Boabdil", "muslim")
+        await player.start(info.id)
+        public_id = await player.public_id(info.id)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        base = f"http://127.0.0.1:{runner.addresses[0][1]}"
+        module = engine.get("granada")
+        async with aiohttp.ClientSession() as session, session.get(f"{base}/g/{public_id}/events") as stream:
+            assert stream.status == 200 and stream.headers["Content-Type"] == "text/event-stream"
+            first = await read_event(stream.content, 5)
+            for _ in range(2):
+                version, state = await player.state(info.id)
+                assert first["version"] == version
+                role = module.active(state)[0]
+                user = CHRISTIAN_USER if role == "christian" else MUSLIM_USER
+                step = await player.apply(info.id, role, choose(module, state, role, version), version, user)
+                made = clock.monotonic()
+                first = await read_event(stream.content, 2.0)
+                assert first["version"] == step.version
+                assert clock.monotonic() - made < 2.0
+    finally:
+        await runner.cleanup()
+        await player.close()
+        await watcher_service.close()
+
+
+async def test_a_move_reaches_an_open_stream_on_sqlite(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "live.db")
+    await migrate_async(url)
+    await _moves_reach_an_open_stream(url, tmp_path)
+
+
+@pytest.mark.postgres
+async def test_a_move_reaches_an_open_stream_through_listen_notify(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """On PostgreSQL the watcher polls only every minute here: only the NOTIFY sent with the
+    step's commit can wake it in time."""
+    from bot.web import live
+    from tests.bot.conftest import PG_URL, fresh_pg_database
+
+    await fresh_pg_database()
+    monkeypatch.setattr(live, "PG_POLL_S", 60.0)
+    await _moves_reach_an_open_stream(PG_URL, tmp_path)
