@@ -112,7 +112,7 @@ def log_block(info: GameInfo, history: History, upto: int | None = None) -> str:
 
 def _log_item(number: int, seq: int, role: str, player: str, lines: Sequence[str], hidden: bool) -> str:
     who = f"<span class=\"role\">{esc(role)}</span>" + (f" <span class=\"player\">({esc(player)})</span>" if player else "")
-    text = "".join(f"<span class=\"line\">{esc(line)}</span>" for line in lines) or "<span class=\"line\">…</span>"
+    text = "".join(f"<span class=\"line\">{esc(line)}</span>" for line in lines) or "<span class=\"line quiet\">(no public line)</span>"
     flag = " hidden" if hidden else ""
     return (f"<li data-move=\"{number}\" data-seq=\"{seq}\"{flag}><span class=\"num\">{number}</span> {who}"
             f"<div class=\"lines\">{text}</div></li>")
@@ -160,8 +160,8 @@ def replay_page(public_id: str, info: GameInfo, history: History, position: int)
 
     controls = (
         "<nav class=\"replay\" aria-label=\"replay\">"
-        f"{link('⏮ first', first, 'first')} {link('◀ previous', max(first, position - 1), 'prev')} "
-        f"{link('next ▶', min(last, position + 1), 'next')} {link('last ⏭', last, 'last')}"
+        f"{link('« first', first, 'first')} {link('◀ previous', max(first, position - 1), 'prev')} "
+        f"{link('next ▶', min(last, position + 1), 'next')} {link('last »', last, 'last')}"
         f"<form method=\"get\" action=\"{esc(base)}\"><label>Move <output id=\"at\">{position}</output> of {last} "
         f"<input id=\"slider\" type=\"range\" name=\"n\" min=\"{first}\" max=\"{last}\" value=\"{position}\" "
         f"data-base=\"/g/{esc(public_id)}/at/\" data-page=\"{esc(base)}/\"></label> <button type=\"submit\">Go</button>"
