@@ -17,6 +17,7 @@ from discord import app_commands
 import engine
 from bot.discord import present
 from bot.discord.cogs.base import Cog
+from bot.discord.cogs.web import answer_web
 from bot.discord.errors import UserError
 from bot.service import GameInfo
 from bot.service.levels import DEFAULT_LEVEL, level_of
@@ -474,8 +475,6 @@ class Lobby(Cog):
     @app_commands.describe(game="The game (number)", revoke="True: close every web link you were given instead")
     @app_commands.autocomplete(game=my_games_auto)
     async def web(self, inter: discord.Interaction, game: int | None = None, revoke: bool = False) -> None:
-        from bot.discord.cogs.web import answer_web
-
         async with self.table.guard(inter):
             await answer_web(self.bot, inter, game, revoke)
 
