@@ -37,6 +37,7 @@ from bot.discord.views import (
 from bot.service import GameInfo, GameView, NotAllowed, ServiceError, StaleVersion, StepResult
 from bot.service.levels import level_of
 from bot.viewkeys import autopass_hint
+from bot.web.tokens import game_link
 from engine.api import RuleError
 
 if TYPE_CHECKING:
@@ -547,7 +548,17 @@ class Table:
             lines.append("🏁 " + present.end_sentence(info.id, info.status, info.result))
         else:
             lines.append("⛔ " + present.end_sentence(info.id, info.status, info.result))
+        link = await self.web_address(info)
+        if link is not None:
+            lines.append(f"🌐 On the web (zoomable map, log, replay): <{link}>")
         return {"content": present.clip("\n".join(lines), present.MESSAGE_LIMIT), "view": view}
+
+    async def web_address(self, info: GameInfo) -> str | None:
+        """The game's web page (``bot.web``) once it started, when the operator set
+        WEB_BASE_URL; None otherwise."""
+        if info.status not in ("running", "finished") or not self.bot.settings.web_base_url:
+            return None
+        return game_link(self.bot.settings, await self.service.public_id(info.id))
 
     async def reserved_seats(self, info: GameInfo) -> dict[str, int]:
         """{role: user id} of the free seats kept for a player (a rematch's previous players),

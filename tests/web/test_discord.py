@@ -4,6 +4,7 @@ revoke:true`` closes it, and only a manager lists the server's games with ``/ser
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -80,6 +81,17 @@ async def test_game_web_gives_each_player_his_own_link(web_table: WebHarness, tm
         # a spectator holds no seat: no personal link
         carol = await h.cmd(h.carol, "game web", channel=thread)
         assert "/p/" not in h.answers(carol)[-1].content
+        # the thread's first post (the lobby message) carries the game's page, its last the replay
+        page = f"https://games.example.org/g/{await site.public_id(1)}"
+        first = h.si.channel_messages(thread)[0].id
+        for _ in range(100):  # the lobby message is edited once the start is delivered
+            if f"<{page}>" in h.si.messages[first].content:
+                break
+            await asyncio.sleep(0.1)
+        assert f"<{page}>" in h.si.messages[first].content, h.si.messages[first].content
+        await h.cmd(h.alice, "game resign", channel=thread)
+        await h.si.wait_message(lambda m: m.channel_id == thread and f"<{page}/replay>" in m.content, 20)
+        assert (await status_of(f"{site.base}/g/{await site.public_id(1)}/replay"))[0] == 200
     finally:
         await runner.cleanup()
         await site.service.close()

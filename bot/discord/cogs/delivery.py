@@ -406,6 +406,9 @@ class Delivery(Worker):
             elif kind == "finished":
                 result = p.get("result") or {}
                 lines.append("🏁 " + present.result_sentence(result))
+                link = await self.table.web_address(info) if info is not None else None
+                if link is not None:
+                    lines.append(f"🌐 Replay it on the web: <{link}/replay>")
         channel = self.bot.get_partial_messageable(channel_id, guild_id=info.guild_id if info else None)
         ids = nonces.outbox(items[0].id)
         if info is not None and ended:
