@@ -11,6 +11,7 @@ another position, so a picture drawn for it may be kept for ever.
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,6 +88,7 @@ class WebCommands(ServiceCore):
         super().__init__(db)
         self._replays: OrderedDict[int, _Replay] = OrderedDict()  # game_pk -> its replay, LRU
         self._game_ids: dict[int, str] = {}
+        self._replaying = asyncio.Lock()  # one replay built at a time: readers of a cold game wait for it
 
     # ------------------------------------------------------------------ addresses
 
@@ -207,6 +209,13 @@ class WebCommands(ServiceCore):
         if kept is not None and kept.version == versions[game_pk]:
             self._replays.move_to_end(game_pk)
             return kept
+        async with self._replaying:
+            kept = self._replays.get(game_pk)
+            if kept is not None and kept.version == versions[game_pk]:
+                return kept  # another reader built it meanwhile
+            return await self._build_replay(game_pk, kept)
+
+    async def _build_replay(self, game_pk: int, kept: _Replay | None) -> _Replay:
         async with self._read() as session:
             game = await self._game_row(session, game_pk)
             rows = await self._move_rows(session, game_pk)

@@ -35,7 +35,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 PICTURE_CACHE_BYTES = 64 * 1024 * 1024
-PAGE_CACHE_ENTRIES = 256
+PAGE_CACHE_BYTES = 32 * 1024 * 1024
 KEEPALIVE_S = 15.0
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -109,7 +109,7 @@ class WebApp:
         self.service = service
         self.settings = settings
         self.pictures = ByteCache(PICTURE_CACHE_BYTES)
-        self.page_cache: OrderedDict[Any, bytes] = OrderedDict()
+        self.page_cache = ByteCache(PAGE_CACHE_BYTES)
         self.ids: OrderedDict[str, int] = OrderedDict()
         self.watcher = Watcher(service)
         self.limit = RateLimit(settings.web_rate_per_minute)
@@ -194,11 +194,7 @@ class WebApp:
         body = self.page_cache.get(key)
         if body is None:
             body = make().encode()
-            self.page_cache[key] = body
-            if len(self.page_cache) > PAGE_CACHE_ENTRIES:
-                self.page_cache.popitem(last=False)
-        else:
-            self.page_cache.move_to_end(key)
+            self.page_cache.put(key, body)
         return web.Response(body=body, content_type="text/html", charset="utf-8")
 
     # ------------------------------------------------------------------ pages
@@ -223,7 +219,7 @@ class WebApp:
         public_id = request.match_info["pid"]
         pk, info = await self._watched(public_id)
         key = ("game", pk, info.version, info.updated_at)
-        if key in self.page_cache:
+        if self.page_cache.get(key) is not None:
             return self._cached_page(key, str)
         history = await self.service.history(pk)
         return self._cached_page(key, lambda: pages.game_page(public_id, info, history))

@@ -37,6 +37,7 @@ def cmd_web(args: argparse.Namespace, settings: Settings) -> int:
 
     url = url_for_db_option(args.db, settings)
     _require_existing_db(url)
+    settings = settings.model_copy(update={"discord_token": None})  # the web process holds no Discord token
     host = args.host or settings.web_host
     port = args.port or settings.web_port or 8080
     print(f"web pages at http://{host}:{port}/ (Ctrl+C stops)", flush=True)
