@@ -289,3 +289,16 @@ async def test_a_move_reaches_an_open_stream_through_listen_notify(tmp_path: Pat
     await fresh_pg_database()
     monkeypatch.setattr(live, "PG_POLL_S", 60.0)
     await _moves_reach_an_open_stream(PG_URL, tmp_path)
+
+
+def test_browser_tests_skip_locally_and_fail_in_ci_without_chromium(monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path) -> None:
+    from tests.web import conftest
+
+    monkeypatch.setattr(conftest, "BROWSER", tmp_path / "no-chromium")
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="chromium.sh"):
+        conftest.require_browser()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="missing in CI"):
+        conftest.require_browser()
