@@ -38,12 +38,30 @@ def cmd_web(args: argparse.Namespace, settings: Settings) -> int:
     url = url_for_db_option(args.db, settings)
     _require_existing_db(url)
     settings = settings.model_copy(update={"discord_token": None})  # the web process holds no Discord token
+    _require_web_tables(url)
     host = args.host or settings.web_host
     port = args.port or settings.web_port or 8080
     print(f"web pages at http://{host}:{port}/ (Ctrl+C stops)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(settings, url, host, port))
     return 0
+
+
+def _require_web_tables(url: str) -> None:
+    """The pages only read: they do not migrate a database an older release left behind."""
+    import sqlalchemy as sa
+
+    from bot.cli import CommandError, _with_service
+
+    async def work(service: Any) -> int:
+        try:
+            await service.game_of_public_id("")
+        except sa.exc.DBAPIError:
+            raise CommandError("the database has no web tables yet (migration 0011): start `alcazaba run` of "
+                               "this release once, which migrates it, then `alcazaba web`") from None
+        return 0
+
+    _with_service(url, work)
 
 
 def cmd_web_link(args: argparse.Namespace, settings: Settings) -> int:

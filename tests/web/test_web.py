@@ -302,3 +302,12 @@ def test_browser_tests_skip_locally_and_fail_in_ci_without_chromium(monkeypatch:
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="missing in CI"):
         conftest.require_browser()
+
+
+def test_web_refuses_a_database_without_its_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The pages only read: a database an older release left is not migrated behind the
+    operator's back, he is told what to run."""
+    path = tmp_path / "old.db"
+    migrate(sqlite_url(path), "0009")
+    assert main(["web", "--db", str(path), "--port", "1"]) == 2
+    assert "alcazaba run" in capsys.readouterr().err
