@@ -121,11 +121,18 @@
     const first = Number(slider.min), last = Number(slider.max);
     let position = Number(slider.value);
 
-    function show(n) {
+    let pending = null;
+    function show(n, lazy) {
       n = Math.max(first, Math.min(last, n));
       position = n;
       const src = slider.dataset.base + (seqOf[n] || "0") + ".png";
-      picture.src = src;
+      // dragging the slider asks for the picture once it rests (not one per position passed)
+      window.clearTimeout(pending);
+      if (lazy) {
+        pending = window.setTimeout(function () { picture.src = src; }, 150);
+      } else {
+        picture.src = src;
+      }
       picture.alt = picture.alt.replace(/move \d+$/, "move " + n);
       full.href = src;
       slider.value = String(n);
@@ -144,7 +151,7 @@
         show(s === "first" ? first : s === "last" ? last : s === "prev" ? position - 1 : position + 1);
       });
     });
-    slider.addEventListener("input", function () { show(Number(slider.value)); });
+    slider.addEventListener("input", function () { show(Number(slider.value), true); });
     document.addEventListener("keydown", function (e) {
       if (e.target && (e.target.closest && e.target.closest(".zoom"))) { return; }
       if (e.key === "ArrowLeft") { show(position - 1); e.preventDefault(); }
