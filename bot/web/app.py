@@ -24,7 +24,7 @@ from typing import Any
 from aiohttp import web
 
 import render
-from bot.service import GameInfo, GameNotFound, GameService, History, NotAllowed
+from bot.service import GameInfo, GameNotFound, GameService, NotAllowed
 from bot.settings import Settings
 from bot.web import pages, tokens
 from bot.web.live import Watcher
@@ -347,7 +347,3 @@ async def serve(settings: Settings, url: str, host: str, port: int, ready: async
         await runner.cleanup()
         await service.close()
 
-
-def history_of(history: History) -> list[int]:
-    """The seq of every position of a history (0: setup), for tests and the benchmark."""
-    return [history.seq_at(n) for n in range(len(history.steps) + 1)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,6 @@ from bot.db import migrate_async
 from bot.service import GameService
 from bot.settings import Settings, sqlite_url
 from bot.web.app import WebApp
-from engine.players import choose
 
 BROWSER = Path("/usr/bin/chromium")
 BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -149,17 +148,6 @@ class Watch:
         page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url} {r.failure}")
                 if not r.url.endswith("/events") else None)
         page.on("response", lambda r: self.problems.append(f"status {r.status}: {r.url}") if r.status >= 400 else None)
-
-
-def play_steps(module: Any, state: dict[str, Any], seed: int) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(role, action) of the built-in easy player from ``state``, one step at a time."""
-    n = 0
-    while module.result(state) is None:
-        role = module.active(state)[0]
-        action = choose(module, state, role, seed + n)
-        yield role, action
-        state = module.apply(state, role, action)
-        n += 1
 
 
 def granada() -> Any:
