@@ -182,7 +182,7 @@ def _default_options(game_id: str) -> dict[str, Any]:
 
 
 def _local(settings: Settings, url: str, game_id: str, seats: list[str], autoplay: bool, seed: int | None,
-           resume: int | None, options: dict[str, Any], levels: dict[str | None, str]) -> int:
+           resume: int | None, options: dict[str, Any], levels: dict[str | None, str], db: str | None = None) -> int:
     from bot.local import LocalError, play, program_name
     from bot.service import ServiceError
     from bot.thinking import InlineThinker
@@ -191,7 +191,8 @@ def _local(settings: Settings, url: str, game_id: str, seats: list[str], autopla
         try:
             return await play(service, game_id, seats=seats, autoplay=autoplay, seed=seed, resume=resume,
                               images_dir=settings.images_dir, options=options, program=program_name(),
-                              levels=levels, thinker=InlineThinker(settings.ai_iteration_cap))
+                              levels=levels, thinker=InlineThinker(settings.ai_iteration_cap),
+                              db=db if db is None or "://" in db else os.path.abspath(db))
         except (LocalError, ServiceError) as exc:
             raise CommandError(str(exc)) from None
 
@@ -207,7 +208,8 @@ def cmd_local(args: argparse.Namespace, settings: Settings) -> int:
     levels = parse_levels(args.level or [])
     url = url_for_db_option(args.db, settings)
     _migrate(url)
-    return _local(settings, url, args.game, args.seat or [], args.autoplay, args.seed, args.resume, options, levels)
+    return _local(settings, url, args.game, args.seat or [], args.autoplay, args.seed, args.resume, options, levels,
+                  args.db or None)
 
 
 def parse_levels(given: Sequence[str]) -> dict[str | None, str]:
