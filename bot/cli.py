@@ -362,6 +362,8 @@ def _cut(text: str, limit: int) -> str:
 
 def _shown(name: str) -> str:
     """A file name in a refusal: a long path keeps its end (the file's own name)."""
+    if name == "-":
+        return "the file on standard input"
     return name if len(name) <= 80 else "…" + name[-79:]
 
 

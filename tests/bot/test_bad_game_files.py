@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from bot.cli import main
@@ -364,6 +364,8 @@ def check_file(table: Table, text: str, must_refuse: bool) -> None:
     before = table.games()
     imported = table.run("import", str(table.file), "--db", str(table.db))
     checked = table.run("replay-check", str(table.file))
+    event(f"import {'stored' if imported.status == 0 else 'refused'}, the format "
+          f"{'refuses' if must_refuse else 'may allow'} it")
     if imported.status == 0:
         assert not must_refuse, ("the documented format refuses this file, import stored it", imported)
         assert imported.out.strip() == str(table.games()) and table.games() == before + 1
