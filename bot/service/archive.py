@@ -209,15 +209,13 @@ def quote(value: Any, limit: int = _QUOTE) -> str:
     """A value as a refusal shows it: its repr (which escapes what a terminal cannot print),
     cut to ``limit`` characters with an ellipsis, so a hostile file is never echoed whole."""
     if isinstance(value, dict | list):
-        text = dumps(value) if _shallow(value) else ("{…}" if isinstance(value, dict) else "[…]")
+        text = ("{" if isinstance(value, dict) else "[") + ("…" if value else "") + ("}" if isinstance(value, dict)
+                                                                                  else "]")
+    elif isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        text = f"an integer of {value.bit_length()} bits"  # repr of a huge one is slow, or refused
     else:
         text = repr(value)
     return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def _shallow(value: dict[str, Any] | list[Any]) -> bool:
-    items = value.values() if isinstance(value, dict) else value
-    return len(value) <= 8 and all(not isinstance(v, dict | list) for v in items)
 
 
 def _kind(value: Any) -> str:
