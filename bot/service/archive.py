@@ -79,11 +79,15 @@ class ArchiveCommands(ServiceCore):
         whose resulting state differs from the file's ``hash``, refuses the whole file
         (ImportRefused naming that move, and the rules version the file needs when it was
         recorded under another). A file whose log stopped replaying at a rules upgrade is
-        verified from the state stored there. Seats come from ``players`` (terminal seats
+        verified from the state stored there; the replay must end in the file's ``state_hash``
+        (and ``result``, for a finished game). Seats come from ``players`` (terminal seats
         when absent); a game whose replay ends is 'finished', otherwise 'running'.
         """
         checked = _verify_file(data)  # raises ImportRefused
         module, options, moves, final = checked.module, checked.options, checked.moves, checked.final
+        mismatch = _final_mismatch(data, module, final)
+        if mismatch is not None:
+            raise ImportRefused(mismatch)  # e.g. a file cut short: half a game is not stored
         result = module.result(final)
         players = {p.get("role"): p for p in data.get("players") or [] if isinstance(p, dict)}
         roles = module.roles(options)
@@ -136,12 +140,9 @@ class ArchiveCommands(ServiceCore):
             except ImportRefused as exc:
                 return ReplayReport(False, 0, str(exc), exc.seq, "log" if exc.seq is None else "fails")
             module, moves, final = checked.module, checked.moves, checked.final
-            if source.get("state_hash") and state_hash(dumps(final)) != source["state_hash"]:
-                return ReplayReport(False, len(moves), "The replay ends in a different state from the one exported.",
-                                    None, "different")
-            if "result" in source and source.get("status") == "finished" and module.result(final) != source["result"]:
-                return ReplayReport(False, len(moves), "The replay ends with a different result from the one exported.",
-                                    None, "different")
+            mismatch = _final_mismatch(source, module, final)
+            if mismatch is not None:
+                return ReplayReport(False, len(moves), mismatch, None, "different")
             if checked.base_seq is not None:
                 return ReplayReport(True, len(moves), f"ok: the moves after move {checked.base_seq} replay under "
                                     f"{module.title} rules version {rules_version(module)} from the state stored at "
@@ -382,6 +383,16 @@ def _parse_export(data: Any) -> tuple[GameModule, int, dict[str, Any], list[dict
             raise ImportRefused(f"Move {seq} comes after move {previous}: moves must be in increasing order.", seq)
         previous = seq
     return module, seed, options, moves
+
+
+def _final_mismatch(data: dict[str, Any], module: GameModule, final: State) -> str | None:
+    """Why the replayed game is not the one the file says it ends in (its ``state_hash``,
+    and for a finished game its ``result``), or None."""
+    if data.get("state_hash") and state_hash(dumps(final)) != data["state_hash"]:
+        return "The replay ends in a different state from the one exported (the file's state_hash)."
+    if "result" in data and data.get("status") == "finished" and module.result(final) != data["result"]:
+        return "The replay ends with a different result from the one exported."
+    return None
 
 
 def _seq(move: Any, index: int) -> int:

@@ -226,13 +226,16 @@ def refused_by_the_format(doc: Any, pieces: list[tuple[str, Any]], base: dict[st
     if any(name not in base["options"] or kind(value) != kind(base["options"][name]) or value != base["options"][name]
            for name, value in options.items()):
         return True
+    # Moves not the ones played: refused when the file's final state_hash is there, when a
+    # changed move keeps a hash, or when moves follow the end of the game.
     played = [(m["role"], m["action"], m.get("hash")) for m in base["moves"]]
-    if len(moves) != len(played):
+    given = [(m["role"], {k: v for k, v in m["action"].items() if k != "label"}, m.get("hash")) for m in moves]
+    if len(given) > len(played):
         return True
-    for move, (role, action, digest) in zip(moves, played, strict=True):
-        if move["role"] != role or {k: v for k, v in move["action"].items() if k != "label"} != action:
-            return True
-        if move.get("hash") is not None and move["hash"] != digest:
+    if doc.get("state_hash") is not None and [g[:2] for g in given] != [p[:2] for p in played]:
+        return True
+    for (role, action, digest), (role0, action0, digest0) in zip(given, played, strict=False):
+        if digest is not None and (digest != digest0 or (role, action) != (role0, action0)):
             return True
     roles = [p["role"] for p in players]
     return len(set(roles)) != len(roles) or not set(roles) <= {p["role"] for p in base["players"]}
@@ -416,6 +419,17 @@ def test_valid_changes_still_import(exported: Exported, table: Table, unicode_na
     exported_again = table.run("export", imported.out.strip(), "--db", str(table.db))
     assert json.loads(exported_again.out)["players"][0]["name"] == unicode_name
     assert table.run("replay-check", str(table.file)).status == 0
+
+
+def test_a_file_cut_short_is_not_stored_as_half_a_game(exported: Exported, table: Table) -> None:
+    """Every move left replays, but the file says where the game ended (``state_hash``)."""
+    data = clone(exported.data)
+    data["moves"] = data["moves"][: len(data["moves"]) // 2]
+    table.file.write_text(json.dumps(data), encoding="utf-8")
+    before = table.games()
+    imported = table.run("import", str(table.file), "--db", str(table.db))
+    assert_refused(imported, "import")
+    assert "different state from the one exported" in imported.err and table.games() == before
 
 
 def test_the_file_size_limit(table: Table, exported: Exported) -> None:
