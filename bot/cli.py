@@ -183,7 +183,7 @@ def _default_options(game_id: str) -> dict[str, Any]:
 
 
 def _local(settings: Settings, url: str, game_id: str, seats: list[str], autoplay: bool, seed: int | None,
-           resume: int | None, options: dict[str, Any], levels: dict[str | None, str]) -> int:
+           resume: int | None, options: dict[str, Any], levels: dict[str | None, str], db: str | None = None) -> int:
     from bot.local import LocalError, play, program_name
     from bot.service import ServiceError
     from bot.thinking import InlineThinker
@@ -192,7 +192,8 @@ def _local(settings: Settings, url: str, game_id: str, seats: list[str], autopla
         try:
             return await play(service, game_id, seats=seats, autoplay=autoplay, seed=seed, resume=resume,
                               images_dir=settings.images_dir, options=options, program=program_name(),
-                              levels=levels, thinker=InlineThinker(settings.ai_iteration_cap))
+                              levels=levels, thinker=InlineThinker(settings.ai_iteration_cap),
+                              db=db if db is None or "://" in db else os.path.abspath(db))
         except (LocalError, ServiceError) as exc:
             raise CommandError(str(exc)) from None
 
@@ -208,7 +209,8 @@ def cmd_local(args: argparse.Namespace, settings: Settings) -> int:
     levels = parse_levels(args.level or [])
     url = url_for_db_option(args.db, settings)
     _migrate(url)
-    return _local(settings, url, args.game, args.seat or [], args.autoplay, args.seed, args.resume, options, levels)
+    return _local(settings, url, args.game, args.seat or [], args.autoplay, args.seed, args.resume, options, levels,
+                  args.db or None)
 
 
 def parse_levels(given: Sequence[str]) -> dict[str | None, str]:
@@ -311,14 +313,71 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _read_file(name: str) -> Any:
+    """A game file's JSON, or a CommandError of one sentence (status 1 when the file is at
+    fault): too big, not UTF-8, not JSON, nested too deeply for the parser."""
+    from bot.service.archive import MAX_DEPTH, MAX_FILE_BYTES
+
+    shown = _shown(name)
     try:
-        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+        if name == "-":
+            raw = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        else:
+            with Path(name).open("rb") as file:
+                raw = file.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise CommandError(f"cannot read {name}: {exc.strerror}") from None
+        raise CommandError(f"cannot read {shown}: {exc.strerror}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise CommandError(f"{shown} refused: a game file has at most {MAX_FILE_BYTES // (1024 * 1024)} MiB "
+                           f"({MAX_FILE_BYTES} bytes), and this one is longer.", 1)
     try:
-        return json.loads(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{shown} is not UTF-8 text (byte {exc.start}).", 1) from None
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_int=_int)
     except json.JSONDecodeError as exc:
-        raise CommandError(f"{name} is not JSON: {exc}", 1) from None
+        raise CommandError(f"{shown} is not JSON: {exc}.", 1) from None
+    except RecursionError:
+        raise CommandError(f"{shown} refused: its JSON nests far deeper than the {MAX_DEPTH} levels a game file "
+                           "has.", 1) from None
+    except ValueError as exc:  # from the two below
+        raise CommandError(f"{shown} refused: {exc}.", 1) from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"it holds {name}, which is not a JSON number")
+
+
+def _int(text: str) -> int:
+    """An integer of the file; one longer than 64 bits can hold is refused before Python
+    converts it (a hostile file may hold millions of digits)."""
+    if len(text.lstrip("-")) > 19:
+        raise ValueError(f"it holds an integer of {len(text.lstrip('-'))} digits ({_cut(text, 24)}), more than 64 "
+                         "bits hold")
+    return int(text)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _shown(name: str) -> str:
+    """A file name in a refusal: a long path keeps its end (the file's own name)."""
+    if name == "-":
+        return "the file on standard input"
+    return name if len(name) <= 80 else "…" + name[-79:]
+
+
+REFUSAL_LIMIT = 300  # characters of the one line that refuses a game file
+
+
+def _refusal(command: str, text: str) -> str:
+    """The text after ``alcazaba COMMAND: ``, so that the whole line has at most
+    REFUSAL_LIMIT characters (the service already cuts what it quotes; this is the bound)."""
+    sentence = " ".join(text.split())
+    if not sentence.endswith((".", "…")):
+        sentence += "."
+    return _cut(sentence, REFUSAL_LIMIT - len(f"alcazaba {command}: "))
 
 
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
@@ -332,7 +391,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         try:
             pk = await service.import_game(data)
         except ImportRefused as exc:
-            raise CommandError(f"{args.file} refused: {exc}", 1) from None
+            raise CommandError(_refusal("import", f"{_shown(args.file)} refused: {exc}"), 1) from None
         print(pk)
         return 0
 
@@ -350,7 +409,14 @@ def cmd_replay_check(args: argparse.Namespace, settings: Settings) -> int:
         _require_existing_db(url)
         _migrate(url)
     else:
-        source = _read_file(target)
+        from bot.service import ImportRefused
+        from bot.service.archive import as_game_file
+
+        try:
+            source = as_game_file(_read_file(target))
+        except ImportRefused as exc:
+            print(f"replay-check FAILED: {_refusal('replay-check', str(exc))}", file=sys.stderr)
+            return 1
         url = "sqlite+aiosqlite:///:memory:"  # a file needs no database
 
     async def work(service: Any) -> int:
@@ -361,7 +427,7 @@ def cmd_replay_check(args: argparse.Namespace, settings: Settings) -> int:
         if report.ok:
             print(report.message)
             return 0
-        print(f"replay-check FAILED: {report.message}", file=sys.stderr)
+        print(f"replay-check FAILED: {_refusal('replay-check', report.message)}", file=sys.stderr)
         return 1
 
     return _with_service(url, work)

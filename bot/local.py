@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Callable, Iterator
@@ -41,14 +42,15 @@ PUBLIC_KINDS = frozenset({"reveal"})
 HELP = ("Type the number of an order, 'u' to take back your last step, 'log' to see the whole log, "
         "'autopass on' or 'autopass off' to let the table pass reaction prompts for this seat, "
         "'q' to stop (the game is kept).")
-#: How many public lines a resumed game shows again, to remind the player where it stands.
-RESUME_LINES = 8
+#: The seat preference where the table keeps how much of the log it printed (public lines,
+#: the seat's private lines), so that a resumed game prints each line once, even after a crash.
+SEEN_PREF = "log_seen"
 
 
 def program_name(argv0: str | None = None) -> str:
-    """How to call ``alcazaba`` again from here, for the "continue with" hint: the bare name
-    only when it is on the PATH; else the script as invoked (``.venv/bin/alcazaba`` after
-    ``make run``), relative to the current folder when it lies below it."""
+    """How to call ``alcazaba`` again, for the "continue with" hint: the bare name only when
+    it is on the PATH; else the script's absolute path (``/.../.venv/bin/alcazaba`` after
+    ``make run``), so that the hint works pasted in any folder."""
     raw = sys.argv[0] if argv0 is None else argv0
     script = Path(raw)
     if script.name != "alcazaba":
@@ -56,11 +58,7 @@ def program_name(argv0: str | None = None) -> str:
     on_path = shutil.which("alcazaba")
     if on_path is not None and script.exists() and Path(on_path).resolve() == script.resolve():
         return "alcazaba"
-    absolute = Path(os.path.abspath(script))
-    try:
-        return str(absolute.relative_to(Path.cwd()))
-    except ValueError:
-        return str(absolute)
+    return os.path.abspath(script)
 
 
 class LocalError(Exception):
@@ -92,6 +90,8 @@ class Table:
     failed_kinds: set[str] = field(default_factory=set)
     #: Where the built-in player's searches run (here, by default: nothing else waits).
     thinker: Thinking = field(default_factory=InlineThinker)
+    #: The ``--db`` the table was started with (absolute path or URL), for the resume hint.
+    db: str | None = None
 
     # ----------------------------------------------------------------- output
 
@@ -99,6 +99,7 @@ class Table:
         """Print the log lines ``role`` may read that were not printed yet."""
         view = await self.service.view(self.game_pk, role)
         self.print_new(role, view.view.get("log") or [])
+        await self.remember_seen()
 
     def print_new(self, role: str | None, log: list[dict[str, Any]]) -> None:
         public = private = 0
@@ -116,14 +117,33 @@ class Table:
         if role is not None:
             self.private_seen[role] = max(known_private, private)
 
-    async def catch_up(self, roles: list[str], keep: int = RESUME_LINES) -> None:
-        """Count the log as printed, but for the last ``keep`` public lines (a resumed game
-        reminds where it stands; old private lines stay unprinted)."""
+    async def remember_seen(self) -> None:
+        """Keep, in each seat of this table, how much of the log was printed (SEEN_PREF):
+        written as soon as lines are printed, so a resume after ``q`` or after a crash
+        prints the lines not seen yet and no others."""
+        info = await self.service.game(self.game_pk)
+        for seat in info.seats:
+            if not seat.is_terminal:
+                continue
+            mark = {"public": self.public_seen, "private": self.private_seen.get(seat.role, 0)}
+            if seat.prefs.get(SEEN_PREF) != mark:
+                await self.service.set_prefs(self.game_pk, seat.role, {**seat.prefs, SEEN_PREF: mark})
+
+    async def catch_up(self, info: GameInfo) -> None:
+        """A resumed game: the log counted as printed as far as the seats' SEEN_PREF says (a
+        game without one, from an older release, counts as read); says how to read it again."""
         spectator = (await self.service.view(self.game_pk, None)).view.get("log") or []
-        self.public_seen = max(0, sum(1 for e in spectator if "to" not in e) - keep)
-        for role in roles:
+        public = sum(1 for e in spectator if "to" not in e)
+        marks = {s.role: s.prefs.get(SEEN_PREF) for s in info.seats if s.is_terminal}
+        known = [m for m in marks.values() if isinstance(m, dict)]
+        self.public_seen = min(public, max((int(m.get("public", 0)) for m in known), default=public))
+        for role, mark in marks.items():
             log = (await self.service.view(self.game_pk, role)).view.get("log") or []
-            self.private_seen[role] = sum(1 for e in log if "to" in e)
+            private = sum(1 for e in log if "to" in e)
+            self.private_seen[role] = min(private, int(mark.get("private", 0))) if isinstance(mark, dict) else private
+        if self.public_seen:
+            self.out(f"(the {self.public_seen} log lines printed before are not repeated; type 'log' to read the "
+                     "whole log)")
 
     async def forget_taken_back(self, roles: list[str]) -> None:
         """After an undo the log is shorter: the counts follow it down, so that the lines of a
@@ -284,10 +304,15 @@ class Table:
                 changed = False
             outcome = await self.turn(info, terminal[0])
             if outcome == "quit":
-                self.out(f"game {self.game_pk} saved; continue with: {self.program} local {self.game_id} "
-                         f"--resume {self.game_pk}")
+                self.out(f"game {self.game_pk} saved; continue with: {self.resume_command()}")
                 return 0
             changed = outcome == "changed"
+
+    def resume_command(self) -> str:
+        """The command that continues this game, as it can be pasted: the program's absolute
+        path (or its name on the PATH) and the ``--db`` the table was started with."""
+        words = [self.program, "local", self.game_id, "--resume", str(self.game_pk)]
+        return shlex.join(words + (["--db", self.db] if self.db else []))
 
     async def play_for(self, info: GameInfo, role: str) -> None:
         """One move of the built-in player for a seat of this table (``--resume --autoplay``):
@@ -313,6 +338,7 @@ class Table:
             step = await self.service.apply(self.game_pk, role, chosen, view.version)
             self.out(f"  (auto-pass) {role}: {describe(chosen)}")
             self.print_step(role, step.log)
+            await self.remember_seen()
             return True
         return False
 
@@ -345,7 +371,7 @@ class Table:
         view = await self.service.view(self.game_pk, role)
         actions: list[dict[str, Any]] = view.view.get("actions") or []
         self.out("")
-        self.out(f"--- {info.title} #{self.game_pk} - {role} - move {view.version} ---")
+        self.out(f"--- {info.title} #{self.game_pk} - {role} - move {await self.steps_standing()} ---")
         await self.show_new_lines(role)
         self.out(str(view.view.get("prompt", "")))
         hint = autopass_hint(view.view, "type 'autopass on'")
@@ -399,7 +425,11 @@ class Table:
                 self.out(f"Refused: {exc}")
                 return "same"
             self.print_step(role, step.log)
+            await self.remember_seen()
             return "changed"
+
+    async def steps_standing(self) -> int:
+        return await steps_standing(self.service, self.game_pk)
 
     async def undo(self, info: GameInfo, role: str) -> str:
         """Take back the last step, if a seat of this table made it (hot-seat: the player who
@@ -416,6 +446,7 @@ class Table:
                     return "same"
                 self.out(f"{who} takes back a step.")
                 await self.forget_taken_back([s.role for s in info.seats if s.is_terminal])
+                await self.remember_seen()
                 return "changed"
             refusal = refusal or reason
         self.out(refusal)
@@ -444,11 +475,13 @@ async def play(
     ask: Input = input,
     levels: dict[str | None, str] | None = None,
     thinker: Thinking | None = None,
+    db: str | None = None,
 ) -> int:
     """Create (or resume) a game and play it at the terminal. Returns the exit status.
 
     ``levels``: the built-in player's level per role, ``None`` standing for every role not
-    named (``--level hard --level muslim=easy``); kept with the seats."""
+    named (``--level hard --level muslim=easy``); kept with the seats. ``db``: the ``--db``
+    given (absolute path or URL), repeated in the resume hint."""
     if resume is not None:
         info = await service.game(resume)
         if game_id and info.game_id != game_id:
@@ -461,7 +494,7 @@ async def play(
             info = await service.start(resume, fill_with_bots=True)
         if levels and info.status == "running":
             info = await service.set_levels(info.id, _levels_per_role(info.roles, levels))
-        out(f"game {info.id}: {info.title}, resumed at move {info.version}"
+        out(f"game {info.id}: {info.title}, resumed at move {await steps_standing(service, info.id)}"
             + (" (the built-in player finishes it)" if autoplay else ""))
     else:
         if game_id not in engine.GAMES:
@@ -482,10 +515,15 @@ async def play(
         out(f"game {info.id}: {info.title}, seed {info.seed} ({players})")
     table = Table(service, info.id, info.game_id, images_dir, out=out, ask=ask,
                   program=program if program is not None else program_name(),
-                  autoplay=autoplay and resume is not None, thinker=thinker or InlineThinker())
+                  autoplay=autoplay and resume is not None, thinker=thinker or InlineThinker(), db=db)
     if resume is not None:
-        await table.catch_up([s.role for s in info.seats if s.is_terminal])
+        await table.catch_up(info)
     return await table.run(autoplay_output=autoplay)
+
+
+async def steps_standing(service: GameService, game_pk: int) -> int:
+    """The move counter: steps made and not taken back (an undo record is no move)."""
+    return sum(1 if m["kind"] == "step" else -1 for m in await service.moves(game_pk))
 
 
 def _held(view: View) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +26,8 @@ from bot.service.types import (
     ServiceError,
 )
 from engine.api import GameModule, RuleError, State, clone, strip_label, undo_barrier
+
+log = logging.getLogger(__name__)
 
 
 class ArchiveCommands(ServiceCore):
@@ -75,11 +79,15 @@ class ArchiveCommands(ServiceCore):
         whose resulting state differs from the file's ``hash``, refuses the whole file
         (ImportRefused naming that move, and the rules version the file needs when it was
         recorded under another). A file whose log stopped replaying at a rules upgrade is
-        verified from the state stored there. Seats come from ``players`` (terminal seats
+        verified from the state stored there; the replay must end in the file's ``state_hash``
+        (and ``result``, for a finished game). Seats come from ``players`` (terminal seats
         when absent); a game whose replay ends is 'finished', otherwise 'running'.
         """
         checked = _verify_file(data)  # raises ImportRefused
         module, options, moves, final = checked.module, checked.options, checked.moves, checked.final
+        mismatch = _final_mismatch(data, module, final)
+        if mismatch is not None:
+            raise ImportRefused(mismatch)  # e.g. a file cut short: half a game is not stored
         result = module.result(final)
         players = {p.get("role"): p for p in data.get("players") or [] if isinstance(p, dict)}
         roles = module.roles(options)
@@ -133,12 +141,9 @@ class ArchiveCommands(ServiceCore):
             except ImportRefused as exc:
                 return ReplayReport(False, 0, str(exc), exc.seq, "log" if exc.seq is None else "fails")
             module, moves, final = checked.module, checked.moves, checked.final
-            if source.get("state_hash") and state_hash(dumps(final)) != source["state_hash"]:
-                return ReplayReport(False, len(moves), "The replay ends in a different state from the one exported.",
-                                    None, "different")
-            if "result" in source and source.get("status") == "finished" and module.result(final) != source["result"]:
-                return ReplayReport(False, len(moves), "The replay ends with a different result from the one exported.",
-                                    None, "different")
+            mismatch = _final_mismatch(source, module, final)
+            if mismatch is not None:
+                return ReplayReport(False, len(moves), mismatch, None, "different")
             if checked.base_seq is not None:
                 return ReplayReport(True, len(moves), f"ok: the moves after move {checked.base_seq} replay under "
                                     f"{module.title} rules version {rules_version(module)} from the state stored at "
@@ -161,32 +166,234 @@ class ArchiveCommands(ServiceCore):
         return _name_version(report, module, recorded)
 
 
-def _parse_export(data: Any) -> tuple[GameModule, int, dict[str, Any], list[dict[str, Any]]]:
+# The documented limits of a game file (README, "Export format"); a file beyond them is
+# refused before any game logic runs, in one sentence naming the field.
+MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_DEPTH = 32
+MAX_MOVES = 20_000
+MAX_UPGRADES = 100
+MAX_PLAYERS = 16
+MAX_ID = 40  # a role, the game id, an option's name or text value (Seat.role is String(40))
+MAX_HASH = 64  # a state fingerprint (Move.state_hash is String(64))
+MAX_NAME = 100  # a player's name (Seat.display_name is String(100))
+MAX_TITLE = 200
+MAX_ACTION_TEXT = 200  # a string inside a move's action
+MAX_TEXT = 10_000  # any other string: a result's reason, an upgrade's report or stored state
+_QUOTE = 40  # quoted values are cut to this many characters
+
+# Field: (JSON kinds it may have, longest string). Fields not in the table are refused.
+_KindSpec = tuple[tuple[str, ...], int]
+_FILE_FIELDS: dict[str, _KindSpec] = {
+    "format": (("integer",), 0), "game": (("string",), MAX_ID), "title": (("string",), MAX_TITLE),
+    "seed": (("integer",), 0), "options": (("object",), 0), "rules_version": (("integer",), 0),
+    "schema_revision": (("string", "null"), MAX_ID), "upgrades": (("list",), 0), "players": (("list",), 0),
+    "status": (("string",), 16), "result": (("object", "null"), 0), "state_hash": (("string", "null"), MAX_HASH),
+    "moves": (("list",), 0),
+}
+_MOVE_FIELDS: dict[str, _KindSpec] = {
+    "seq": (("integer",), 0), "role": (("string",), MAX_ID), "action": (("object",), 0),
+    "hash": (("string", "null"), MAX_HASH),
+}
+_PLAYER_FIELDS: dict[str, _KindSpec] = {
+    "role": (("string",), MAX_ID), "name": (("string", "null"), MAX_NAME), "bot": (("boolean",), 0),
+}
+_UPGRADE_FIELDS: dict[str, _KindSpec] = {
+    "seq": (("integer",), 0), "from": (("integer",), 0), "to": (("integer",), 0), "outcome": (("string",), 16),
+    "diverging_seq": (("integer", "null"), 0), "report": (("string",), MAX_TEXT), "hash": (("string",), MAX_HASH),
+    "state": (("object", "null"), 0),
+}
+_KIND_NAMES = {"integer": "an integer", "number": "a number", "string": "a string", "object": "an object",
+               "list": "a list", "boolean": "true or false", "null": "null"}
+_OUTCOMES = ("identical", "different", "fails")
+
+
+def quote(value: Any, limit: int = _QUOTE) -> str:
+    """A value as a refusal shows it: its repr (which escapes what a terminal cannot print),
+    cut to ``limit`` characters with an ellipsis, so a hostile file is never echoed whole."""
+    if isinstance(value, dict | list):
+        text = ("{" if isinstance(value, dict) else "[") + ("…" if value else "") + ("}" if isinstance(value, dict)
+                                                                                  else "]")
+    elif isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        text = f"an integer of {value.bit_length()} bits"  # repr of a huge one is slow, or refused
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    for kind, python in (("integer", int), ("number", float), ("string", str), ("object", dict), ("list", list)):
+        if isinstance(value, python):
+            return kind
+    return type(value).__name__
+
+
+def _where(path: Sequence[str | int]) -> str:
+    """A path as jq addresses it, e.g. ``moves[4].role``, cut to 80 characters."""
+    text = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if p.isidentifier() else f"[{quote(p, 20)}]")
+                   for p in path).lstrip(".")
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _check_fields(item: dict[str, Any], fields: dict[str, _KindSpec], required: Sequence[str],
+                  path: tuple[str | int, ...]) -> None:
+    """One object of the file against its table: no unknown field, no missing one, each of
+    its kind, no string longer than its limit."""
+    for name, (kinds, longest) in fields.items():
+        if name not in item:
+            if name in required:
+                raise ImportRefused(f"The file has no {_where((*path, name))}.")
+            continue
+        value, where = item[name], _where((*path, name))
+        if _kind(value) not in kinds:
+            raise ImportRefused(f"The file's {where} must be {' or '.join(_KIND_NAMES[k] for k in kinds)}, "
+                                f"not {_KIND_NAMES.get(_kind(value), _kind(value))} ({quote(value)}).")
+        if isinstance(value, str) and len(value) > longest:
+            raise ImportRefused(f"The file's {where} is {len(value)} characters long ({quote(value)}); at most "
+                                f"{longest} are allowed.")
+    for name in item:
+        if name not in fields:
+            raise ImportRefused(f"The file has a field {_where((*path, name))} that game file format "
+                                f"{EXPORT_FORMAT} does not have.")
+
+
+def _check_values(data: dict[str, Any]) -> None:
+    """Every value of the file, walked without recursion (a hostile file nests deeply): at
+    most MAX_DEPTH levels, strings within their limit and valid Unicode, integers within 64
+    bits, no NaN or infinity; so that nothing later (dumps, clone, the rules) meets a value
+    it cannot handle."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict | list):
+            if len(path) >= MAX_DEPTH:
+                raise ImportRefused(f"The file nests deeper than {MAX_DEPTH} levels, at {_where(path)}.")
+            if isinstance(value, dict):
+                for key in value:
+                    if not isinstance(key, str):
+                        raise ImportRefused(f"The file's {_where(path)} has a key that is not a string.")
+                    _check_text(key, path, _text_limit(path))
+                children = [(v, (*path, k)) for k, v in value.items()]
+            else:
+                children = [(v, (*path, i)) for i, v in enumerate(value)]
+            stack.extend(reversed(children))
+        elif isinstance(value, str):
+            _check_text(value, path, _text_limit(path))
+        elif isinstance(value, bool) or value is None:
+            continue
+        elif isinstance(value, int):
+            if not -_SEED_LIMIT <= value < _SEED_LIMIT:
+                raise ImportRefused(f"The file's {_where(path)} is an integer beyond 64 bits ({quote(value)}).")
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise ImportRefused(f"The file's {_where(path)} is {value}, which is not a JSON number.")
+        else:
+            raise ImportRefused(f"The file's {_where(path)} is not a JSON value ({type(value).__name__}).")
+
+
+def _text_limit(path: tuple[str | int, ...]) -> int:
+    if path[:1] == ("moves",) and path[2:3] == ("action",):
+        return MAX_ACTION_TEXT
+    if path[:1] == ("options",):
+        return MAX_ID
+    return MAX_TEXT
+
+
+def _check_text(text: str, path: tuple[str | int, ...], longest: int) -> None:
+    if len(text) > longest:
+        raise ImportRefused(f"The file's {_where(path)} holds a string {len(text)} characters long "
+                            f"({quote(text)}); there, a string has at most {longest}.")
+    if not text.isascii():
+        try:
+            text.encode()
+        except UnicodeEncodeError:
+            raise ImportRefused(f"The file's {_where(path)} holds a string that is not valid Unicode text "
+                                f"({quote(text)}).") from None
+
+
+def as_game_file(data: Any) -> dict[str, Any]:
+    """``data`` if it is a JSON object, else ImportRefused: the command line tells a file from
+    a stored game's id by this (a file holding ``5`` is not game 5)."""
     if not isinstance(data, dict):
-        raise ImportRefused("A game file is a JSON object.")
+        raise ImportRefused(f"A game file is a JSON object, not {_KIND_NAMES.get(_kind(data), _kind(data))}.")
+    return data
+
+
+def _check_shape(data: Any) -> None:
+    """The file against the documented format (README, "Export format"): the kinds of every
+    field and the documented limits, before any game logic runs."""
+    as_game_file(data)
     if data.get("format") != EXPORT_FORMAT:
-        raise ImportRefused(f"Unknown game file format {data.get('format')!r}; this server reads format {EXPORT_FORMAT}.")
+        raise ImportRefused(f"Unknown game file format {quote(data.get('format'))}; this server reads format "
+                            f"{EXPORT_FORMAT}.")
     game_id = data.get("game")
-    if not isinstance(game_id, str) or game_id not in engine.GAMES:
-        raise ImportRefused(f"Unknown game {game_id!r}; known games: {', '.join(sorted(engine.GAMES))}.")
-    seed = data.get("seed")
-    if not isinstance(seed, int) or isinstance(seed, bool) or not -_SEED_LIMIT <= seed < _SEED_LIMIT:
-        raise ImportRefused("The file's seed must be a 64-bit integer.")
+    if "game" in data and (not isinstance(game_id, str) or game_id not in engine.GAMES):
+        raise ImportRefused(f"Unknown game {quote(game_id)}; known games: {', '.join(sorted(engine.GAMES))}.")
+    _check_fields(data, _FILE_FIELDS, ("game", "seed", "moves"), ())
+    for name, most, what in (("moves", MAX_MOVES, "moves"), ("upgrades", MAX_UPGRADES, "rules upgrades"),
+                             ("players", MAX_PLAYERS, "players")):
+        if len(data.get(name) or []) > most:
+            raise ImportRefused(f"The file's {name} has {len(data[name])} entries; a game file has at most "
+                                f"{most} {what}.")
+    for name, fields, required in (("moves", _MOVE_FIELDS, ("role", "action")),
+                                   ("players", _PLAYER_FIELDS, ("role",)),
+                                   ("upgrades", _UPGRADE_FIELDS, ("seq", "from", "to", "outcome", "hash"))):
+        for index, item in enumerate(data.get(name) or []):
+            if not isinstance(item, dict):
+                raise ImportRefused(f"The file's {name}[{index}] must be an object, not "
+                                    f"{_KIND_NAMES.get(_kind(item), _kind(item))} ({quote(item)}).")
+            _check_fields(item, fields, required, (name, index))
+    for index, up in enumerate(data.get("upgrades") or []):
+        if up["outcome"] not in _OUTCOMES:
+            raise ImportRefused(f"The file's upgrades[{index}].outcome is {quote(up['outcome'])}, not one of "
+                                f"{', '.join(_OUTCOMES)}.")
+    for name, value in (data.get("options") or {}).items():
+        if _kind(value) not in ("boolean", "integer", "number", "string"):
+            raise ImportRefused(f"The file's {_where(('options', name))} must be true or false, a number or a "
+                                f"string, not {_KIND_NAMES.get(_kind(value), _kind(value))}.")
+    _check_values(data)
+
+
+def _parse_export(data: Any) -> tuple[GameModule, int, dict[str, Any], list[dict[str, Any]]]:
+    _check_shape(data)
+    module = engine.get(data["game"])
+    seed = data["seed"]
     options = data.get("options", {})
-    if not isinstance(options, dict):
-        raise ImportRefused("The file's options must be a JSON object.")
-    moves = data.get("moves")
-    if not isinstance(moves, list):
-        raise ImportRefused("The file has no list of moves.")
+    try:
+        ServiceCore._options(module, options)
+    except ServiceError as exc:
+        raise ImportRefused(f"The file's options do not suit {module.title}: {exc}") from None
+    roles = module.roles(options)
+    seen: set[str] = set()
+    for index, player in enumerate(data.get("players") or []):
+        role = player["role"]
+        if role not in roles or role in seen:
+            what = "a second time" if role in seen else f"not a role of {module.title} ({', '.join(roles)})"
+            raise ImportRefused(f"The file's players[{index}].role {quote(role)} is {what}.")
+        seen.add(role)
+    moves = data["moves"]
     previous = None
     for index, move in enumerate(moves, start=1):
-        if not isinstance(move, dict) or not isinstance(move.get("role"), str) or not isinstance(move.get("action"), dict):
-            raise ImportRefused(f"Move #{index} must be an object with a role and an action.", _seq(move, index))
         seq = _seq(move, index)
+        if seq == previous:
+            raise ImportRefused(f"Move {seq} is in the file twice: each move once, in increasing order.", seq)
         if previous is not None and seq <= previous:
             raise ImportRefused(f"Move {seq} comes after move {previous}: moves must be in increasing order.", seq)
         previous = seq
-    return engine.get(game_id), seed, options, moves
+    return module, seed, options, moves
+
+
+def _final_mismatch(data: dict[str, Any], module: GameModule, final: State) -> str | None:
+    """Why the replayed game is not the one the file says it ends in (its ``state_hash``,
+    and for a finished game its ``result``), or None."""
+    if data.get("state_hash") and state_hash(dumps(final)) != data["state_hash"]:
+        return "The replay ends in a different state from the one exported (the file's state_hash)."
+    if "result" in data and data.get("status") == "finished" and module.result(final) != data["result"]:
+        return "The replay ends with a different result from the one exported."
+    return None
 
 
 def _seq(move: Any, index: int) -> int:
@@ -196,7 +403,8 @@ def _seq(move: Any, index: int) -> int:
 
 
 def _describe_move(seq: int, move: dict[str, Any]) -> str:
-    return f"move {seq} ({move.get('role')}: {dumps(strip_label(move.get('action') or {}))})"
+    action = dumps(strip_label(move.get("action") or {}))
+    return f"move {seq} ({move.get('role')}: {action if len(action) <= 60 else action[:59] + '…'})"
 
 
 @dataclass(frozen=True)
@@ -276,9 +484,9 @@ def _verify_file(data: Any) -> _CheckedFile:
     except ImportRefused as exc:
         if current == installed:
             raise
-        raise ImportRefused(f"{exc} The file was recorded under {module.title} rules version {current}; this "
-                            f"release has version {installed}: use a release whose {module.id} rules are version "
-                            f"{current}.", exc.seq) from None
+        raise ImportRefused(f"{str(exc).rstrip('.')}; the file was recorded under {module.title} rules version "
+                            f"{current} and this release has version {installed}: use a release whose {module.id} "
+                            f"rules are version {current}.", exc.seq) from None
     if current != installed:
         # It replays identically under the installed rules: record that, so undo may go on.
         last = _seq(moves[-1], len(moves)) if moves else 0
@@ -298,23 +506,43 @@ def _replay_file(module: GameModule, seed: int, options: dict[str, Any], moves: 
     for index, move in enumerate(moves, start=first):
         seq = _seq(move, index)
         what = _describe_move(seq, move)
-        role = move["role"]
-        if module.result(state) is not None:
-            raise ImportRefused(f"{what} comes after the end of the game.", seq)
-        active = module.active(state)
-        if role not in active:
-            raise ImportRefused(f"{what} is not legal: it is not {role}'s turn (waiting for "
-                                f"{', '.join(active) or 'nobody'}).", seq)
         try:
-            new_state = module.apply(state, role, move["action"])
-        except RuleError as exc:
-            raise ImportRefused(f"{what} is not legal: {exc.explain()}", seq) from None
+            new_state = _replay_step(module, state, move, what, seq)
+        except ImportRefused:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a file is the sender's: one sentence, never a traceback
+            log.debug("the rules failed on %s of a game file", what, exc_info=True)
+            raise ImportRefused(f"{what} cannot be replayed: the {module.title} rules failed on it "
+                                f"({type(exc).__name__}).", seq) from None
         digest = state_hash(dumps(new_state))
         if move.get("hash") is not None and move["hash"] != digest:
             raise ImportRefused(f"{what} does not lead to the state recorded in the file.", seq)
         out.append((digest, undo_barrier(state, new_state)))
         state = new_state
+    try:
+        module.result(state), module.active(state)
+    except Exception as exc:  # noqa: BLE001 - a state stored in the file may be anything
+        log.debug("the rules cannot read the last state of a game file", exc_info=True)
+        raise ImportRefused(f"The {module.title} rules cannot read the game's last state ({type(exc).__name__}).",
+                            None) from None
     return out, state
+
+
+def _replay_step(module: GameModule, state: State, move: dict[str, Any], what: str, seq: int) -> State:
+    """One move of a file applied, or ImportRefused saying why it is not legal."""
+    role = move["role"]
+    if module.result(state) is not None:
+        raise ImportRefused(f"{what} comes after the end of the game.", seq)
+    active = module.active(state)
+    if role not in active:
+        raise ImportRefused(f"{what} is not legal: it is not {role}'s turn (waiting for "
+                            f"{', '.join(active) or 'nobody'}).", seq)
+    try:
+        return module.apply(state, role, move["action"])
+    except RuleError as exc:
+        explained = exc.explain()
+        raise ImportRefused(f"{what} is not legal: {explained if len(explained) <= 150 else explained[:149] + '…'}",
+                            seq) from None
 
 
 def _name_version(report: ReplayReport, module: GameModule, recorded: int) -> ReplayReport:

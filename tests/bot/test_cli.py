@@ -244,7 +244,7 @@ def test_killed_table_resumes_with_no_move_lost(tmp_path: Path) -> None:
     assert resumed.stdout.startswith("game 1: Toy race, resumed at move 4")
     assert "--- Toy race #1 - blue - move 4 ---" in resumed.stdout
     assert "Your turn: 2 points pending." in resumed.stdout, "blue's step made before the kill is there"
-    assert resumed.stdout.strip().endswith(" local toy --resume 1")
+    assert resumed.stdout.strip().endswith(f" local toy --resume 1 --db {db}")
     checked = run("toy", tmp_path, "replay-check", "1", "--db", str(db))
     assert checked.returncode == 0 and checked.stdout.startswith("ok: 6 moves")
 
@@ -441,19 +441,36 @@ def test_backup_to_a_folder_that_cannot_be_written_is_one_sentence(tmp_path: Pat
 
 
 def test_the_continue_hint_is_a_command_that_works_without_alcazaba_on_the_path(tmp_path: Path) -> None:
-    db = tmp_path / "h.db"
+    """Issue 38: the hint is run as printed, pasted in another folder: the program by its
+    absolute path (it is not on the PATH of a fresh clone) and the --db the game was started
+    with (given relative to the folder the table ran in)."""
     plain = {**env(tmp_path), "PATH": "/usr/bin:/bin"}
     assert shutil.which("alcazaba", path=plain["PATH"]) is None
-    first = subprocess.run([str(ALCAZABA.relative_to(ROOT)), "local", "navas", "--seed", "1", "--db", str(db)],
-                           cwd=ROOT, env=plain, input="q\n", text=True, capture_output=True, timeout=120)
+    started_in, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    started_in.mkdir()
+    elsewhere.mkdir()
+    script = os.path.relpath(ALCAZABA, started_in)
+    first = subprocess.run([script, "local", "navas", "--seed", "1", "--db", "h.db"], cwd=started_in, env=plain,
+                           input="q\n", text=True, capture_output=True, timeout=120)
     assert first.returncode == 0, first.stderr
     hint = first.stdout.strip().splitlines()[-1].partition("game 1 saved; continue with: ")[2]
-    assert hint.endswith(" local navas --resume 1")
-    again = shlex.split(hint) + ["--db", str(db)]
-    assert again[0] != "alcazaba", "bare alcazaba is not on the PATH of a fresh clone"
-    resumed = subprocess.run(again, cwd=ROOT, env=plain, input="q\n", text=True, capture_output=True, timeout=120)
+    assert hint == shlex.join([str(ALCAZABA), "local", "navas", "--resume", "1", "--db", str(started_in / "h.db")])
+    resumed = subprocess.run(hint, shell=True, cwd=elsewhere, env=plain, input="q\n", text=True,
+                             capture_output=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stdout.startswith("game 1: ") and "resumed at move" in resumed.stdout
+    assert resumed.stdout.strip().splitlines()[-1].endswith(hint.partition(" local ")[2]), "the same hint again"
+    assert not list(elsewhere.iterdir()), "no database made where the hint was pasted"
+    # Started from the clone as README says (.venv/bin/alcazaba): the hint still names the
+    # program by its absolute path, not relative to the clone.
+    second = subprocess.run([str(ALCAZABA.relative_to(ROOT)), "local", "navas", "--seed", "1", "--db",
+                             str(tmp_path / "g.db")], cwd=ROOT, env=plain, input="q\n", text=True,
+                            capture_output=True, timeout=120)
+    hint = second.stdout.strip().splitlines()[-1].partition("game 1 saved; continue with: ")[2]
+    assert shlex.split(hint)[0] == str(ALCAZABA), hint
+    resumed = subprocess.run(hint, shell=True, cwd=elsewhere, env=plain, input="q\n", text=True,
+                             capture_output=True, timeout=120)
+    assert resumed.returncode == 0 and "resumed at move" in resumed.stdout, resumed.stderr
 
 
 # ------------------------------------------------------------------ options and the contract check

@@ -311,18 +311,55 @@ async def test_hot_seat_players_do_not_see_the_public_lines_twice(service: GameS
     assert len(private) == 2, "each seat's own card line, once each"
 
 
+def log_lines(screen: Screen) -> set[str]:
+    """The log lines a screen printed (indented, but not the numbered menu entries)."""
+    return {line for line in screen.lines if line.startswith("  ") and not re.match(r"\s+\d+\. ", line)}
+
+
 async def test_a_resumed_game_prints_each_line_once(service: GameService) -> None:
     # A race to 5: red adds 2, 2 and banks 4, blue banks 0, quit; resumed: red adds 1, banks it, wins.
-    await play(service, "toy", seats=["red", "blue"], seed=3, options={"target": 5}, out=Screen(),
+    first = Screen()
+    await play(service, "toy", seats=["red", "blue"], seed=3, options={"target": 5}, out=first,
                ask=Keyboard("2", "2", "5", "5", "q"))
     _, state = await service.state(1)
     assert state["score"] == {"red": 4, "blue": 0}, state["log"]
+    assert "  blue banks 0 and has 0." in first.lines
     screen = Screen()
     await play(service, "toy", resume=1, out=screen, ask=Keyboard("1", "5"))
     assert screen.lines[-1].startswith("game 1 finished: ")
     assert screen.lines.count("  red wins.") == 1
     assert screen.lines.count("  red banks 1 and has 5.") == 1
-    assert screen.lines.count("  blue banks 0 and has 0.") == 1, "the reminder of where the game stands, once"
+    assert [line for line in screen.lines if line in log_lines(first)] == [], "printed before the resume: not again"
+    assert "(the 3 log lines printed before are not repeated; type 'log' to read the whole log)" in screen.lines
+
+
+async def test_a_resume_prints_no_line_the_player_already_saw(service: GameService) -> None:
+    """Issue 38: a resume repeated the last lines of the log the player had read before
+    ``q``; and a step made while no table was printing (the table was killed after the
+    step was committed) is printed on resume, once."""
+    first = Screen()
+    await play(service, "toy", seats=["red", "blue"], seed=3, out=first, ask=Keyboard("2", "5", "1", "q"))
+    printed = log_lines(first)
+    assert "  red banks 2 and has 2." in printed
+    info = await service.game(1)
+    step = await service.apply(1, "blue", {"type": "bank"}, info.version)  # the table died before printing it
+    assert [e["text"] for e in step.log] == ["blue banks 1 and has 1."]
+    screen = Screen()
+    await play(service, "toy", resume=1, out=screen, ask=Keyboard("q"))
+    again = [line for line in screen.lines if line in printed]
+    assert again == [], again
+    assert screen.lines.count("  blue banks 1 and has 1.") == 1, "the line not printed before, once"
+    private = [line for line in screen.lines if "(private)" in line]
+    assert private == [], "the seats' cards were shown in the first session"
+
+
+async def test_the_move_counter_does_not_count_undo_records(service: GameService) -> None:
+    """Issue 38: the counter went 7, then ``u``, then 8; a step taken back is one move fewer."""
+    screen = Screen()
+    await play(service, "toy", seats=["red", "blue"], seed=3, out=screen, ask=Keyboard("1", "1", "u", "1", "q"))
+    counters = [int(line.rsplit(" move ", 1)[1].removesuffix(" ---")) for line in screen.lines
+                if line.startswith("--- Toy race #1 - ")]
+    assert counters == [0, 1, 2, 1, 2], screen.text
 
 
 async def test_options_reach_the_game_and_unknown_ones_are_refused(service: GameService) -> None:
@@ -434,8 +471,8 @@ async def test_autopass_passes_reaction_prompts_of_that_seat_only(service: GameS
     assert [screen.lines[i + 1] for i in asked] == [hint, hint], "each reaction prompt says how to auto-pass"
     assert screen.lines.count(hint) == 2, "and no other prompt does"
     info = await service.game(1)
-    assert info.seat("blue").prefs == {"autopass": True}  # type: ignore[union-attr]
-    assert info.seat("red").prefs == {}  # type: ignore[union-attr]
+    assert info.seat("blue").prefs.get("autopass") is True  # type: ignore[union-attr]
+    assert "autopass" not in info.seat("red").prefs  # type: ignore[union-attr]
     moves = [(m["role"], m["action"]["type"]) for m in await service.moves(1)]
     assert moves == [("red", "bank"), ("blue", "pass"), ("blue", "bank"), ("red", "pass")]
 

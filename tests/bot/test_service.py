@@ -589,7 +589,7 @@ async def test_bad_headers_are_refused(service: GameService) -> None:
     for data, message in (([], "JSON object"), ({"format": 2}, "format 2"),
                           ({"format": 1, "game": "chess"}, "Unknown game 'chess'"),
                           ({"format": 1, "game": "toy", "seed": "x"}, "seed"),
-                          ({"format": 1, "game": "toy", "seed": 1, "moves": {}}, "no list of moves")):
+                          ({"format": 1, "game": "toy", "seed": 1, "moves": {}}, "moves must be a list")):
         with pytest.raises(ImportRefused, match=message):
             await service.import_game(data)  # type: ignore[arg-type]
 
