@@ -200,12 +200,15 @@ _V_ANCHOR = {"t": "a", "m": "m", "b": "d"}
 
 @dataclass(frozen=True, slots=True)
 class TextRecord:
-    """One text as drawn: its line, the font object that drew it, the box it had to fit, the
-    ink's bounding box as that font measures it, the image's size, and whether the fitting
-    had to fall back to an ellipsis."""
+    """One line of text as drawn: the line, the font object that drew it, where and how it was
+    anchored (and its outline's width), the box it had to fit, the ink's bounding box as the
+    fitter measured it, the picture's size, and whether the fitting fell back to an ellipsis."""
 
     text: str
     font: ImageFont.FreeTypeFont
+    xy: tuple[float, float]
+    anchor: str
+    stroke: int
     box: Box
     bbox: Box
     image_size: tuple[int, int]
@@ -378,8 +381,8 @@ def fit_text(draw: ImageDraw.ImageDraw, box: Box, wording: str | Sequence[str], 
         b = (x0 + bx0, y0 + by0, x0 + bx1, y0 + by1)
         ink.append(b)
         for records in _recorders:
-            records.append(TextRecord(line, fnt, box, b, draw.im.size if draw.im is not None else (0, 0),
-                                      ellipsized))
+            records.append(TextRecord(line, fnt, (x0 + px, y0 + py), anchor, st, box, b,
+                                      draw.im.size if draw.im is not None else (0, 0), ellipsized))
     bbox = (min(b[0] for b in ink), min(b[1] for b in ink), max(b[2] for b in ink), max(b[3] for b in ink)) \
         if ink else (x0, y0, x0, y0)
     return Fitted(fnt, lines, bbox, ellipsized)
