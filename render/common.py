@@ -282,13 +282,14 @@ def _line_boxes(lines: Sequence[str], fnt: ImageFont.FreeTypeFont, w: float, h: 
     """Where each line goes in a box of ``w`` x ``h`` at the origin (anchor point, anchor,
     ink box), aligned as asked."""
     anchor = _H_ANCHOR[align] + _V_ANCHOR[valign]
-    x = {"l": 0.0, "c": w / 2, "r": w}[align]
+    # an outline reaches ``stroke`` past the pen: the pen starts that far inside the box
+    x = {"l": float(stroke), "c": w / 2, "r": w - stroke}[align]
     step = fnt.size * spacing
     n = len(lines)
     if valign == "t":
-        ys = [i * step for i in range(n)]
+        ys = [stroke + i * step for i in range(n)]
     elif valign == "b":
-        ys = [h - (n - 1 - i) * step for i in range(n)]
+        ys = [h - stroke - (n - 1 - i) * step for i in range(n)]
     else:
         ys = [h / 2 + (i - (n - 1) / 2) * step for i in range(n)]
     out = []

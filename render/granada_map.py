@@ -379,7 +379,8 @@ def map_layer(s: float = 1.0) -> Image.Image:
     f = sea_label_font(s)
     for zid, Z in comps.sea_zones.items():
         x, y = geo.sea[zid]
-        C.fit_text(draw, (x * s - 110 * s, y * s + 20 * s, x * s + 110 * s, y * s + 44 * s), Z.name, f.size, bold=True,
+        half = min(110 * s, x * s, WIDTH * s - x * s)   # centred under the anchorage, inside the map
+        C.fit_text(draw, (x * s - half, y * s + 20 * s, x * s + half, y * s + 44 * s), Z.name, f.size, bold=True,
                    family="condensed", fill=SEA_TEXT, outline=SEA, align="c", valign="t", min_size=round(10 * s))
 
     # roads (under the markers)
@@ -400,7 +401,7 @@ def map_layer(s: float = 1.0) -> Image.Image:
         box = label_box(lid, s)
         # the layout's box for the name, grown by the halo's width on every side
         halo = max(2, round(3 * s))
-        C.fit_text(draw, (box[0] - halo, box[1] - halo, box[0] + fnt.getlength(name) + halo + 1, box[3] + halo), name,
+        C.fit_text(draw, (box[0] - halo, box[1] - halo, box[0] + fnt.getlength(name) + halo + 2, box[3] + halo), name,
                    fnt.size, bold=True, family="condensed", fill=C.INK, outline=(255, 252, 242), stroke=halo,
                    min_size=round(10 * s))
         # the recruitment shields follow the name on the same line

@@ -218,7 +218,8 @@ def card_sprite(card_id: str, scale: float = 1.0, dim: bool = False) -> Image.Im
         C.card_frame(draw, (k, k, W - k, H - k), fill=C.PAPER, edge=C.INK, band=band, radius=10 * s)
         # title in the band
         title = "Naval Battle" if card.kind == "naval_battle" else card.name
-        C.fit_text(draw, (8 * s, 3 * k, W - 8 * s, H * 0.155), title, round(15 * s), bold=True, family="condensed",
+        short = title.replace("Special Attack", "Sp. Attack").replace("Banu ", "B. ")   # the shorter wording
+        C.fit_text(draw, (8 * s, 3 * k, W - 8 * s, H * 0.155), [title, short], round(15 * s), bold=True, family="condensed",
                    fill=C.contrast_ink(band), align="c", min_size=round(9 * s))
         cx, cy = W / 2, H * 0.44
         if card.factions:
