@@ -442,7 +442,7 @@ def _draw_seas(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float,
 def _header(draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
     year = YEARS[sc.year] if 0 <= sc.year < len(YEARS) else str(sc.year)
     first = f" · {SIDE_NAME[sc.first]} move first" if sc.first else ""
-    C.fit_text(draw, (330 * s, 12 * s, (M.WIDTH - 200) * s, 38 * s), f"{year}  turn {ROMAN.get(sc.turn, sc.turn)}{first}",
+    C.fit_text(draw, (330 * s, 12 * s, (M.WIDTH - 430) * s, 38 * s), f"{year}  turn {ROMAN.get(sc.turn, sc.turn)}{first}",
                round(20 * s), bold=True, fill=(255, 250, 235), valign="t")
     phase = sc.phase or ""
     if sc.active_side:
@@ -454,8 +454,9 @@ def _header(draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
     if sc.movement and not sc.result:
         phase = f"{phase} — {sc.movement}"
     who = f"View: {SIDE_NAME[sc.viewer]}"
-    C.fit_text(draw, ((M.WIDTH - 196) * s, 12 * s, M.WIDTH * s - 14 * s, 38 * s), who, round(16 * s), bold=True,
-               fill=(255, 250, 235), align="r", valign="t")
+    name = sc.names.get(sc.viewer or "")
+    C.fit_text(draw, ((M.WIDTH - 420) * s, 12 * s, M.WIDTH * s - 14 * s, 38 * s), [f"{who} ({name})", who] if name else who,
+               round(16 * s), bold=True, fill=(255, 250, 235), align="r", valign="t")
     cards = []
     for side in ("christian", "muslim"):
         if side in sc.hand_counts:

@@ -399,13 +399,14 @@ def map_layer(s: float = 1.0) -> Image.Image:
         fnt = label_font(L, s)
         name = label_text(L)
         box = label_box(lid, s)
-        # the layout's box for the name, grown by the halo's width on every side
+        # the layout's box for the name (the shields' room taken off), grown by the halo's width
         halo = max(2, round(3 * s))
-        C.fit_text(draw, (box[0] - halo, box[1] - halo, box[0] + fnt.getlength(name) + halo + 2, box[3] + halo), name,
-                   fnt.size, bold=True, family="condensed", fill=C.INK, outline=(255, 252, 242), stroke=halo,
+        shields_at = box[2] - 14 * s * len(L.recruit)
+        C.fit_text(draw, (box[0] - halo, box[1] - halo, shields_at - 3 * s + halo + 2, box[3] + halo), name, fnt.size,
+                   bold=True, family="condensed", fill=C.INK, outline=(255, 252, 242), stroke=halo,
                    min_size=round(10 * s))
         # the recruitment shields follow the name on the same line
-        sx = box[0] + fnt.getlength(name) + 3 * s
+        sx = shields_at
         sy = box[1] + fnt.size * 0.6 - 7 * s
         for fac in L.recruit:
             C.shield(draw, (sx, sy, sx + 12 * s, sy + 14 * s), fac, edge=C.INK)
