@@ -277,8 +277,11 @@ def wrap(s: str, fnt: ImageFont.FreeTypeFont, max_width: float) -> list[str]:
     return lines
 
 
+_Placed = tuple[tuple[float, float], str, Box]   # a line's anchor point, anchor, ink box (box-relative)
+
+
 def _line_boxes(lines: Sequence[str], fnt: ImageFont.FreeTypeFont, w: float, h: float, align: str, valign: str,
-                stroke: int, spacing: float) -> list[tuple[tuple[float, float], str, Box]]:
+                stroke: int, spacing: float) -> list[_Placed]:
     """Where each line goes in a box of ``w`` x ``h`` at the origin (anchor point, anchor,
     ink box), aligned as asked."""
     anchor = _H_ANCHOR[align] + _V_ANCHOR[valign]
@@ -326,16 +329,18 @@ def _stroke_of(size: int, outline: bool, stroke: int | None) -> int:
 @functools.lru_cache(maxsize=8192)
 def _fitted(wordings: tuple[str, ...], w: float, h: float, size: int, min_size: int, bold: bool, family: str,
             outline: bool, stroke: int | None, align: str, valign: str, wrap_lines: bool,
-            spacing: float) -> tuple[int, tuple[str, ...], bool]:
-    """(size, lines, ellipsized) of the first wording that fits at the largest size."""
+            spacing: float) -> tuple[int, tuple[str, ...], bool, tuple[_Placed, ...]]:
+    """(size, lines, ellipsized, where each line goes) of the first wording that fits at the
+    largest size. Cached: a picture redraws the same texts in the same boxes."""
     min_size = min(size, min_size)
     for s in range(size, min_size - 1, -1):
         fnt = font(s, bold, family)
         st = _stroke_of(s, outline, stroke)
         for wording in wordings:
             lines = wrap(wording, fnt, w - 2 * st) if wrap_lines else wording.split("\n")
-            if _inside((b for _, _, b in _line_boxes(lines, fnt, w, h, align, valign, st, spacing)), w, h):
-                return s, tuple(lines), False
+            placed = _line_boxes(lines, fnt, w, h, align, valign, st, spacing)
+            if _inside((b for _, _, b in placed), w, h):
+                return s, tuple(lines), False, tuple(placed)
     # last resort: the last (shortest) wording at the smallest size, as many lines as fit, the
     # last of them (and any too wide) ended with an ellipsis
     fnt = font(min_size, bold, family)
@@ -346,7 +351,7 @@ def _fitted(wordings: tuple[str, ...], w: float, h: float, size: int, min_size: 
         lines = lines[:-2] + [lines[-2] + ELLIPSIS]
     lines = [line if fnt.getbbox(line, anchor="ls", stroke_width=st)[2] <= w else _ellipsize(line, fnt, w, st)
              for line in lines]
-    return min_size, tuple(lines), True
+    return min_size, tuple(lines), True, tuple(_line_boxes(lines, fnt, w, h, align, valign, st, spacing))
 
 
 def fit_text(draw: ImageDraw.ImageDraw, box: Box, wording: str | Sequence[str], size: float, *, bold: bool = False,
@@ -365,11 +370,10 @@ def fit_text(draw: ImageDraw.ImageDraw, box: Box, wording: str | Sequence[str], 
     wordings = (wording,) if isinstance(wording, str) else tuple(wording)
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
-    s, lines, ellipsized = _fitted(wordings, round(w, 2), round(h, 2), int(size), int(min_size), bold, family,
-                                   outline is not None, stroke, align, valign, wrap_lines, spacing)
+    s, lines, ellipsized, placed = _fitted(wordings, round(w, 2), round(h, 2), int(size), int(min_size), bold, family,
+                                           outline is not None, stroke, align, valign, wrap_lines, spacing)
     fnt = font(s, bold, family)
     st = _stroke_of(s, outline is not None, stroke)
-    placed = _line_boxes(lines, fnt, w, h, align, valign, st, spacing)
     ink: list[Box] = []
     for line, ((px, py), anchor, (bx0, by0, bx1, by1)) in zip(lines, placed, strict=True):
         if not line:
