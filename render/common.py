@@ -329,14 +329,15 @@ def _stroke_of(size: int, outline: bool, stroke: int | None) -> int:
 @functools.lru_cache(maxsize=8192)
 def _fitted(wordings: tuple[str, ...], w: float, h: float, size: int, min_size: int, bold: bool, family: str,
             outline: bool, stroke: int | None, align: str, valign: str, wrap_lines: bool,
-            spacing: float) -> tuple[int, tuple[str, ...], bool, tuple[_Placed, ...]]:
+            spacing: float, keep_to: int) -> tuple[int, tuple[str, ...], bool, tuple[_Placed, ...]]:
     """(size, lines, ellipsized, where each line goes) of the first wording that fits at the
-    largest size. Cached: a picture redraws the same texts in the same boxes."""
+    largest size (the first wording alone down to ``keep_to``). Cached: a picture redraws the
+    same texts in the same boxes."""
     min_size = min(size, min_size)
     for s in range(size, min_size - 1, -1):
         fnt = font(s, bold, family)
         st = _stroke_of(s, outline, stroke)
-        for wording in wordings:
+        for wording in (wordings[:1] if s > keep_to else wordings):
             lines = wrap(wording, fnt, w - 2 * st) if wrap_lines else wording.split("\n")
             placed = _line_boxes(lines, fnt, w, h, align, valign, st, spacing)
             if _inside((b for _, _, b in placed), w, h):
@@ -357,13 +358,15 @@ def _fitted(wordings: tuple[str, ...], w: float, h: float, size: int, min_size: 
 def fit_text(draw: ImageDraw.ImageDraw, box: Box, wording: str | Sequence[str], size: float, *, bold: bool = False,
              family: str = "sans", fill: Colour = INK, outline: Colour | None = None, stroke: int | None = None,
              align: str = "l", valign: str = "m", min_size: float = MIN_TEXT, wrap_lines: bool = False,
-             spacing: float = 1.2) -> Fitted:
+             spacing: float = 1.2, keep_wording_to: float | None = None) -> Fitted:
     """Draw a text inside ``box`` (x0, y0, x1, y1), fitted to it.
 
     ``wording`` is the text, or its wordings from the longest to the shortest (a line break
     makes two lines): the first that fits at ``size`` is drawn; if none does, the first that
     fits at a smaller size, down to ``min_size``; if none fits even then, the last wording at
-    ``min_size``, its lines ended with an ellipsis where they overflow. ``align`` l/c/r and
+    ``min_size``, its lines ended with an ellipsis where they overflow. ``keep_wording_to``: a
+    size the first wording may shrink to before a shorter one is tried (a name a little smaller
+    reads better than its abbreviation). ``align`` l/c/r and
     ``valign`` t/m/b place it; ``wrap_lines`` word-wraps each wording to the box's width.
     ``outline`` draws a contrasting halo (so the text reads over any background), ``stroke``
     wide. Returns what was drawn (the ink's bounding box tells a caller where it ended)."""
@@ -371,7 +374,8 @@ def fit_text(draw: ImageDraw.ImageDraw, box: Box, wording: str | Sequence[str], 
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
     s, lines, ellipsized, placed = _fitted(wordings, round(w, 2), round(h, 2), int(size), int(min_size), bold, family,
-                                           outline is not None, stroke, align, valign, wrap_lines, spacing)
+                                           outline is not None, stroke, align, valign, wrap_lines, spacing,
+                                           int(size if keep_wording_to is None else keep_wording_to))
     fnt = font(s, bold, family)
     st = _stroke_of(s, outline is not None, stroke)
     ink: list[Box] = []

@@ -52,7 +52,11 @@ TYPE_COLOUR: dict[str, C.RGB] = {
 }
 TYPE_SHORT = {"arena": "Arena", "bath_house": "Bath", "library": "Library", "hostel": "Hostel",
               "hospital": "Hospital", "market": "Market", "park": "Park", "school": "School", "district": "District"}
+#: the shorter wording of a type's name on a small tile; the legend under the board explains them
+TYPE_ABBR = {"arena": "Are", "bath_house": "Bat", "library": "Lib", "hostel": "Hst", "hospital": "Hsp",
+             "market": "Mkt", "park": "Prk", "school": "Sch", "district": "Dis"}
 TYPES = list(TYPE_COLOUR)
+LEGEND_H = 34
 
 
 def player_label(view: View, role: str, short: bool = False) -> str:
@@ -129,8 +133,8 @@ def tile_sprite(kind: str, price: int, moats: tuple[str, ...], reverse: str, siz
         fill = C.mix(PLAYER_COLOUR.get(colour, C.MUTED), C.WHITE, 0.35)
         d.rectangle(box, fill=fill, outline=C.INK, width=2)
         C.icon(d, "castle", (size * 0.2, size * 0.14, size * 0.8, size * 0.62), C.INK)
-        C.fit_text(d, (size * 0.05, size * 0.66, size * 0.95, size * 0.94), "Alhambra", max(9, size // 6), bold=True,
-                   align="c", min_size=8)
+        C.fit_text(d, (size * 0.05, size * 0.66, size * 0.95, size * 0.94), ["Alhambra", "Alh"], max(9, size // 6),
+                   bold=True, align="c", min_size=8)
         m = marker_sprite(colour, max(10, size // 4))
         img.alpha_composite(m, (size - m.width - 3, 3))
         return img
@@ -140,9 +144,8 @@ def tile_sprite(kind: str, price: int, moats: tuple[str, ...], reverse: str, siz
     band = max(4.0, size * 0.11)
     for e in moats:
         _moat(d, box, e, band)
-    name = TYPE_SHORT[kind]
-    C.fit_text(d, (band + 2, size * 0.18, size - band - 2, size * 0.48), name, max(9, size // 6), bold=True, fill=ink,
-               align="c", min_size=8)
+    C.fit_text(d, (band + 2, size * 0.18, size - band - 2, size * 0.48), [TYPE_SHORT[kind], TYPE_ABBR[kind]],
+               max(9, size // 6), bold=True, fill=ink, align="c", min_size=8, keep_wording_to=max(9, size // 8))
     C.fit_text(d, (band + 2, size * 0.46, size - band - 2, size * 0.86), str(price), max(12, size // 3), bold=True,
                fill=ink, outline=fill, stroke=1, align="c", min_size=8)
     if reverse:
@@ -296,6 +299,18 @@ def _header(draw: ImageDraw.ImageDraw, view: View, width: int) -> None:
                wrap_lines=True, spacing=1.1)
 
 
+def _type_legend(draw: ImageDraw.ImageDraw, y: float) -> float:
+    """A row naming each building type beside its colour and the short name a small tile
+    bears ("Library (Lib)"). Returns the y below it."""
+    x, step = 16.0, (WIDTH - 32) / len(TYPES)
+    for kind in TYPES:
+        draw.rectangle((x, y + 8, x + 18, y + 26), fill=TYPE_COLOUR[kind], outline=C.INK)
+        C.fit_text(draw, (x + 24, y + 4, x + step - 6, y + 30), [f"{TYPE_SHORT[kind]} ({TYPE_ABBR[kind]})",
+                                                                  TYPE_SHORT[kind]], 14)
+        x += step
+    return y + LEGEND_H
+
+
 def _public_panels(img: Image.Image, view: View, x0: float, y: float, x1: float) -> float:
     """Yard, displayed money and deck, scores: the public board. Returns the y below."""
     draw = ImageDraw.Draw(img)
@@ -362,7 +377,7 @@ def draw_board(view: View) -> Image.Image:
     others = [r for r in roles if r != role]
     small_rows = math.ceil(len(others) / 3) if others else 0
     dirk = view.get("dirk")
-    height = HEADER + 880 + small_rows * 300 + (170 if dirk is not None else 0) + 70
+    height = HEADER + 880 + small_rows * 300 + (170 if dirk is not None else 0) + LEGEND_H + 70
     img = Image.new("RGBA", (WIDTH, height), BG + (255,))
     draw = ImageDraw.Draw(img)
     _header(draw, view, WIDTH)
@@ -394,7 +409,8 @@ def draw_board(view: View) -> Image.Image:
     if dirk is not None:
         _supply_panel(img, dirk, (12, y, WIDTH - 12, y + 160), f"Dirk's tiles ({len(dirk)}): majorities only")
         y += 170
-    C.paragraph(draw, (16, y + 4, WIDTH - 16, height - 4), str(view.get("prompt", "")), 18, bold=True)
+    below = _type_legend(draw, y)
+    C.paragraph(draw, (16, below + 4, WIDTH - 16, height - 4), str(view.get("prompt", "")), 18, bold=True)
     return img
 
 
@@ -405,7 +421,7 @@ def _spectator(view: View, roles: list[str]) -> Image.Image:
     city_w = (812 - 12 * (per_row - 1)) / per_row
     city_h = 420 if per_row == 2 else 330
     dirk = view.get("dirk")
-    height = HEADER + 12 + max(rows * (city_h + 12), 880) + (170 if dirk is not None else 0) + 70
+    height = HEADER + 12 + max(rows * (city_h + 12), 880) + (170 if dirk is not None else 0) + LEGEND_H + 70
     img = Image.new("RGBA", (WIDTH, height), BG + (255,))
     draw = ImageDraw.Draw(img)
     _header(draw, view, WIDTH)
@@ -420,7 +436,8 @@ def _spectator(view: View, roles: list[str]) -> Image.Image:
     if dirk is not None:
         _supply_panel(img, dirk, (12, y, WIDTH - 12, y + 160), f"Dirk's tiles ({len(dirk)}): majorities only")
         y += 170
-    C.paragraph(draw, (16, y + 4, WIDTH - 16, height - 4), str(view.get("prompt", "")), 18, bold=True)
+    below = _type_legend(draw, y)
+    C.paragraph(draw, (16, below + 4, WIDTH - 16, height - 4), str(view.get("prompt", "")), 18, bold=True)
     return img
 
 
