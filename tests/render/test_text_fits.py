@@ -124,16 +124,26 @@ def test_the_fitter_shortens_then_shrinks_then_ends_with_an_ellipsis() -> None:
     from PIL import Image, ImageDraw
 
     draw = ImageDraw.Draw(Image.new("RGB", (400, 100)))
-    box = (0.0, 0.0, 150.0, 40.0)
-    long = "Red: 12 pts · moat 5 · supply 3"
-    first = C.fit_text(draw, box, [long, "Red\n12 pts · moat 5 · supply 3"], 16)
-    assert first.lines == ("Red", "12 pts · moat 5 · supply 3") or first.font.size < 16
-    assert not first.ellipsized
+    long, two_lines = "Red: 12 pts · moat 5 · supply 3", "Red\n12 pts · moat 5 · supply 3"
+    # 16 px: the one-line wording is 246 px wide, its two-line one 206: the shorter wording
+    # comes before a smaller size
+    first = C.fit_text(draw, (0.0, 0.0, 225.0, 44.0), [long, two_lines], 16)
+    assert (first.lines, first.font.size, first.ellipsized) == (("Red", "12 pts · moat 5 · supply 3"), 16, False)
+    # unless the first wording may shrink a little first
+    kept = C.fit_text(draw, (0.0, 0.0, 225.0, 44.0), [long, two_lines], 16, keep_wording_to=14)
+    assert kept.lines == (long,) and kept.font.size < 16
+    # no shorter wording: a smaller size
     smaller = C.fit_text(draw, (0.0, 0.0, 150.0, 20.0), "Castile and León", 24)
-    assert smaller.font.size < 24 and smaller.lines == ("Castile and León",)
+    assert smaller.font.size < 24 and smaller.lines == ("Castile and León",) and not smaller.ellipsized
+    # too long even at the smallest size: an ellipsis, never a silent cut
     cut = C.fit_text(draw, (0.0, 0.0, 60.0, 20.0), LONG_NAMES[1], 16)
     assert cut.ellipsized and cut.lines[0].endswith(C.ELLIPSIS) and cut.font.size == C.MIN_TEXT
+    for fitted in (first, kept, smaller, cut):
+        assert fitted.bbox[2] <= 225 + C.TEXT_TOLERANCE
     assert cut.bbox[2] <= 60 + C.TEXT_TOLERANCE
+    # an outline's halo stays inside the box too
+    halo = C.fit_text(draw, (10.0, 10.0, 110.0, 40.0), "Gibraltar", 16, outline=(255, 255, 255), stroke=3)
+    assert halo.bbox[0] >= 10 - C.TEXT_TOLERANCE and halo.bbox[2] <= 110 + C.TEXT_TOLERANCE
 
 
 def test_pictures_draw_text_only_through_the_fitter() -> None:
