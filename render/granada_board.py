@@ -456,7 +456,7 @@ def _header(draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
     who = f"View: {SIDE_NAME[sc.viewer]}"
     name = sc.names.get(sc.viewer or "")
     C.fit_text(draw, ((M.WIDTH - 420) * s, 12 * s, M.WIDTH * s - 14 * s, 38 * s), [f"{who} ({name})", who] if name else who,
-               round(16 * s), bold=True, fill=(255, 250, 235), align="r", valign="t")
+               round(16 * s), bold=True, fill=(255, 250, 235), align="r", valign="t", keep_wording_to=round(12 * s))
     cards = []
     for side in ("christian", "muslim"):
         if side in sc.hand_counts:

@@ -558,10 +558,11 @@ def _header(draw: ImageDraw.ImageDraw, view: dict[str, Any]) -> None:
         status = f"Game over: {_winner_text(res)}"
     seen = SIDE_NAME.get(role, "Spectator")
     name = (view.get("names") or {}).get(role) if role else None
-    C.fit_text(draw, (WIDTH - 330, 14, WIDTH - 14, HEADER - 4),
-               [f"View: {seen} ({name})", f"View: {seen}\n{name}", f"View: {seen}"] if name else f"View: {seen}", 16,
-               bold=True, fill=(255, 250, 235), align="r", valign="t", spacing=1.1)
-    C.fit_text(draw, (400, 14, WIDTH - 340, HEADER - 4), status, 18, bold=True, fill=(255, 250, 235), valign="t",
+    # the player's name under the side, a little smaller where it must be, before it is left out
+    C.fit_text(draw, (WIDTH - 414, 16, WIDTH - 14, HEADER - 1), [f"View: {seen}\n{name}", f"View: {seen}"] if name
+               else f"View: {seen}", 16, bold=True, fill=(255, 250, 235), align="r", valign="t", spacing=1.1,
+               keep_wording_to=11)
+    C.fit_text(draw, (400, 14, WIDTH - 424, HEADER - 4), status, 18, bold=True, fill=(255, 250, 235), valign="t",
                wrap_lines=True, spacing=1.1)
 
 
