@@ -220,7 +220,7 @@ def card_sprite(card_id: str, scale: float = 1.0, dim: bool = False) -> Image.Im
         title = "Naval Battle" if card.kind == "naval_battle" else card.name
         short = title.replace("Special Attack", "Sp. Attack").replace("Banu ", "B. ")   # the shorter wording
         C.fit_text(draw, (8 * s, 3 * k, W - 8 * s, H * 0.155), [title, short], round(15 * s), bold=True, family="condensed",
-                   fill=C.contrast_ink(band), align="c", min_size=round(9 * s))
+                   fill=C.contrast_ink(band), align="c", min_size=round(9 * s), keep_wording_to=round(10 * s))
         cx, cy = W / 2, H * 0.44
         if card.factions:
             facs = list(card.factions)
