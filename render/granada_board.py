@@ -83,24 +83,26 @@ def static_board(s: float = 1.0) -> Image.Image:
     draw.rectangle((0, 0, w, M.HEADER * s), fill=(58, 44, 36))
     draw.line((0, M.HEADER * s, w, M.HEADER * s), fill=C.INK, width=max(1, round(2 * s)))
     draw.line((0, PANEL_Y * s, w, PANEL_Y * s), fill=C.INK, width=max(1, round(2 * s)))
-    f = C.font(round(22 * s), True, "serif")
-    draw.text((14 * s, 18 * s), "GRANADA", font=f, fill=(244, 226, 170))
-    draw.text((14 * s, 44 * s), "Last Stand of the Moors 1482–1492", font=C.font(round(12 * s)), fill=(220, 208, 180))
+    C.fit_text(draw, (14 * s, 16 * s, 330 * s, 44 * s), "GRANADA", round(22 * s), bold=True, family="serif",
+               fill=(244, 226, 170), valign="t")
+    C.fit_text(draw, (14 * s, 42 * s, 330 * s, (M.HEADER - 1) * s), "Last Stand of the Moors 1482–1492", round(12 * s),
+               fill=(220, 208, 180), valign="t")
 
     # Turn track
     C.panel(draw, tuple(v * s for v in TRACK_BOX), "Turn track", title_size=round(16 * s))  # type: ignore[arg-type]
     x0, y0, x1, _ = TRACK_BOX
     inner_w = (x1 - x0 - 20) / len(YEARS)
-    fy = C.font(round(12 * s), True, "condensed")
     for yi, year in enumerate(YEARS):
         bx = x0 + 10 + yi * inner_w
-        draw.text(((bx + inner_w / 2 - 3) * s, (y0 + 50) * s), year, font=fy, fill=C.INK, anchor="mm")
-    fr = C.font(round(13 * s), True)
+        C.fit_text(draw, (bx * s, (y0 + 40) * s, (bx + inner_w - 6) * s, (y0 + 60) * s), year, round(12 * s), bold=True,
+                   family="condensed", align="c", min_size=round(9 * s))
     for _yi, t, box in _track_cells(s):
         draw.rounded_rectangle(box, radius=5 * s, fill=C.PAPER, outline=C.PANEL_EDGE, width=max(1, round(s)))
-        draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), ROMAN[t], font=fr, fill=C.MUTED, anchor="mm")
-    draw.text(((x0 + 12) * s, (y0 + 110) * s), "Game ends after turn I of 1491-1492; reinforcements after each turn II.",
-              font=C.font(round(11 * s)), fill=C.MUTED)
+        C.fit_text(draw, box, ROMAN[t], round(13 * s), bold=True, fill=C.MUTED, align="c")
+    C.fit_text(draw, ((x0 + 12) * s, (y0 + 106) * s, (x1 - 12) * s, (y0 + 124) * s),
+               ["Game ends after turn I of 1491-1492; reinforcements after each turn II.",
+                "Ends after turn I of 1491-1492; reinforcements after each turn II."], round(11 * s), fill=C.MUTED,
+               valign="t", min_size=round(9 * s))
 
     C.panel(draw, tuple(v * s for v in VP_BOX), "Victory points (if the game ended now)",  # type: ignore[arg-type]
             title_size=round(16 * s))
@@ -108,9 +110,10 @@ def static_board(s: float = 1.0) -> Image.Image:
     C.panel(draw, tuple(v * s for v in SPECIAL_BOX), "Muslim boxes", title_size=round(16 * s))  # type: ignore[arg-type]
     C.panel(draw, tuple(v * s for v in ELIM_BOX), "Eliminated blocks", title_size=round(16 * s))  # type: ignore[arg-type]
     sx0, sy0, sx1, sy1 = SPECIAL_BOX
-    fs = C.font(round(12 * s), True)
-    draw.text(((sx0 + 12) * s, (sy0 + 36) * s), "Nasrid Palace Guard", font=fs, fill=C.INK)
-    draw.text(((sx0 + 12) * s, (sy0 + 150) * s), "Boabdil Mixed Army", font=fs, fill=C.INK)
+    C.fit_text(draw, ((sx0 + 12) * s, (sy0 + 34) * s, (sx1 - 12) * s, (sy0 + 52) * s), "Nasrid Palace Guard",
+               round(12 * s), bold=True, valign="t", min_size=round(9 * s))
+    C.fit_text(draw, ((sx0 + 12) * s, (sy0 + 148) * s, (sx1 - 12) * s, (sy0 + 166) * s), "Boabdil Mixed Army",
+               round(12 * s), bold=True, valign="t", min_size=round(9 * s))
     _legend(draw, s)
     return img
 
@@ -122,13 +125,14 @@ def _legend(draw: ImageDraw.ImageDraw, s: float) -> None:
     paper = (250, 248, 240)
     draw.rounded_rectangle((x, y, x + w, y + h), radius=8 * s, fill=paper, outline=C.PANEL_EDGE,
                            width=max(1, round(s)))
-    f = C.font(round(11 * s), False, "condensed")
+    fs = round(11 * s)
     rows = [("main", "Main road (+1 move)"), ("hybrid", "Hybrid road (+1 for Muslims)"),
             ("secondary", "Secondary road")]
     yy = y + 12 * s
     for kind, caption in rows:
         M.draw_road(draw, (x + 10 * s, yy), (x + 50 * s, yy), kind, s)
-        draw.text((x + 58 * s, yy), caption, font=f, fill=C.INK, anchor="lm")
+        C.fit_text(draw, (x + 58 * s, yy - 8 * s, x + w - 6 * s, yy + 8 * s), caption, fs, family="condensed",
+                   min_size=round(9 * s))
         yy += 17 * s
 
     def dot(colour: C.RGB) -> Callable[[tuple[float, float, float, float]], None]:
@@ -157,9 +161,11 @@ def _legend(draw: ImageDraw.ImageDraw, s: float) -> None:
     ]
     for paint, caption in items:
         paint((x + 22 * s, yy - 7 * s, x + 36 * s, yy + 8 * s))
-        draw.text((x + 58 * s, yy), caption, font=f, fill=C.INK, anchor="lm")
+        C.fit_text(draw, (x + 58 * s, yy - 9 * s, x + w - 6 * s, yy + 9 * s), caption, fs, family="condensed",
+                   min_size=round(9 * s))
         yy += 18 * s
-    draw.text((x + 10 * s, yy + 2 * s), "Reddish area: Kingdom of Granada", font=f, fill=M.KINGDOM_EDGE)
+    C.fit_text(draw, (x + 10 * s, yy - 6 * s, x + w - 6 * s, min(yy + 12 * s, y + h - 2 * s)),
+               "Reddish area: Kingdom of Granada", fs, family="condensed", fill=M.KINGDOM_EDGE, min_size=round(9 * s))
 
 
 # ---------------------------------------------------------------------------------------
@@ -436,8 +442,8 @@ def _draw_seas(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float,
 def _header(draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
     year = YEARS[sc.year] if 0 <= sc.year < len(YEARS) else str(sc.year)
     first = f" · {SIDE_NAME[sc.first]} move first" if sc.first else ""
-    f = C.font(round(20 * s), True)
-    draw.text((330 * s, 14 * s), f"{year}  turn {ROMAN.get(sc.turn, sc.turn)}{first}", font=f, fill=(255, 250, 235))
+    C.fit_text(draw, (330 * s, 12 * s, (M.WIDTH - 430) * s, 38 * s), f"{year}  turn {ROMAN.get(sc.turn, sc.turn)}{first}",
+               round(20 * s), bold=True, fill=(255, 250, 235), valign="t")
     phase = sc.phase or ""
     if sc.active_side:
         phase = f"{SIDE_NAME[sc.active_side]}: {phase}" if phase else SIDE_NAME[sc.active_side]
@@ -447,11 +453,10 @@ def _header(draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
             f" ({sc.result.get('reason')})" if sc.result.get("reason") else "")
     if sc.movement and not sc.result:
         phase = f"{phase} — {sc.movement}"
-    fp = C.font(round(13 * s))
-    draw.text((330 * s, 42 * s), phase[:140], font=fp, fill=(230, 220, 200))
     who = f"View: {SIDE_NAME[sc.viewer]}"
-    fw = C.font(round(16 * s), True)
-    draw.text((M.WIDTH * s - 14 * s, 14 * s), who, font=fw, fill=(255, 250, 235), anchor="ra")
+    name = sc.names.get(sc.viewer or "")
+    C.fit_text(draw, ((M.WIDTH - 420) * s, 12 * s, M.WIDTH * s - 14 * s, 38 * s), [f"{who} ({name})", who] if name else who,
+               round(16 * s), bold=True, fill=(255, 250, 235), align="r", valign="t", keep_wording_to=round(12 * s))
     cards = []
     for side in ("christian", "muslim"):
         if side in sc.hand_counts:
@@ -459,15 +464,20 @@ def _header(draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
             cards.append(f"{SIDE_NAME[side]}: {sc.hand_counts[side]} cards{deck}")
     if "naval" in sc.decks:
         cards.append(f"Naval deck {sc.decks['naval']}")
-    draw.text((M.WIDTH * s - 14 * s, 42 * s), " · ".join(cards), font=fp, fill=(230, 220, 200), anchor="ra")
+    # the phase at the left of the second line, the cards at its right: each in its half
+    mid = (330 + (M.WIDTH - 344 - 330) * 0.58) * s
+    C.fit_text(draw, (330 * s, 40 * s, mid - 8 * s, (M.HEADER - 1) * s), phase, round(13 * s), fill=(230, 220, 200),
+               valign="t", min_size=round(10 * s))
+    C.fit_text(draw, (mid, 40 * s, M.WIDTH * s - 14 * s, (M.HEADER - 1) * s), [" · ".join(cards), " · ".join(
+        c.replace(" cards", "").replace(" in deck", " deck") for c in cards)], round(13 * s), fill=(230, 220, 200),
+               align="r", valign="t", min_size=round(10 * s))
 
 
 def _draw_track(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
     for yi, t, box in _track_cells(s):
         if yi == sc.year and t == sc.turn:
             draw.rounded_rectangle(box, radius=5 * s, fill=C.OI.YELLOW, outline=C.INK, width=max(1, round(2 * s)))
-            draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), ROMAN[t], font=C.font(round(14 * s), True),
-                      fill=C.INK, anchor="mm")
+            C.fit_text(draw, box, ROMAN[t], round(14 * s), bold=True, align="c")
             if sc.first:
                 st = C.SIDES[sc.first]
                 r = 11 * s
@@ -511,9 +521,9 @@ def _draw_bull_on_track(draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
                 f" (now {bull.get('christian_castles')})")
         if bull.get("playable_now"):
             note += " · playable now"
-    f = C.font(round(11 * s), True, "condensed")
-    draw.text((x1, y0 - 2 * s), note, font=f, fill=C.ALERT if bull.get("playable_now") and not played else ink,
-              anchor="rb")
+    C.fit_text(draw, (TRACK_BOX[0] * s + 110 * s, y0 - 16 * s, x1, y0 - 1 * s), note, round(11 * s), bold=True,
+               family="condensed", fill=C.ALERT if bull.get("playable_now") and not played else ink, align="r",
+               valign="b", min_size=round(9 * s))
 
 
 def optional_boxes() -> dict[str, tuple[float, float, float, float]]:
@@ -574,8 +584,6 @@ def _draw_optional(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene) -> No
     opt = sc.optional
     if opt is None:
         return
-    fm = C.font(12)
-    fb = C.font(13, True)
     for name, box in optional_boxes().items():
         title = {"mercenaries": "Mercenaries (11.1)", "papal_bull": "Papal Bull and Crusaders (11.2)",
                  "removed": "Cards removed from play", "markers": "Optional markers"}[name]
@@ -585,7 +593,7 @@ def _draw_optional(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene) -> No
     slots = mercenary_slots(sc)
     for i, side in enumerate(("christian", "muslim")):
         yy = y0 + 44 + i * 52
-        draw.text((x0 + 14, yy + OPT_BLOCK / 2), SIDE_NAME[side], font=fb, fill=C.INK, anchor="lm")
+        C.fit_text(draw, (x0 + 14, yy, x0 + 126, yy + OPT_BLOCK), SIDE_NAME[side], 13, bold=True)
         pieces = opt.mercenaries.get(side)
         if pieces is None:
             note = "none in this game (11.1.1)" if "mercenaries" in opt.rules else "not in play"
@@ -597,12 +605,12 @@ def _draw_optional(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene) -> No
             r = slots[p.key]
             _paste(img, _piece_sprite(p, OPT_BLOCK), r[0], r[1])
         nx = x0 + 130 + len(pieces or []) * (OPT_BLOCK + 6) + (6 if pieces else 0)
-        C.paragraph(draw, (nx, yy + 2), note, fm, x1 - nx - 12, fill=C.MUTED, max_lines=2)
+        C.paragraph(draw, (nx, yy + 2, x1 - 12, yy + 2 + 2 * 12 * 1.2), note, 12, fill=C.MUTED)
     # the Papal Bull and the Crusaders beside the board
     x0, y0, x1, y1 = BULL_BOX
     bull = opt.bull
     if bull is None:
-        draw.text((x0 + 14, y0 + 44), "not in play", font=fm, fill=C.MUTED)
+        C.fit_text(draw, (x0 + 14, y0 + 42, x1 - 14, y0 + 62), "not in play", 12, fill=C.MUTED, valign="t")
     else:
         placed = bull_slots(sc)
         card = bull.get("card")
@@ -614,7 +622,8 @@ def _draw_optional(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene) -> No
             _paste(img, _piece_sprite(p, OPT_BLOCK), r[0], r[1])
         tx = x0 + (112 if card else 14)
         if opt.crusaders:
-            draw.text((tx, y0 + 36), "Crusaders waiting beside the board", font=fb, fill=C.INK)
+            C.fit_text(draw, (tx, y0 + 34, x1 - 12, y0 + 54), "Crusaders waiting beside the board", 13, bold=True,
+                       valign="t")
         if card:
             cond = (f"Playable at the Reinforcement Step from {bull.get('from_year')} if the Christians control "
                     f"{bull.get('max_castles')} castles or fewer. They control {bull.get('christian_castles')} now.")
@@ -622,16 +631,17 @@ def _draw_optional(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene) -> No
         else:
             cond = "The Papal Bull has been played and removed from play; the Crusaders came."
             status = ""
-        C.paragraph(draw, (tx, y0 + 96), cond, fm, x1 - tx - 12, fill=C.INK, max_lines=3)
+        C.paragraph(draw, (tx, y0 + 96, x1 - 12, min(y1 - 2, y0 + 96 + 3 * 12 * 1.2)), cond, 12)
         if status:
-            draw.text((tx + 80 if opt.crusaders else tx, y0 + 62 if opt.crusaders else y0 + 40), status,
-                      font=fb, fill=C.ALERT if bull.get("playable_now") else C.MUTED)
+            sx, sy = (tx + 80, y0 + 62) if opt.crusaders else (tx, y0 + 40)
+            C.fit_text(draw, (sx, sy - 2, x1 - 12, sy + 18), status, 13, bold=True,
+                       fill=C.ALERT if bull.get("playable_now") else C.MUTED, valign="t")
     # cards removed from play
     x0, y0, x1, y1 = REMOVED_BOX
     for cid, r in removed_slots(sc).items():
         _paste(img, P.card_sprite(cid, REMOVED_SCALE), r[0], r[1])
     if not opt.removed_cards:
-        draw.text((x0 + 14, y0 + 44), "none yet", font=fm, fill=C.MUTED)
+        C.fit_text(draw, (x0 + 14, y0 + 42, x1 - 14, y0 + 62), "none yet", 12, fill=C.MUTED, valign="t")
     # key of the markers, the Pioneers tiles lost
     x0, y0, x1, y1 = MARKERS_BOX
     yy = y0 + 34
@@ -645,18 +655,20 @@ def _draw_optional(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene) -> No
                      + (f"; lost: {', '.join(lost)}" if lost else "")))
     for kind, label, caption in rows:
         _paste(img, P.marker_sprite(kind, label, 26), x0 + 14, yy)
-        C.paragraph(draw, (x0 + 48, yy + 1), caption, fm, x1 - x0 - 60, fill=C.INK, max_lines=2)
+        C.paragraph(draw, (x0 + 48, yy + 1, x1 - 12, yy + 1 + 2 * 12 * 1.2), caption, 12)
         yy += 36
     others = [r for r in opt.rules if r not in ("out_of_supply", "pioneers", "mercenaries", "papal_bull")]
     if others:
-        C.paragraph(draw, (x0 + 14, yy + 2), "Also in play: " + ", ".join(r.replace("_", " ") for r in others)
-                    + " (cards)", C.font(11), x1 - x0 - 28, fill=C.MUTED, max_lines=3)
+        C.paragraph(draw, (x0 + 14, yy + 2, x1 - 14, y1 - 4), "Also in play: " + ", ".join(r.replace("_", " ")
+                                                                                          for r in others)
+                    + " (cards)", 11, fill=C.MUTED)
 
 
 def _draw_vp(draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
     x0, y0, x1, y1 = VP_BOX
     if not sc.vp:
-        draw.text(((x0 + 12) * s, (y0 + 50) * s), "not given in this view", font=C.font(round(12 * s)), fill=C.MUTED)
+        C.fit_text(draw, ((x0 + 12) * s, (y0 + 48) * s, (x1 - 12) * s, (y0 + 68) * s), "not given in this view",
+                   round(12 * s), fill=C.MUTED, valign="t")
         return
     top = max(40.0, max(sc.vp.values()) + 2)
     bar_x0, bar_x1 = (x0 + 130) * s, (x1 - 60) * s
@@ -664,39 +676,40 @@ def _draw_vp(draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
         val = sc.vp.get(side, 0.0)
         yy = (y0 + 40 + i * 40) * s
         st = C.SIDES[side]
-        draw.text(((x0 + 12) * s, yy + 12 * s), SIDE_NAME[side], font=C.font(round(14 * s), True), fill=C.INK,
-                  anchor="lm")
+        C.fit_text(draw, ((x0 + 12) * s, yy, bar_x0 - 4 * s, yy + 24 * s), SIDE_NAME[side], round(14 * s), bold=True)
         draw.rounded_rectangle((bar_x0, yy, bar_x1, yy + 24 * s), radius=4 * s, fill=C.PAPER, outline=C.PANEL_EDGE)
         wbar = (bar_x1 - bar_x0) * min(1.0, val / top)
         if wbar > 2:
             draw.rounded_rectangle((bar_x0, yy, bar_x0 + wbar, yy + 24 * s), radius=4 * s, fill=st.fill, outline=C.INK)
         C.emblem(draw, st.emblem, (bar_x0 + 4 * s, yy + 4 * s, bar_x0 + 20 * s, yy + 20 * s), st.ink, st.fill)
         shown = f"{val:g}"
-        draw.text((bar_x1 + 8 * s, yy + 12 * s), shown, font=C.font(round(16 * s), True), fill=C.INK, anchor="lm")
+        C.fit_text(draw, (bar_x1 + 8 * s, yy, (x1 - 8) * s, yy + 24 * s), shown, round(16 * s), bold=True)
     c, m = sc.vp.get("christian", 0.0), sc.vp.get("muslim", 0.0)
     lead = "Muslims lead (they win ties)" if m >= c else "Christians lead"
-    draw.text(((x0 + 12) * s, (y0 + 118) * s), f"{lead}. Castles 2/3, watchtowers ½/1, resources 1/1½ (2.2).",
-              font=C.font(round(11 * s)), fill=C.MUTED)
+    C.fit_text(draw, ((x0 + 12) * s, (y0 + 114) * s, (x1 - 12) * s, (y1 - 2) * s),
+               [f"{lead}. Castles 2/3, watchtowers ½/1, resources 1/1½ (2.2).", f"{lead}."], round(11 * s),
+               fill=C.MUTED, valign="t", min_size=round(9 * s))
 
 
 def _draw_boxes(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float) -> None:
     size = round(26 * s)
     gap = 3 * s
     x0, y0, x1, y1 = RECRUIT_BOX
-    f = C.font(round(13 * s), True)
-    fm = C.font(round(11 * s))
     for i, side in enumerate(("christian", "muslim")):
         by = (y0 + 36 + i * 124) * s
         pieces = sc.recruit.get(side, [])
-        draw.text(((x0 + 12) * s, by), f"{BOX_NAME[side]} ({len(pieces)})", font=f, fill=C.INK)
+        C.fit_text(draw, ((x0 + 12) * s, by - 2 * s, (x1 - 90) * s, by + 18 * s), f"{BOX_NAME[side]} ({len(pieces)})",
+                   round(13 * s), bold=True, valign="t")
         xx, yy = (x0 + 12) * s, by + 20 * s
         per_row = int(((x1 - x0 - 24) * s + gap) // (size + gap))
         for j, p in enumerate(pieces[: per_row * 3]):
             _paste(img, _piece_sprite(p, size), xx + (j % per_row) * (size + gap), yy + (j // per_row) * (size + gap))
         if not pieces:
-            draw.text((xx, yy + 4 * s), "empty", font=fm, fill=C.MUTED)
+            C.fit_text(draw, (xx, yy + 2 * s, (x1 - 12) * s, yy + 20 * s), "empty", round(11 * s), fill=C.MUTED,
+                       valign="t")
         if side in sc.bag:
-            draw.text(((x1 - 12) * s, by), f"bag: {sc.bag[side]}", font=fm, fill=C.MUTED, anchor="ra")
+            C.fit_text(draw, ((x1 - 88) * s, by - 2 * s, (x1 - 12) * s, by + 16 * s), f"bag: {sc.bag[side]}",
+                       round(11 * s), fill=C.MUTED, align="r", valign="t")
     sx0, sy0, sx1, sy1 = SPECIAL_BOX
     for label_y, pieces in ((sy0 + 56, sc.palace), (sy0 + 170, sc.boabdil_box)):
         xx, yy = (sx0 + 12) * s, label_y * s
@@ -704,10 +717,11 @@ def _draw_boxes(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float
         for j, p in enumerate(pieces):
             _paste(img, _piece_sprite(p, size), xx + (j % per_row) * (size + gap), yy + (j // per_row) * (size + gap))
         if not pieces:
-            draw.text((xx, yy + 4 * s), "empty", font=fm, fill=C.MUTED)
+            C.fit_text(draw, (xx, yy + 2 * s, (sx1 - 12) * s, yy + 20 * s), "empty", round(11 * s), fill=C.MUTED,
+                       valign="t")
     if sc.boabdil:
-        C.paragraph(draw, ((sx0 + 12) * s, (sy0 + 236) * s), sc.boabdil + " (10.12)", fm, (sx1 - sx0 - 24) * s,
-                    fill=C.ALERT, max_lines=3)
+        C.paragraph(draw, ((sx0 + 12) * s, (sy0 + 236) * s, (sx1 - 12) * s, (sy1 - 2) * s), sc.boabdil + " (10.12)",
+                    round(11 * s), fill=C.ALERT, min_size=round(9 * s))
     ex0, ey0, ex1, ey1 = ELIM_BOX
     small = round(24 * s)
     per_row = int(((ex1 - ex0 - 24) * s + gap) // (small + gap))
@@ -717,13 +731,16 @@ def _draw_boxes(img: Image.Image, draw: ImageDraw.ImageDraw, sc: Scene, s: float
     for j, p in enumerate(elim[:limit]):
         _paste(img, _piece_sprite(p, small), xx + (j % per_row) * (small + gap), yy + (j // per_row) * (small + gap))
     if len(elim) > limit:
-        draw.text(((ex1 - 12) * s, (ey1 - 16) * s), f"+{len(elim) - limit} more", font=fm, fill=C.INK, anchor="ra")
+        C.fit_text(draw, ((ex1 - 120) * s, (ey1 - 18) * s, (ex1 - 12) * s, (ey1 - 2) * s), f"+{len(elim) - limit} more",
+                   round(11 * s), align="r", valign="t")
     if not elim:
-        draw.text((xx, yy + 4 * s), "none yet", font=fm, fill=C.MUTED)
+        C.fit_text(draw, (xx, yy + 2 * s, (ex1 - 12) * s, yy + 20 * s), "none yet", round(11 * s), fill=C.MUTED,
+                   valign="t")
     dis = [d for d, where in sc.disks.items() if where == "eliminated"]
     if dis:
-        draw.text(((ex0 + 12) * s, (ey1 - 16) * s), "Disks lost: " + ", ".join(d.replace("_", " ").title() for d in dis),
-                  font=fm, fill=C.INK)
+        C.fit_text(draw, ((ex0 + 12) * s, (ey1 - 18) * s, (ex1 - 124) * s, (ey1 - 2) * s),
+                   "Disks lost: " + ", ".join(d.replace("_", " ").title() for d in dis), round(11 * s), valign="t",
+                   min_size=round(9 * s))
 
 
 def draw_board(sc: Scene, s: float = 1.0, crop: tuple[int, int, int, int] | None = None) -> Image.Image:

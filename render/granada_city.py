@@ -52,7 +52,19 @@ TYPE_COLOUR: dict[str, C.RGB] = {
 }
 TYPE_SHORT = {"arena": "Arena", "bath_house": "Bath", "library": "Library", "hostel": "Hostel",
               "hospital": "Hospital", "market": "Market", "park": "Park", "school": "School", "district": "District"}
+#: the shorter wording of a type's name on a small tile; the legend under the board explains them
+TYPE_ABBR = {"arena": "Are", "bath_house": "Bat", "library": "Lib", "hostel": "Hst", "hospital": "Hsp",
+             "market": "Mkt", "park": "Prk", "school": "Sch", "district": "Dis"}
 TYPES = list(TYPE_COLOUR)
+LEGEND_H = 34
+
+
+def player_label(view: View, role: str, short: bool = False) -> str:
+    """How a picture names a seat: its colour, and the player's name where the view carries
+    one (``names``: role -> display name, as the table knows them); ``short`` the colour alone."""
+    colour = "Dirk" if role == "dirk" else role.capitalize()
+    name = (view.get("names") or {}).get(role)
+    return f"{colour} ({name})" if name and not short else colour
 
 
 # ---------------------------------------------------------------------------------------
@@ -121,8 +133,8 @@ def tile_sprite(kind: str, price: int, moats: tuple[str, ...], reverse: str, siz
         fill = C.mix(PLAYER_COLOUR.get(colour, C.MUTED), C.WHITE, 0.35)
         d.rectangle(box, fill=fill, outline=C.INK, width=2)
         C.icon(d, "castle", (size * 0.2, size * 0.14, size * 0.8, size * 0.62), C.INK)
-        d.text((size / 2, size * 0.8), "Alhambra", font=C.fit_font("Alhambra", max(9, size // 6), size * 0.9, True),
-               fill=C.INK, anchor="mm")
+        C.fit_text(d, (size * 0.05, size * 0.66, size * 0.95, size * 0.94), ["Alhambra", "Alh"], max(9, size // 6),
+                   bold=True, align="c", min_size=8)
         m = marker_sprite(colour, max(10, size // 4))
         img.alpha_composite(m, (size - m.width - 3, 3))
         return img
@@ -132,11 +144,10 @@ def tile_sprite(kind: str, price: int, moats: tuple[str, ...], reverse: str, siz
     band = max(4.0, size * 0.11)
     for e in moats:
         _moat(d, box, e, band)
-    name = TYPE_SHORT[kind]
-    d.text((size / 2, size * 0.34), name, font=C.fit_font(name, max(9, size // 6), size - 2 * band - 4, True),
-           fill=ink, anchor="mm")
-    d.text((size / 2, size * 0.66), str(price), font=C.font(max(12, size // 3), True), fill=ink, anchor="mm",
-           stroke_width=1, stroke_fill=fill)
+    C.fit_text(d, (band + 2, size * 0.18, size - band - 2, size * 0.48), [TYPE_SHORT[kind], TYPE_ABBR[kind]],
+               max(9, size // 6), bold=True, fill=ink, align="c", min_size=8, keep_wording_to=max(9, size // 8))
+    C.fit_text(d, (band + 2, size * 0.46, size - band - 2, size * 0.86), str(price), max(12, size // 3), bold=True,
+               fill=ink, outline=fill, stroke=1, align="c", min_size=8)
     if reverse:
         r = max(4, size // 10)
         cx, cy = size - band - r - 2, size - band - r - 2
@@ -161,8 +172,8 @@ def money_sprite(currency: str, value: int, w: int, h: int) -> Image.Image:
         shape(d, CURRENCY_SHAPE[currency], (w * f * 0.5 - s / 2, h * f * 0.68 - s / 2, w * f * 0.5 + s / 2,
                                             h * f * 0.68 + s / 2), CURRENCY_COLOUR[currency], C.INK,
               max(1, round(f)))
-        d.text((w * f / 2, h * f * 0.3), str(value), font=C.font(round(h * 0.36 * f), True), fill=C.INK,
-               anchor="mm")
+        C.fit_text(d, (4 * f, 4 * f, (w - 4) * f, h * f * 0.5), str(value), round(h * 0.36 * f), bold=True,
+                   align="c", min_size=round(C.MIN_TEXT * f))
     return C.supersampled(w, h, paint)
 
 
@@ -192,39 +203,42 @@ def draw_city(img: Image.Image, cells: list[dict[str, Any]], box: C.Box, positio
         inset = size * 0.08
         draw.rectangle((px + inset, py + inset, px + size - inset, py + size - inset), fill=(255, 246, 214),
                        outline=C.HIGHLIGHT, width=max(2, size // 24))
-        f = C.fit_font(p["label"], max(10, int(size * 0.45)), size * 0.8, True)
-        C.text(draw, (px + size / 2, py + size / 2), p["label"], f, C.INK, anchor="mm")
+        C.fit_text(draw, (px + inset, py + inset, px + size - inset, py + size - inset), p["label"],
+                   max(10, int(size * 0.45)), bold=True, align="c")
 
 
-def _player_line(img: Image.Image, draw: ImageDraw.ImageDraw, xy: tuple[float, float], role: str, text: str,
-                 size: int = 24, bold: bool = True) -> None:
+def _player_line(img: Image.Image, draw: ImageDraw.ImageDraw, xy: tuple[float, float], role: str,
+                 text: str | list[str], right: float, size: int = 24, bold: bool = True, below: float = 0) -> None:
+    """A player's marker and a text after it, fitted between the marker and ``right`` (over the
+    marker's height and ``below`` pixels more, where a shorter wording takes two lines)."""
     x, y = xy
     C.paste(img, marker_sprite(role, size), (x, y))
-    draw.text((x + size + 8, y + size / 2), text, font=C.font(max(12, size * 2 // 3), bold), fill=C.INK, anchor="lm")
+    C.fit_text(draw, (x + size + 8, y - 2, right, y + size + 2 + below), text, max(12, size * 2 // 3), bold=bold)
 
 
 def draw_yard(img: Image.Image, view: View, box: C.Box) -> None:
     draw = ImageDraw.Draw(img)
-    top = C.panel(draw, box, "Construction yard")
     x0, _y0, x1, y1 = box
+    top = C.panel(draw, box, "Construction yard", title_right=x0 + (x1 - x0) * 0.45)
     marker = view.get("marker", "even")
-    draw.text((x1 - 14, box[1] + 10), f"next refill: {marker} side", font=C.font(15, True), fill=C.INK, anchor="ra")
+    C.fit_text(draw, (x0 + (x1 - x0) * 0.45, box[1] + 6, x1 - 14, box[1] + 30),
+               [f"next refill: {marker} side", f"refill: {marker}"], 15, bold=True, align="r")
     slot = (x1 - x0 - 24) / 4
     size = int(min(slot - 14, y1 - top - 52))
     for i, space in enumerate(view.get("yard", [])):
         sx = x0 + 12 + i * slot
         cx = sx + slot / 2
         cur = space["currency"]
-        draw.text((cx, top + 2), f"{space['space']}", font=C.font(18, True), fill=C.INK, anchor="mt")
+        C.fit_text(draw, (cx - 12, top, cx + 12, top + 24), f"{space['space']}", 18, bold=True, align="c", valign="t")
         s = 18
         shape(draw, CURRENCY_SHAPE[cur], (cx + 16, top + 2, cx + 16 + s, top + 2 + s), CURRENCY_COLOUR[cur])
-        draw.text((cx - 14, top + 11), cur, font=C.font(14), fill=C.INK, anchor="rm")
+        C.fit_text(draw, (sx + 2, top, cx - 14, top + 22), cur, 14, align="r")
         ty = top + 28
         if space.get("tile"):
             C.paste(img, tile_image(space["tile"], size), (cx - size / 2, ty))
         else:
             draw.rectangle((cx - size / 2, ty, cx + size / 2, ty + size), outline=C.MUTED, width=2)
-            draw.text((cx, ty + size / 2), "empty", font=C.font(14), fill=C.MUTED, anchor="mm")
+            C.fit_text(draw, (cx - size / 2 + 2, ty, cx + size / 2 - 2, ty + size), "empty", 14, fill=C.MUTED, align="c")
 
 
 def draw_money_row(img: Image.Image, cards: list[dict[str, Any]], xy: tuple[float, float], w: int, h: int,
@@ -256,8 +270,9 @@ def draw_scores(img: Image.Image, view: View, box: C.Box) -> None:
         extra = f" · moat {moat}" if moat is not None else ""
         hand = view.get("hand_counts", {}).get(who)
         extra += f" · {hand} cards" if hand is not None else ""
-        label = "Dirk" if who == "dirk" else who.capitalize()
-        _player_line(img, draw, (x0 + 12, y), who, f"{label} {pts}{extra}", 22)
+        label = player_label(view, who)
+        short = player_label(view, who, short=True)
+        _player_line(img, draw, (x0 + 12, y), who, [f"{label} {pts}{extra}", f"{short} {pts}{extra}"], x1 - 12, 22)
         bx0 = x0 + 12
         bar = (x1 - 24 - bx0) * pts / best
         draw.rectangle((bx0, y + 25, bx0 + bar, y + 29), fill=PLAYER_COLOUR.get(who, C.MUTED), outline=C.INK)
@@ -266,7 +281,7 @@ def draw_scores(img: Image.Image, view: View, box: C.Box) -> None:
 
 def _header(draw: ImageDraw.ImageDraw, view: View, width: int) -> None:
     draw.rectangle((0, 0, width, HEADER), fill=(58, 44, 36))
-    draw.text((14, HEADER / 2), "Granada", font=C.font(24, True, "serif"), fill=(255, 250, 235), anchor="lm")
+    C.fit_text(draw, (14, 4, 160, HEADER - 4), "Granada", 24, bold=True, family="serif", fill=(255, 250, 235))
     res = view.get("result")
     turn = view.get("turn") or {}
     if res:
@@ -274,12 +289,26 @@ def _header(draw: ImageDraw.ImageDraw, view: View, width: int) -> None:
     elif view.get("stage") == "award":
         status = "End of the game: leftover tiles are given out"
     else:
-        who = str(turn.get("role", "?")).capitalize()
+        who = player_label(view, str(turn.get("role", "?")))
         status = f"Turn {turn.get('number', '?')}: {who}"
-    draw.text((170, HEADER / 2), status[:80], font=C.font(19, True), fill=(255, 250, 235), anchor="lm")
     role = view.get("role")
-    draw.text((width - 14, HEADER / 2), f"View: {role.capitalize() if role else 'Spectator'}", font=C.font(16, True),
-              fill=(255, 250, 235), anchor="rm")
+    seen = player_label(view, role, short=True) if role else "Spectator"
+    C.fit_text(draw, (width * 0.7, 4, width - 14, HEADER - 4), [f"View: {seen}", seen], 16, bold=True,
+               fill=(255, 250, 235), align="r")
+    C.fit_text(draw, (170, 4, width * 0.7 - 12, HEADER - 4), status, 19, bold=True, fill=(255, 250, 235),
+               wrap_lines=True, spacing=1.1)
+
+
+def _type_legend(draw: ImageDraw.ImageDraw, y: float) -> float:
+    """A row naming each building type beside its colour and the short name a small tile
+    bears ("Library (Lib)"). Returns the y below it."""
+    x, step = 16.0, (WIDTH - 32) / len(TYPES)
+    for kind in TYPES:
+        draw.rectangle((x, y + 8, x + 18, y + 26), fill=TYPE_COLOUR[kind], outline=C.INK)
+        C.fit_text(draw, (x + 24, y + 4, x + step - 6, y + 30), [f"{TYPE_SHORT[kind]} ({TYPE_ABBR[kind]})",
+                                                                  TYPE_SHORT[kind]], 14)
+        x += step
+    return y + LEGEND_H
 
 
 def _public_panels(img: Image.Image, view: View, x0: float, y: float, x1: float) -> float:
@@ -294,8 +323,7 @@ def _public_panels(img: Image.Image, view: View, x0: float, y: float, x1: float)
     info = [f"deck {deck.get('size', 0)} cards", f"bag {view.get('bag', {}).get('size', 0)} tiles",
             "scorings to come: " + (", ".join(left) + ", C" if left else "C at the end")]
     for i, line in enumerate(info):
-        draw.text((x0 + (x1 - x0) * 0.64, top + 6 + i * 24), line,
-                  font=C.fit_font(line, 15, (x1 - x0) * 0.36 - 10), fill=C.INK)
+        C.fit_text(draw, (x0 + (x1 - x0) * 0.64, top + 2 + i * 24, x1 - 10, top + 24 + i * 24), line, 15)
     y += 162
     n = len(view.get("scores", {}))
     h = 52 + 36 * n
@@ -309,11 +337,13 @@ def _city_panel(img: Image.Image, view: View, who: str, box: C.Box, positions: l
     x0, y0, x1, y1 = box
     C.rounded(draw, box, 10, C.PANEL, PLAYER_COLOUR.get(who, C.PANEL_EDGE), 4)
     supply = view.get("supplies", {}).get(who, [])
-    label = f"{who.capitalize()}: {view.get('scores', {}).get(who, 0)} pts, moat {view.get('moats', {}).get(who, 0)}, " \
-            f"supply {len(supply)}"
-    _player_line(img, draw, (x0 + 10, y0 + 8), who, label, 24)
+    facts = f"{view.get('scores', {}).get(who, 0)} pts · moat {view.get('moats', {}).get(who, 0)} · supply {len(supply)}"
+    label, short = player_label(view, who), player_label(view, who, short=True)
+    # one line where it fits; else the player above the facts; the facts are never cut
+    _player_line(img, draw, (x0 + 10, y0 + 6), who, [f"{label}: {facts}", f"{label}\n{facts}", f"{short}\n{facts}"],
+                 x1 - 10, 24, below=6)
     cells = view.get("cities", {}).get(who, [])
-    draw_city(img, cells, (x0 + 10, y0 + 42, x1 - 10, y1 - 10), positions, max_tile)
+    draw_city(img, cells, (x0 + 10, y0 + 44, x1 - 10, y1 - 10), positions, max_tile)
 
 
 def _supply_panel(img: Image.Image, tiles: list[dict[str, Any]], box: C.Box, title: str) -> None:
@@ -321,7 +351,7 @@ def _supply_panel(img: Image.Image, tiles: list[dict[str, Any]], box: C.Box, tit
     top = C.panel(draw, box, title)
     x0, _y0, x1, y1 = box
     if not tiles:
-        draw.text((x0 + 14, top + 4), "empty", font=C.font(15), fill=C.MUTED)
+        C.fit_text(draw, (x0 + 14, top, x1 - 14, top + 24), "empty", 15, fill=C.MUTED)
         return
     size = 64
     per_row = max(1, int((x1 - x0 - 20) // (size + 6)))
@@ -347,7 +377,7 @@ def draw_board(view: View) -> Image.Image:
     others = [r for r in roles if r != role]
     small_rows = math.ceil(len(others) / 3) if others else 0
     dirk = view.get("dirk")
-    height = HEADER + 880 + small_rows * 300 + (170 if dirk is not None else 0) + 70
+    height = HEADER + 880 + small_rows * 300 + (170 if dirk is not None else 0) + LEGEND_H + 70
     img = Image.new("RGBA", (WIDTH, height), BG + (255,))
     draw = ImageDraw.Draw(img)
     _header(draw, view, WIDTH)
@@ -362,7 +392,7 @@ def draw_board(view: View) -> Image.Image:
     if bought:
         bx = 26.0
         by = hand_top + 94
-        draw.text((bx, by + 2), "Bought, to place:", font=C.font(15, True), fill=C.INK)
+        C.fit_text(draw, (bx, by, bx + 146, by + 22), "Bought, to place:", 15, bold=True)
         for i, t in enumerate(bought):
             C.paste(img, tile_image(t, 56), (bx + 150 + i * 62, by - 18))
     y_right = _public_panels(img, view, 826, top, WIDTH - 12)
@@ -379,7 +409,8 @@ def draw_board(view: View) -> Image.Image:
     if dirk is not None:
         _supply_panel(img, dirk, (12, y, WIDTH - 12, y + 160), f"Dirk's tiles ({len(dirk)}): majorities only")
         y += 170
-    C.paragraph(draw, (16, y + 4), str(view.get("prompt", "")), C.font(18, True), WIDTH - 32, C.INK)
+    below = _type_legend(draw, y)
+    C.paragraph(draw, (16, below + 4, WIDTH - 16, height - 4), str(view.get("prompt", "")), 18, bold=True)
     return img
 
 
@@ -390,7 +421,7 @@ def _spectator(view: View, roles: list[str]) -> Image.Image:
     city_w = (812 - 12 * (per_row - 1)) / per_row
     city_h = 420 if per_row == 2 else 330
     dirk = view.get("dirk")
-    height = HEADER + 12 + max(rows * (city_h + 12), 880) + (170 if dirk is not None else 0) + 70
+    height = HEADER + 12 + max(rows * (city_h + 12), 880) + (170 if dirk is not None else 0) + LEGEND_H + 70
     img = Image.new("RGBA", (WIDTH, height), BG + (255,))
     draw = ImageDraw.Draw(img)
     _header(draw, view, WIDTH)
@@ -405,7 +436,8 @@ def _spectator(view: View, roles: list[str]) -> Image.Image:
     if dirk is not None:
         _supply_panel(img, dirk, (12, y, WIDTH - 12, y + 160), f"Dirk's tiles ({len(dirk)}): majorities only")
         y += 170
-    C.paragraph(draw, (16, y + 4), str(view.get("prompt", "")), C.font(18, True), WIDTH - 32, C.INK)
+    below = _type_legend(draw, y)
+    C.paragraph(draw, (16, below + 4, WIDTH - 16, height - 4), str(view.get("prompt", "")), 18, bold=True)
     return img
 
 
@@ -429,39 +461,39 @@ def scoring(view: View) -> bytes:
     draw = ImageDraw.Draw(img)
     draw.rectangle((0, 0, img.width, HEADER), fill=(58, 44, 36))
     title = f"Granada · scoring {report.get('card')}" + (" (simplified)" if report.get("simplified") else "")
-    draw.text((14, HEADER / 2), title, font=C.font(22, True), fill=(255, 250, 235), anchor="lm")
+    C.fit_text(draw, (14, 4, img.width - 14, HEADER - 4), title, 22, bold=True, fill=(255, 250, 235))
     y = HEADER + 12
     for j, w in enumerate(who):
         x = col0 + j * colw
-        _player_line(img, draw, (x + 6, y), w, "Dirk" if w == "dirk" else w.capitalize(), 26)
+        _player_line(img, draw, (x + 6, y), w, [player_label(view, w), player_label(view, w, short=True)], x + colw - 4,
+                     26)
     y += 48
     for kind in TYPES:
         entry = report["types"].get(kind, {"total": 0, "ranking": []})
         draw.rectangle((12, y + 4, 40, y + rowh - 8), fill=TYPE_COLOUR[kind], outline=C.INK)
-        draw.text((50, y + rowh / 2), f"{TYPE_SHORT[kind]} ({entry['total']})", font=C.font(18, True), fill=C.INK,
-                  anchor="lm")
+        C.fit_text(draw, (50, y, col0 - 4, y + rowh), f"{TYPE_SHORT[kind]} ({entry['total']})", 18, bold=True)
         places = {r["who"]: (i + 1, r) for i, r in enumerate(entry["ranking"])}
         for j, w in enumerate(who):
             x = col0 + j * colw
             if w in places:
                 place, r = places[w]
                 txt = f"{r['count']} (#{place}) +{r['points']}" if r["points"] else f"{r['count']} (#{place})"
-                draw.text((x + 8, y + rowh / 2), txt, font=C.font(17, bool(r["points"])), fill=C.INK, anchor="lm")
+                C.fit_text(draw, (x + 8, y, x + colw - 4, y + rowh), txt, 17, bold=bool(r["points"]))
             else:
-                draw.text((x + 8, y + rowh / 2), "-", font=C.font(17), fill=C.MUTED, anchor="lm")
+                C.fit_text(draw, (x + 8, y, x + colw - 4, y + rowh), "-", 17, fill=C.MUTED)
         draw.line((12, y + rowh - 2, img.width - 12, y + rowh - 2), fill=C.PANEL_EDGE)
         y += rowh
     draw.rectangle((12, y + 6, 40, y + 14), fill=WATER)
-    draw.text((50, y + rowh / 2), "Longest moat", font=C.font(18, True), fill=C.INK, anchor="lm")
+    C.fit_text(draw, (50, y, col0 - 4, y + rowh), "Longest moat", 18, bold=True)
     for j, w in enumerate(who):
         moat = report.get("moats", {}).get(w)
-        draw.text((col0 + j * colw + 8, y + rowh / 2), "-" if moat is None else f"{moat} +{moat}",
-                  font=C.font(17), fill=C.INK, anchor="lm")
+        x = col0 + j * colw
+        C.fit_text(draw, (x + 8, y, x + colw - 4, y + rowh), "-" if moat is None else f"{moat} +{moat}", 17)
     y += rowh
-    draw.text((50, y + rowh / 2), "Points gained", font=C.font(18, True), fill=C.INK, anchor="lm")
+    C.fit_text(draw, (50, y, col0 - 4, y + rowh), "Points gained", 18, bold=True)
     for j, w in enumerate(who):
-        draw.text((col0 + j * colw + 8, y + rowh / 2), f"+{report['points'].get(w, 0)}", font=C.font(20, True),
-                  fill=C.INK, anchor="lm")
+        x = col0 + j * colw
+        C.fit_text(draw, (x + 8, y, x + colw - 4, y + rowh), f"+{report['points'].get(w, 0)}", 20, bold=True)
     return C.encode_png(img.convert("RGB"))
 
 

@@ -23,9 +23,9 @@ def _paste(img: Image.Image, sprite: Image.Image, x: float, y: float) -> None:
 
 def _title(draw: ImageDraw.ImageDraw, width: int, title: str, right: str = "") -> None:
     draw.rectangle((0, 0, width, 52), fill=HEADER_BG)
-    draw.text((16, 26), title, font=C.fit_font(title, 22, width * 0.62, True), fill=HEADER_INK, anchor="lm")
+    C.fit_text(draw, (16, 2, width * 0.62 + 16, 50), title, 22, bold=True, fill=HEADER_INK)
     if right:
-        draw.text((width - 16, 26), right, font=C.font(15), fill=(230, 220, 200), anchor="rm")
+        C.fit_text(draw, (width * 0.62 + 28, 2, width - 16, 50), right, 15, fill=(230, 220, 200), align="r")
 
 
 # ---------------------------------------------------------------------------------------
@@ -67,28 +67,30 @@ def draw_hand(sc: Scene, known_opponent: list[str] | None = None) -> Image.Image
            f"{sc.decks.get(sc.viewer or '', '?')} in draw pile" if sc.viewer else "")
     y = 66
     if sc.viewer is None:
-        draw.text((20, y + 20), "A spectator holds no cards.", font=C.font(18), fill=C.MUTED)
+        C.fit_text(draw, (20, y + 18, width - 20, y + 42), "A spectator holds no cards.", 18, fill=C.MUTED, valign="t")
     bid = sc.bids.get(sc.viewer or "") if sc.viewer else None
-    draw.text((20, y), "Cards in hand (bid number bottom right, naval value or evade arrow bottom left)",
-              font=C.font(14, True), fill=C.INK)
+    C.fit_text(draw, (20, y - 2, width - 20, y + 20),
+               ["Cards in hand (bid number bottom right, naval value or evade arrow bottom left)",
+                "Cards in hand (bid bottom right, naval value or evade bottom left)"], 14, bold=True, valign="t")
     y += 26
     for cid, slot in zip(cards, hand_slots(len(cards)), strict=True):
         _paste(img, P.card_sprite(cid), slot[0], slot[1])
     if not cards and sc.viewer is not None:
-        draw.text((20, y + 20), "no cards in hand", font=C.font(16), fill=C.MUTED)
+        C.fit_text(draw, (20, y + 18, width - 20, y + 40), "no cards in hand", 16, fill=C.MUTED, valign="t")
     y += rows * (ch + gap) + 10
     label = "Castle Surrender cards (beside the board, 10.5)"
     if bid and bid not in ("placed",):
         label += f" · your secret bid: {bid}"
-    draw.text((20, y), label, font=C.font(14, True), fill=C.INK)
+    C.fit_text(draw, (20, y - 2, width - 20, y + 20), label, 14, bold=True, valign="t")
     y += 26
     for i, cid in enumerate(surrender):
         _paste(img, P.card_sprite(cid), 20 + i * (cw + gap), y)
     if not surrender:
-        draw.text((20, y + 20), "none left", font=C.font(16), fill=C.MUTED)
+        C.fit_text(draw, (20, y + 18, width - 20, y + 40), "none left", 16, fill=C.MUTED, valign="t")
     y += ch + 20
     if known:
-        draw.text((20, y), "Opponent cards you have seen in his hand", font=C.font(14, True), fill=C.INK)
+        C.fit_text(draw, (20, y - 2, width - 20, y + 20), "Opponent cards you have seen in his hand", 14, bold=True,
+                   valign="t")
         y += 26
         for i, cid in enumerate(known[:per_row]):
             _paste(img, P.card_sprite(cid), 20 + i * (cw + gap), y)
@@ -183,7 +185,8 @@ def draw_battle(sc: Scene) -> Image.Image:
     comps = P._components()
     if b is None:
         _title(draw, width, "Granada · no battle under way")
-        draw.text((30, 100), "There is no battle in progress in this view.", font=C.font(20), fill=C.MUTED)
+        C.fit_text(draw, (30, 96, width - 30, 124), "There is no battle in progress in this view.", 20, fill=C.MUTED,
+                   valign="t")
         return img
     if b.kind == "naval":
         zone = comps.sea_zones.get(b.loc)
@@ -204,7 +207,7 @@ def draw_battle(sc: Scene) -> Image.Image:
         unit = (b.threshold or 9) if b.kind == "siege" else 7   # impacts per loss
         top_scale = max(3 * unit, max(b.impacts.values(), default=0) + 3)
         tx0, tx1, ty = 40, width - 40, 110
-        draw.text((tx0, ty - 44), "Impact track", font=C.font(15, True), fill=C.INK)
+        C.fit_text(draw, (tx0, ty - 46, tx1, ty - 26), "Impact track", 15, bold=True, valign="t")
         draw.line((tx0, ty + 10, tx1, ty + 10), fill=C.INK, width=3)
         step = (tx1 - tx0) / top_scale
         for v in range(top_scale + 1):
@@ -212,7 +215,8 @@ def draw_battle(sc: Scene) -> Image.Image:
             tall = v % unit == 0
             draw.line((x, ty + (0 if tall else 5), x, ty + 15), fill=C.INK, width=2 if tall else 1)
             if tall or top_scale <= 30:
-                draw.text((x, ty + 28), str(v), font=C.font(12, tall), fill=C.INK, anchor="mm")
+                C.fit_text(draw, (x - max(step, 14) / 2, ty + 18, x + max(step, 14) / 2, ty + 38), str(v), 12, bold=tall,
+                           align="c", min_size=9)
         for i, side in enumerate((att, dfn)):
             v = b.impacts.get(side, 0)
             st = C.SIDES[side]
@@ -228,7 +232,7 @@ def draw_battle(sc: Scene) -> Image.Image:
                     "Defender artillery subtracts its impacts.")
         else:
             note = "Field combat: a side loses one block per 7 impacts delivered against it; the defender wins ties."
-        C.paragraph(draw, (40, ty + 64), note, C.font(13), width - 80, fill=C.MUTED, max_lines=2)
+        C.paragraph(draw, (40, ty + 60, width - 40, ty + 60 + 2 * 13 * 1.2 + 4), note, 13, fill=C.MUTED)
     losses = _losses(b) if b.kind != "naval" else {}
     col_w = (width - 60) / 2
     for i, side in enumerate((att, dfn)):
@@ -241,7 +245,8 @@ def draw_battle(sc: Scene) -> Image.Image:
         st = C.SIDES[side]
         draw.ellipse((x0 + 14, y0 + 14, x0 + 50, y0 + 50), fill=st.fill, outline=C.INK, width=2)
         C.emblem(draw, st.emblem, (x0 + 22, y0 + 22, x0 + 42, y0 + 42), st.ink, st.fill)
-        draw.text((x0 + 62, y0 + 16), f"{SIDE_NAME[side]} ({role})", font=C.font(20, True), fill=C.INK)
+        C.fit_text(draw, (x0 + 62, y0 + 12, x0 + col_w - 90, y0 + 40), f"{SIDE_NAME[side]} ({role})", 20, bold=True,
+                   valign="t")
         status = []
         if ini:
             status.append("has the initiative")
@@ -249,20 +254,24 @@ def draw_battle(sc: Scene) -> Image.Image:
             status.append("finished deploying")
         if b.kind != "naval":
             status.append(f"loses {losses.get(side, 0)} block{'s' if losses.get(side, 0) != 1 else ''} if it ended now")
-        draw.text((x0 + 62, y0 + 44), " · ".join(status), font=C.font(13), fill=C.ALERT if ini else C.MUTED)
+        C.fit_text(draw, (x0 + 62, y0 + 42, x0 + col_w - 90, y0 + 60), " · ".join(status), 13,
+                   fill=C.ALERT if ini else C.MUTED, valign="t")
         ex = x0 + 62
         for tile, line in optional_effects(b, side):
             if tile is not None:
                 _paste(img, P.marker_sprite("pioneer", tile, 20), ex, y0 + 62)
                 ex += 24
-            draw.text((ex, y0 + 72), line, font=C.font(12, True), fill=C.INK, anchor="lm")
-            ex += C.font(12, True).getlength(line) + 14
+            drawn = C.fit_text(draw, (ex, y0 + 62, x0 + col_w - 16, y0 + 82), line, 12, bold=True)
+            ex = drawn.right + 14
         if b.kind != "naval":
             total = b.impacts.get(side, 0)
-            draw.text((x0 + col_w - 20, y0 + 12), str(total), font=C.font(46, True), fill=C.INK, anchor="ra")
-            draw.text((x0 + col_w - 20, y0 + 64), "impacts", font=C.font(12), fill=C.MUTED, anchor="ra")
+            C.fit_text(draw, (x0 + col_w - 88, y0 + 8, x0 + col_w - 16, y0 + 62), str(total), 46, bold=True, align="r",
+                       valign="t")
+            C.fit_text(draw, (x0 + col_w - 88, y0 + 62, x0 + col_w - 16, y0 + 80), "impacts", 12, fill=C.MUTED,
+                       align="r", valign="t")
         y: float = y0 + 88
-        draw.text((x0 + 16, y), "Deployed (block · card that deployed it)", font=C.font(14, True), fill=C.INK)
+        C.fit_text(draw, (x0 + 16, y - 2, x0 + col_w - 200, y + 20),
+                   ["Deployed (block · card that deployed it)", "Deployed"], 14, bold=True, valign="t")
         y += 24
         deployed = b.deployed.get(side, [])
         slots, hidden = deploy_slots(deployed, x0 + 16, y, col_w - 32)
@@ -270,28 +279,29 @@ def draw_battle(sc: Scene) -> Image.Image:
             for (pc, scored), br in zip(slot.deployment.blocks, slot.blocks, strict=True):
                 _paste(img, P.block_sprite(pc.face, pc.colour, DEPLOY_BLOCK), br[0], br[1])
                 if scored is not None:
-                    draw.text(((br[0] + br[2]) / 2, br[3] + 10), f"+{scored}", font=C.font(14, True), fill=C.INK,
-                              anchor="mm")
+                    C.fit_text(draw, (br[0] - 2, br[3] + 1, br[2] + 2, br[3] + 19), f"+{scored}", 14, bold=True,
+                               align="c")
             cid = slot.deployment.card
             if cid is not None and cid in comps.cards:
                 _paste(img, P.card_sprite(cid, DEPLOY_CARD_SCALE), slot.card[0], slot.card[1])
             else:
                 C.rounded(draw, slot.card, 6, C.PAPER, C.PANEL_EDGE, 1)
-                f = C.font(NOTE_SIZE, True, "condensed")
-                ny = (slot.card[1] + slot.card[3]) / 2 - len(slot.note) * NOTE_SIZE * 0.6
-                for line in slot.note:
-                    draw.text(((slot.card[0] + slot.card[2]) / 2, ny), line, font=f, fill=C.INK, anchor="mt")
-                    ny += NOTE_SIZE * 1.2
+                c0, c1, c2, c3 = slot.card
+                C.fit_text(draw, (c0 + 3, c1 + 3, c2 - 3, c3 - 3), "\n".join(slot.note), NOTE_SIZE, bold=True,
+                           family="condensed", align="c", min_size=9)
         if hidden:
-            draw.text((x0 + col_w - 16, y - 22), f"+{hidden} more deployment{'s' if hidden != 1 else ''}",
-                      font=C.font(13, True), fill=C.ALERT, anchor="ra")
+            C.fit_text(draw, (x0 + col_w - 196, y - 24, x0 + col_w - 16, y - 4),
+                       [f"+{hidden} more deployment{'s' if hidden != 1 else ''}", f"+{hidden} more"], 13, bold=True,
+                       fill=C.ALERT, align="r", valign="t")
         if not deployed:
-            draw.text((x0 + 16, y + 6), "nothing deployed yet", font=C.font(14), fill=C.MUTED)
+            C.fit_text(draw, (x0 + 16, y + 4, x0 + col_w - 16, y + 26), "nothing deployed yet", 14, fill=C.MUTED,
+                       valign="t")
         rows = max(2, len({s.card[1] for s in slots}))
         y += rows * (DEPLOY_CARD_H + DEPLOY_ROW_GAP) + 6
         undeployed = b.undeployed.get(side, [])
         label = "Fleets" if b.kind == "naval" else "Not deployed"
-        draw.text((x0 + 16, y), f"{label}: {len(undeployed)}", font=C.font(14, True), fill=C.INK)
+        C.fit_text(draw, (x0 + 16, y - 2, x0 + col_w - 16, y + 20), f"{label}: {len(undeployed)}", 14, bold=True,
+                   valign="t")
         y += 22
         us = 44
         per = int((col_w - 30) // (us + 5))
@@ -299,10 +309,12 @@ def draw_battle(sc: Scene) -> Image.Image:
             _paste(img, P.block_sprite(pc.face, pc.colour, us), x0 + 16 + (j % per) * (us + 5), y + (j // per) * (us + 5))
         if b.kind == "siege" and side == dfn and b.disks:
             names = ", ".join(comps.disks[d].name if d in getattr(comps, "disks", {}) else d for d in b.disks)
-            draw.text((x0 + 16, height - 150), f"Disk inside the castle: {names}", font=C.font(14, True), fill=C.INK)
+            C.fit_text(draw, (x0 + 16, height - 152, x0 + col_w - 16, height - 132), f"Disk inside the castle: {names}",
+                       14, bold=True, valign="t")
         played = [c for c in b.cards.get(side, []) if c not in {d.card for d in deployed}]
         if played:
-            draw.text((x0 + 16, height - 132), "Other cards played", font=C.font(13, True), fill=C.INK)
+            C.fit_text(draw, (x0 + 16, height - 134, x0 + col_w - 16, height - 114), "Other cards played", 13, bold=True,
+                       valign="t")
             for j, cid in enumerate(played[:8]):
                 if cid in comps.cards:
                     _paste(img, P.card_sprite(cid, 0.4), x0 + 16 + j * 66, height - 112)
@@ -318,12 +330,13 @@ def _naval(img: Image.Image, draw: ImageDraw.ImageDraw, b: Battle, sc: Scene) ->
     dfn = b.defender or "muslim"
     if b.naval_card and b.naval_card in comps.cards:
         _paste(img, P.card_sprite(b.naval_card), width / 2 - P.CARD_W / 2, 70)
-    if b.draw_winner:
-        draw.text((width / 2, 302), "a draw is won by the", font=C.font(13), fill=C.INK, anchor="mm")
-        draw.text((width / 2, 322), SIDE_NAME[b.draw_winner], font=C.font(16, True), fill=C.INK, anchor="mm")
-    if b.winner:
-        draw.text((width / 2, 360), f"{SIDE_NAME[b.winner]} win", font=C.font(20, True), fill=C.ALERT, anchor="mm")
     col_w = (width - P.CARD_W - 100) / 2
+    mx0, mx1 = 20 + col_w + 8, width - 20 - col_w - 8    # the middle column, between the sides' panels
+    if b.draw_winner:
+        C.fit_text(draw, (mx0, 292, mx1, 312), "a draw is won by the", 13, align="c")
+        C.fit_text(draw, (mx0, 311, mx1, 333), SIDE_NAME[b.draw_winner], 16, bold=True, align="c")
+    if b.winner:
+        C.fit_text(draw, (mx0, 346, mx1, 374), f"{SIDE_NAME[b.winner]} win", 20, bold=True, fill=C.ALERT, align="c")
     for i, side in enumerate((att, dfn)):
         x0 = 20 if i == 0 else width - 20 - col_w
         box = (x0, 70, x0 + col_w, img.height - 20)
@@ -332,30 +345,35 @@ def _naval(img: Image.Image, draw: ImageDraw.ImageDraw, b: Battle, sc: Scene) ->
         draw.ellipse((x0 + 14, 84, x0 + 50, 120), fill=st.fill, outline=C.INK, width=2)
         C.emblem(draw, st.emblem, (x0 + 22, 92, x0 + 42, 112), st.ink, st.fill)
         role = "attacker" if side == att else "defender"
-        draw.text((x0 + 62, 88), f"{SIDE_NAME[side]} ({role})", font=C.font(20, True), fill=C.INK)
+        C.fit_text(draw, (x0 + 62, 84, x0 + col_w - 12, 112), f"{SIDE_NAME[side]} ({role})", 20, bold=True, valign="t")
         fleets = b.undeployed.get(side, [])
-        draw.text((x0 + 16, 140), f"Fleets in the battle: {len(fleets)}", font=C.font(14, True), fill=C.INK)
+        C.fit_text(draw, (x0 + 16, 138, x0 + col_w - 12, 160), f"Fleets in the battle: {len(fleets)}", 14, bold=True,
+                   valign="t")
         for j, pc in enumerate(fleets):
             sunk = pc.key in b.sunk
             _paste(img, P.block_sprite(pc.face, pc.colour, 64), x0 + 16 + j * 74, 166)
             if sunk:
                 draw.line((x0 + 16 + j * 74, 166, x0 + 80 + j * 74, 230), fill=C.ALERT, width=5)
                 draw.line((x0 + 80 + j * 74, 166, x0 + 16 + j * 74, 230), fill=C.ALERT, width=5)
-        draw.text((x0 + 16, 256), "Card with a naval value or evade arrow", font=C.font(14, True), fill=C.INK)
+        C.fit_text(draw, (x0 + 16, 254, x0 + col_w - 12, 276), ["Card with a naval value or evade arrow",
+                                                                "Card: naval value or evade"], 14, bold=True, valign="t")
         played = b.played.get(side)
         if played and played in comps.cards:
             _paste(img, P.card_sprite(played), x0 + 16, 282)
         elif side in b.played and b.played.get(side) is None:
-            draw.text((x0 + 16, 290), "no card with a naval icon", font=C.font(14), fill=C.MUTED)
+            C.fit_text(draw, (x0 + 16, 288, x0 + col_w - 12, 310), "no card with a naval icon", 14, fill=C.MUTED,
+                       valign="t")
         elif side == sc.viewer and b.my_choice and b.my_choice in comps.cards:
             _paste(img, P.card_sprite(b.my_choice), x0 + 16, 282)
-            draw.text((x0 + 16 + P.CARD_W + 12, 300), "your choice\n(hidden until both\nhave chosen)",
-                      font=C.font(13), fill=C.MUTED)
+            C.fit_text(draw, (x0 + 16 + P.CARD_W + 12, 298, x0 + col_w - 8, 360),
+                       ["your choice\n(hidden until both\nhave chosen)", "your choice\n(hidden)"], 13, fill=C.MUTED,
+                       valign="t")
         elif b.chosen.get(side):
             _paste(img, P.card_back_sprite(side), x0 + 16, 282)
-            draw.text((x0 + 16 + P.CARD_W + 12, 300), "chosen, face down", font=C.font(13), fill=C.MUTED)
+            C.fit_text(draw, (x0 + 16 + P.CARD_W + 12, 298, x0 + col_w - 8, 340), "chosen, face down", 13, fill=C.MUTED,
+                       valign="t", wrap_lines=True)
         else:
-            draw.text((x0 + 16, 290), "choosing…", font=C.font(14), fill=C.MUTED)
+            C.fit_text(draw, (x0 + 16, 288, x0 + col_w - 12, 310), "choosing…", 14, fill=C.MUTED, valign="t")
 
 
 # ---------------------------------------------------------------------------------------
@@ -394,7 +412,7 @@ def draw_reveal(sc: Scene) -> Image.Image:
     y0 = M.HEADER + 770   # over the open sea between Spain and Africa
     C.rounded(draw, (w * 0.22, y0, w * 0.78, y0 + 92), 14, (255, 250, 235), C.INK, 3)
     head = "Final reveal" if not res else f"{SIDE_NAME.get(winner, 'Nobody')} win" if winner else "Draw"
-    draw.text((w / 2, y0 + 26), head, font=C.font(30, True, "serif"), fill=C.INK, anchor="mm")
+    C.fit_text(draw, (w * 0.22 + 12, y0 + 6, w * 0.78 - 12, y0 + 46), head, 30, bold=True, family="serif", align="c")
     parts = []
     for side in ("christian", "muslim"):
         if side in score:
@@ -402,11 +420,12 @@ def draw_reveal(sc: Scene) -> Image.Image:
     line = " · ".join(parts)
     if res.get("reason"):
         line = f"{line} — {res['reason']}" if line else str(res["reason"])
-    f = C.fit_font(line or "the game is not over yet", 17, w * 0.54, False)
-    draw.text((w / 2, y0 + 66), line or "the game is not over yet", font=f, fill=C.INK, anchor="mm")
+    C.fit_text(draw, (w * 0.22 + 12, y0 + 52, w * 0.78 - 12, y0 + 76), line or "the game is not over yet", 17,
+               align="c")
     hidden = sum(1 for ps in sc.stacks.values() for p in ps if p.face is None)
     hidden += sum(1 for ps in sc.recruit.values() for p in ps if p.face is None)
     if hidden:
         note = f"{hidden} block{'s' if hidden != 1 else ''} still concealed in this view"
-        draw.text((w * 0.78 - 12, y0 + 84), note, font=C.font(11), fill=C.ALERT, anchor="rd")
+        C.fit_text(draw, (w * 0.45, y0 + 74, w * 0.78 - 12, y0 + 90), note, 11, fill=C.ALERT, align="r", valign="b",
+                   min_size=9)
     return img

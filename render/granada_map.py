@@ -379,7 +379,9 @@ def map_layer(s: float = 1.0) -> Image.Image:
     f = sea_label_font(s)
     for zid, Z in comps.sea_zones.items():
         x, y = geo.sea[zid]
-        C.text(draw, (x * s, y * s + 24 * s), Z.name, f, SEA_TEXT, outline=SEA, anchor="mt")
+        half = min(110 * s, x * s, WIDTH * s - x * s)   # centred under the anchorage, inside the map
+        C.fit_text(draw, (x * s - half, y * s + 20 * s, x * s + half, y * s + 44 * s), Z.name, f.size, bold=True,
+                   family="condensed", fill=SEA_TEXT, outline=SEA, align="c", valign="t", min_size=round(10 * s))
 
     # roads (under the markers)
     for road in comps.roads:
@@ -397,10 +399,14 @@ def map_layer(s: float = 1.0) -> Image.Image:
         fnt = label_font(L, s)
         name = label_text(L)
         box = label_box(lid, s)
-        C.text(draw, (box[0], box[1] + fnt.size * 0.6), name, fnt, C.INK, outline=(255, 252, 242), anchor="lm",
-               stroke=max(2, round(3 * s)))
+        # the layout's box for the name (the shields' room taken off), grown by the halo's width
+        halo = max(2, round(3 * s))
+        shields_at = box[2] - 14 * s * len(L.recruit)
+        C.fit_text(draw, (box[0] - halo, box[1] - halo, shields_at - 3 * s + halo + 2, box[3] + halo), name, fnt.size,
+                   bold=True, family="condensed", fill=C.INK, outline=(255, 252, 242), stroke=halo,
+                   min_size=round(10 * s))
         # the recruitment shields follow the name on the same line
-        sx = box[0] + fnt.getlength(name) + 3 * s
+        sx = shields_at
         sy = box[1] + fnt.size * 0.6 - 7 * s
         for fac in L.recruit:
             C.shield(draw, (sx, sy, sx + 12 * s, sy + 14 * s), fac, edge=C.INK)
@@ -409,8 +415,8 @@ def map_layer(s: float = 1.0) -> Image.Image:
         if L.port:
             C.icon(draw, "anchor", (x * s + 11 * s, y * s - 22 * s, x * s + 23 * s, y * s - 9 * s), SEA_TEXT)
         if L.b_town:
-            bf = C.font(round(10 * s), True)
-            C.text(draw, (x * s - 14 * s, y * s + 9 * s), "B", bf, C.OI.PURPLE, outline=(255, 255, 255), anchor="mm")
+            C.fit_text(draw, (x * s - 22 * s, y * s + 1 * s, x * s - 6 * s, y * s + 17 * s), "B", round(10 * s), bold=True,
+                       fill=C.OI.PURPLE, outline=(255, 255, 255), align="c", min_size=round(8 * s))
     # port anchorage marks in the sea
     for zid in comps.sea_zones:
         x, y = geo.sea[zid]

@@ -92,15 +92,15 @@ def block_sprite(face: Face | None, colour: str, size: int, highlight: C.RGB | N
             for dx in (0.38, 0.62):
                 draw.ellipse((S * dx - r, S * 0.56 - r, S * dx + r, S * 0.56 + r), fill=ink)
             abbr = LEADER_ABBR.get(face.special or "", (face.name or "?")[:3].upper())
-            f = C.font(max(6, round(S * 0.24)), True, "condensed")
-            draw.text((S / 2, S * 0.84), abbr, font=f, fill=ink, anchor="mm")
+            C.fit_text(draw, (S * 0.08, S * 0.68, S * 0.92, S * 0.98), abbr, max(6, round(S * 0.24)), bold=True,
+                       family="condensed", fill=ink, align="c", min_size=max(6, round(S * 0.16)))
             return
         style = _style(face)
         big = size >= 44
         C.shield(draw, (S * 0.08, S * 0.22, S * 0.56, S * (0.80 if big else 0.90)), face.faction,
                  edge=C.INK if colour != "black" else (150, 150, 150), width=max(1, round(k)), style=style)
-        f = C.font(max(6, round(S * 0.36)), True)
-        draw.text((S * 0.78, S * 0.27), str(face.shields), font=f, fill=ink, anchor="mm")
+        C.fit_text(draw, (S * 0.58, S * 0.04, S * 0.98, S * 0.50), str(face.shields), max(6, round(S * 0.36)), bold=True,
+                   fill=ink, align="c", min_size=max(6, round(S * 0.2)))
         icons = [n for n, on in (("horse", face.horse), ("crossbow", face.crossbow), ("gun", face.gun)) if on]
         for i, name in enumerate(icons):
             C.icon(draw, name, (S * 0.62, S * (0.50 + 0.0 * i), S * 0.94, S * 0.80), ink, side.fill)
@@ -126,8 +126,9 @@ def count_sprite(colour: str, count: int, size: int) -> Image.Image:
                                    width=max(1, round(k * 1.2)))
         draw.rounded_rectangle((0, o * 2, S - o * 2, S - 1), radius=S * 0.18, fill=side.fill, outline=side.edge,
                                width=max(1, round(k * 1.2)))
-        f = C.font(round(S * (0.5 if count < 10 else 0.4)), True)
-        draw.text(((S - o * 2) / 2, (S + o * 2) / 2), f"{count}", font=f, fill=side.ink, anchor="mm")
+        C.fit_text(draw, (S * 0.04, o * 2 + S * 0.04, S - o * 2 - S * 0.04, S - S * 0.04), f"{count}",
+                   round(S * (0.5 if count < 10 else 0.4)), bold=True, fill=side.ink, align="c",
+                   min_size=max(6, round(S * 0.25)))
 
     return C.supersampled(size, size, paint, factor=3)
 
@@ -140,8 +141,8 @@ def disk_sprite(name: str, size: int) -> Image.Image:
         S = size * k
         draw.ellipse((k, k, S - k, S - k), fill=(30, 30, 34), outline=C.OI.ORANGE, width=max(1, round(2 * k)))
         initials = "".join(w[0] for w in name.replace("-", " ").split() if w[0].isupper())[:2] or name[:2]
-        f = C.font(round(S * 0.4), True, "condensed")
-        draw.text((S / 2, S / 2), initials, font=f, fill=(245, 242, 232), anchor="mm")
+        C.fit_text(draw, (S * 0.12, S * 0.12, S * 0.88, S * 0.88), initials, round(S * 0.4), bold=True,
+                   family="condensed", fill=(245, 242, 232), align="c", min_size=max(6, round(S * 0.25)))
 
     return C.supersampled(size, size, paint)
 
@@ -172,14 +173,14 @@ def marker_sprite(kind: str, label: str, size: int) -> Image.Image:
         S = size * k
         if kind == "oos":
             draw.rectangle((k, k, S - k, S - k), fill=(255, 236, 160), outline=OOS_EDGE, width=max(2, round(3 * k)))
-            f = C.font(max(6, round(S * 0.34)), True, "condensed")
-            draw.text((S / 2, S / 2), "OOS", font=f, fill=OOS_EDGE, anchor="mm")
+            C.fit_text(draw, (S * 0.1, S * 0.1, S * 0.9, S * 0.9), "OOS", max(6, round(S * 0.34)), bold=True,
+                       family="condensed", fill=OOS_EDGE, align="c", min_size=max(6, round(S * 0.22)))
             return
         draw.rectangle((k, k, S - k, S - k), fill=PIONEER_FILL, outline=(70, 44, 20), width=max(1, round(2 * k)))
         C.icon(draw, "axe", (S * 0.14, S * 0.08, S * 0.70, S * 0.64), (40, 26, 12))
-        f = C.font(max(6, round(S * 0.32)), True, "condensed")
-        draw.text((S * 0.70, S * 0.76), label, font=f, fill=(255, 250, 235), anchor="mm", stroke_width=max(1, round(k)),
-                  stroke_fill=(40, 26, 12))
+        C.fit_text(draw, (S * 0.42, S * 0.52, S * 0.98, S * 0.98), label, max(6, round(S * 0.32)), bold=True,
+                   family="condensed", fill=(255, 250, 235), outline=(40, 26, 12), stroke=max(1, round(k)), align="c",
+                   min_size=max(6, round(S * 0.2)))
 
     return C.supersampled(size, size, paint, factor=3)
 
@@ -217,8 +218,9 @@ def card_sprite(card_id: str, scale: float = 1.0, dim: bool = False) -> Image.Im
         C.card_frame(draw, (k, k, W - k, H - k), fill=C.PAPER, edge=C.INK, band=band, radius=10 * s)
         # title in the band
         title = "Naval Battle" if card.kind == "naval_battle" else card.name
-        f = C.fit_font(title, round(15 * s), W - 16 * s, True, "condensed", min_size=round(9 * s))
-        draw.text((W / 2, H * 0.08), title, font=f, fill=C.contrast_ink(band), anchor="mm")
+        short = title.replace("Special Attack", "Sp. Attack").replace("Banu ", "B. ")   # the shorter wording
+        C.fit_text(draw, (8 * s, 3 * k, W - 8 * s, H * 0.155), [title, short], round(15 * s), bold=True, family="condensed",
+                   fill=C.contrast_ink(band), align="c", min_size=round(9 * s), keep_wording_to=round(10 * s))
         cx, cy = W / 2, H * 0.44
         if card.factions:
             facs = list(card.factions)
@@ -232,17 +234,17 @@ def card_sprite(card_id: str, scale: float = 1.0, dim: bool = False) -> Image.Im
             fname = " + ".join(dict.fromkeys(C.faction_style(x).name for x in facs))
             if len(facs) == 2 and facs[0] == facs[1]:
                 fname = f"Double {C.faction_style(facs[0]).name}"
-            ff = C.fit_font(fname, round(13 * s), W - 14 * s, False, "condensed", min_size=round(8 * s))
-            draw.text((cx, cy + 50 * s), fname, font=ff, fill=C.INK, anchor="mm")
+            C.fit_text(draw, (7 * s, cy + 41 * s, W - 7 * s, cy + 59 * s), fname, round(13 * s), family="condensed",
+                       align="c", min_size=round(8 * s))
         elif card.kind == "naval_battle":
             winner = card.draw_winner or "christian"
             ring = C.SIDES[winner]
             draw.ellipse((cx - 36 * s, cy - 36 * s, cx + 36 * s, cy + 36 * s), fill=ring.fill, outline=C.INK,
                          width=max(1, round(2 * k)))
             C.emblem(draw, ring.emblem, (cx - 20 * s, cy - 20 * s, cx + 20 * s, cy + 20 * s), ring.ink, ring.fill)
-            ff = C.font(round(12 * s), False, "condensed")
-            draw.text((cx, cy + 50 * s), f"draw: {'Christians' if winner == 'christian' else 'Muslims'} win",
-                      font=ff, fill=C.INK, anchor="mm")
+            C.fit_text(draw, (7 * s, cy + 41 * s, W - 7 * s, cy + 59 * s),
+                       f"draw: {'Christians' if winner == 'christian' else 'Muslims'} win", round(12 * s),
+                       family="condensed", align="c", min_size=round(8 * s))
         else:
             name = SPECIAL_ICON.get(card.kind, "flag")
             C.icon(draw, name, (cx - 34 * s, cy - 34 * s, cx + 34 * s, cy + 34 * s), C.INK, C.PAPER)
@@ -250,8 +252,8 @@ def card_sprite(card_id: str, scale: float = 1.0, dim: bool = False) -> Image.Im
                 C.icon(draw, "flag", (cx + 6 * s, cy - 54 * s, cx + 34 * s, cy - 26 * s), C.INK)
             caption = OPTIONAL_CAPTION.get(card.kind)
             if caption:
-                ff = C.fit_font(caption, round(12 * s), W - 14 * s, False, "condensed", min_size=round(7 * s))
-                draw.text((cx, cy + 50 * s), caption, font=ff, fill=C.INK, anchor="mm")
+                C.fit_text(draw, (7 * s, cy + 41 * s, W - 7 * s, cy + 59 * s), caption, round(12 * s), family="condensed",
+                           align="c", min_size=round(8 * s))
         if card.trumpet:
             draw.ellipse((W - 40 * s, H * 0.17, W - 8 * s, H * 0.17 + 32 * s), fill=C.OI.YELLOW, outline=C.INK)
             C.icon(draw, "trumpet", (W - 36 * s, H * 0.17 + 6 * s, W - 12 * s, H * 0.17 + 26 * s), C.INK)
@@ -259,18 +261,19 @@ def card_sprite(card_id: str, scale: float = 1.0, dim: bool = False) -> Image.Im
         by = H - 24 * s
         if card.bid is not None:
             draw.ellipse((W - 42 * s, by - 16 * s, W - 10 * s, by + 16 * s), fill=C.INK)
-            draw.text((W - 26 * s, by), str(card.bid), font=C.font(round(18 * s), True), fill=C.PAPER, anchor="mm")
+            C.fit_text(draw, (W - 41 * s, by - 15 * s, W - 11 * s, by + 15 * s), str(card.bid), round(18 * s), bold=True,
+                       fill=C.PAPER, align="c", min_size=round(9 * s))
         if card.naval is not None:
             draw.rounded_rectangle((10 * s, by - 16 * s, 46 * s, by + 16 * s), radius=6 * s, fill=(70, 110, 150))
-            draw.text((28 * s, by - 1 * s), str(card.naval), font=C.font(round(17 * s), True), fill=C.PAPER,
-                      anchor="mm")
+            C.fit_text(draw, (11 * s, by - 16 * s, 45 * s, by + 14 * s), str(card.naval), round(17 * s), bold=True,
+                       fill=C.PAPER, align="c", min_size=round(9 * s))
         elif card.evade:
             draw.rounded_rectangle((10 * s, by - 16 * s, 46 * s, by + 16 * s), radius=6 * s, fill=(70, 110, 150))
             # an evade arrow: a curved retreat
             draw.arc((16 * s, by - 10 * s, 40 * s, by + 12 * s), 180, 360, fill=C.PAPER, width=max(1, round(3 * s)))
             draw.polygon([(12 * s, by), (22 * s, by), (17 * s, by + 8 * s)], fill=C.PAPER)
-        draw.text((W / 2, H - 12 * s), card.id, font=C.font(round(11 * s), False, "condensed"), fill=C.MUTED,
-                  anchor="mm")
+        C.fit_text(draw, (48 * s, H - 22 * s, W - 44 * s, H - 3 * s), card.id, round(11 * s), family="condensed",
+                   fill=C.MUTED, align="c", min_size=round(8 * s))
         if dim:
             draw.rounded_rectangle((k, k, W - k, H - k), radius=10 * s, fill=(255, 255, 255, 140))
 

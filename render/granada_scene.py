@@ -131,6 +131,7 @@ class Scene:
     movement: str = ""                                                # activations left etc.
     boabdil: str = ""                                                 # captures / alliance (10.12)
     optional: OptionalRules | None = None                                 # None: no optional rule in play
+    names: dict[str, str] = field(default_factory=dict)              # side -> player's name, where the view has them
 
 
 def piece_from_id(block_id: str, **flags: Any) -> Piece:
@@ -262,7 +263,8 @@ def scene(view: dict[str, Any]) -> Scene:
     kind = str(frame.get("kind") or "")
     sc = Scene(viewer=view.get("role"), year=int(view.get("year", 0)), turn=int(view.get("turn", 2)),
                first=view.get("first"), active_side=view.get("active_side"),
-               phase=PHASES.get(kind, kind.replace("_", " ")), frame_kind=kind, prompt=str(view.get("prompt", "")))
+               phase=PHASES.get(kind, kind.replace("_", " ")), frame_kind=kind, prompt=str(view.get("prompt", "")),
+               names={str(k): str(v) for k, v in (view.get("names") or {}).items() if v})
     for loc, entry in (view.get("locations") or {}).items():
         sc.control[loc] = entry.get("control")
         if "castle" in entry:

@@ -84,7 +84,8 @@ def unit_sprite(name: str, side: str, kingdom: str | None, power: int, icons: tu
         # power
         r = S * 0.17
         draw.ellipse((S * 0.06, S * 0.06, S * 0.06 + 2 * r, S * 0.06 + 2 * r), fill=style.ink)
-        draw.text((S * 0.06 + r, S * 0.06 + r), str(power), font=C.font(round(S * 0.27), True), fill=fill, anchor="mm")
+        C.fit_text(draw, (S * 0.06, S * 0.06, S * 0.06 + 2 * r, S * 0.06 + 2 * r), str(power), round(S * 0.27),
+                   bold=True, fill=fill, align="c", min_size=round(8 * k))
         # coat of arms
         arms = kingdom if side == "christian" else "almohad"
         C.shield(draw, (S * 0.62, S * 0.07, S * 0.92, S * 0.42), arms, edge=C.INK if side == "christian" else (160, 160, 160),
@@ -95,8 +96,8 @@ def unit_sprite(name: str, side: str, kingdom: str | None, power: int, icons: tu
             box = (S * (0.08 + 0.26 * i), S * 0.45, S * (0.30 + 0.26 * i), S * 0.66)
             C.icon(draw, "bow" if ic == "archer" else "horse", box, style.ink, fill)
         label = SHORT_NAMES.get(name, name)
-        f = C.fit_font(label, round(S * 0.15), S * 0.9, True, "condensed", min_size=max(6, round(S * 0.09)))
-        draw.text((S / 2, S * 0.84), label, font=f, fill=style.ink, anchor="mm")
+        C.fit_text(draw, (S * 0.05, S * 0.70, S * 0.95, S * 0.97), label, round(S * 0.15), bold=True, family="condensed",
+                   fill=style.ink, align="c", min_size=max(6, round(S * 0.09)))
 
     sprite = C.supersampled(size, size, paint, factor=2)
     if exhausted:
@@ -107,11 +108,12 @@ def unit_sprite(name: str, side: str, kingdom: str | None, power: int, icons: tu
         sprite = canvas.rotate(-10, resample=Image.Resampling.BICUBIC)
         d = ImageDraw.Draw(sprite)
         f = C.font(max(8, round(size * 0.15)), True, "condensed")
-        w = f.getlength("EXHAUSTED") + size * 0.1
+        w = min(f.getlength("EXHAUSTED") + size * 0.1, sprite.width - 2)
         x0 = (sprite.width - w) / 2
         y0 = pad + size * 0.97
         d.rounded_rectangle((x0, y0, x0 + w, y0 + size * 0.19), radius=size * 0.05, fill=C.OI.ORANGE, outline=C.INK)
-        d.text((sprite.width / 2, y0 + size * 0.095), "EXHAUSTED", font=f, fill=C.INK, anchor="mm")
+        C.fit_text(d, (x0 + 1, y0, x0 + w - 1, y0 + size * 0.19), "EXHAUSTED", max(8, round(size * 0.15)), bold=True,
+                   family="condensed", align="c", min_size=8)
     return sprite
 
 
@@ -126,7 +128,8 @@ def combat_card_sprite(muslim: int, christian: int, arms: str, w: int, h: int, l
         # Muslim half
         r = W * 0.2
         draw.ellipse((W * 0.1, H * 0.05, W * 0.1 + 2 * r, H * 0.05 + 2 * r), fill=CARD_GREEN, outline=C.INK)
-        draw.text((W * 0.1 + r, H * 0.05 + r), str(muslim), font=C.font(round(r * 1.3), True), fill=C.WHITE, anchor="mm")
+        C.fit_text(draw, (W * 0.1, H * 0.05, W * 0.1 + 2 * r, H * 0.05 + 2 * r), str(muslim), round(r * 1.3), bold=True,
+                   fill=C.WHITE, align="c", min_size=round(8 * k))
         C.emblem(draw, "crescent", (W * 0.64, H * 0.07, W * 0.88, H * 0.07 + W * 0.24), CARD_GREEN, C.PAPER)
         # arms slot: left / centre / right as the columns
         pos = {"aragon": 0, "castile": 1, "navarre": 2}.get(arms, 1)
@@ -140,11 +143,12 @@ def combat_card_sprite(muslim: int, christian: int, arms: str, w: int, h: int, l
         # Christian half
         yb = H * 0.95 - 2 * r
         draw.ellipse((W * 0.9 - 2 * r, yb, W * 0.9, yb + 2 * r), fill=CARD_RED, outline=C.INK)
-        draw.text((W * 0.9 - r, yb + r), str(christian), font=C.font(round(r * 1.3), True), fill=C.WHITE, anchor="mm")
+        C.fit_text(draw, (W * 0.9 - 2 * r, yb, W * 0.9, yb + 2 * r), str(christian), round(r * 1.3), bold=True,
+                   fill=C.WHITE, align="c", min_size=round(8 * k))
         C.emblem(draw, "cross", (W * 0.12, yb + r * 0.2, W * 0.36, yb + r * 0.2 + W * 0.24), CARD_RED, C.PAPER)
         if label:
-            draw.text((W / 2, H * 0.68), label, font=C.font(round(H * 0.065), False, "condensed"), fill=C.MUTED,
-                      anchor="mm")
+            C.fit_text(draw, (W * 0.05, H * 0.62, W * 0.95, H * 0.74), label, round(H * 0.065), family="condensed",
+                       fill=C.MUTED, align="c", min_size=round(8 * k))
 
     return C.supersampled(w, h, paint, factor=2)
 
@@ -154,8 +158,8 @@ def card_back(w: int, h: int, text: str = "") -> Image.Image:
     def paint(draw: ImageDraw.ImageDraw, k: float) -> None:
         C.card_back(draw, (k, k, w * k - k, h * k - k), (92, 64, 48), "chequy")
         if text:
-            f = C.font(round(h * k * 0.16), True)
-            C.text(draw, (w * k / 2, h * k * 0.82), text, f, C.WHITE, outline=C.INK, anchor="mm")
+            C.fit_text(draw, (w * k * 0.06, h * k * 0.70, w * k * 0.94, h * k * 0.94), text, round(h * k * 0.16),
+                       bold=True, fill=C.WHITE, outline=C.INK, align="c", min_size=round(8 * k))
 
     return C.supersampled(w, h, paint, factor=2)
 
@@ -166,14 +170,13 @@ def special_card(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, floa
     band = C.OI.GREEN if side == "muslim" else C.OI.VERMILLION if side == "christian" else C.MUTED
     C.card_frame(draw, box, fill=C.PAPER, edge=C.INK, band=band, radius=8)
     x0, y0, x1, y1 = box
-    f = C.fit_font(name, 15, x1 - x0 - 14, True, "condensed", 9)
-    draw.text(((x0 + x1) / 2, y0 + (y1 - y0) * 0.08), name, font=f, fill=C.WHITE, anchor="mm")
+    C.fit_text(draw, (x0 + 7, y0 + 2, x1 - 7, y0 + (y1 - y0) * 0.16), name, 15, bold=True, family="condensed",
+               fill=C.WHITE, align="c", min_size=9)
     if text:
-        C.paragraph(draw, (x0 + 8, y0 + (y1 - y0) * 0.2), text, C.font(11, False, "condensed"), x1 - x0 - 16,
-                    max_lines=9)
+        C.paragraph(draw, (x0 + 8, y0 + (y1 - y0) * 0.2, x1 - 8, y1 - (26 if status else 6)), text, 11,
+                    family="condensed", min_size=9)
     if status:
-        fs = C.font(13, True)
-        draw.text(((x0 + x1) / 2, y1 - 14), status, font=fs, fill=C.ALERT, anchor="mm")
+        C.fit_text(draw, (x0 + 6, y1 - 24, x1 - 6, y1 - 4), status, 13, bold=True, fill=C.ALERT, align="c")
 
 
 # ---------------------------------------------------------------------------------------
@@ -185,28 +188,28 @@ def static_board(s: float = 1.0) -> Image.Image:
     img = Image.new("RGB", (round(WIDTH * s), round(HEIGHT * s)), C.PARCHMENT)
     draw = ImageDraw.Draw(img)
     draw.rectangle((0, 0, WIDTH * s, HEADER * s), fill=(58, 44, 36))
-    draw.text((14 * s, 12 * s), "1212 · LAS NAVAS DE TOLOSA", font=C.font(round(20 * s), True, "serif"),
-              fill=(244, 226, 170))
+    C.fit_text(draw, (14 * s, 10 * s, WIDTH * 0.5 * s, HEADER * s - 4 * s), "1212 · LAS NAVAS DE TOLOSA", round(20 * s),
+               bold=True, family="serif", fill=(244, 226, 170), valign="t")
     for zone_col in COLUMNS:
         for row in ROWS:
             zone = f"{zone_col}{row}"
             box = zone_box(zone, s)
             fill = MUSLIM_AREA if row <= 3 else CHRISTIAN_AREA
             draw.rectangle(box, fill=fill, outline=(120, 104, 84), width=max(1, round(2 * s)))
-            draw.text((box[0] + 6 * s, box[1] + 4 * s), zone, font=C.font(round(14 * s), True), fill=C.MUTED)
+            C.fit_text(draw, (box[0] + 6 * s, box[1] + 3 * s, box[0] + 40 * s, box[1] + 24 * s), zone, round(14 * s),
+                       bold=True, fill=C.MUTED, valign="t")
     # camp of al-Nasir
     cb = zone_box("B1", s)
     draw.rectangle((cb[0] + 3 * s, cb[1] + 3 * s, cb[2] - 3 * s, cb[3] - 3 * s), outline=C.OI.ORANGE,
                    width=max(2, round(3 * s)))
-    draw.text((cb[2] - 8 * s, cb[1] + 5 * s), "al-Nasir's camp", font=C.font(round(12 * s), True, "condensed"),
-              fill=C.INK, anchor="ra")
+    C.fit_text(draw, (cb[0] + 44 * s, cb[1] + 4 * s, cb[2] - 8 * s, cb[1] + 22 * s), "al-Nasir's camp", round(12 * s),
+               bold=True, family="condensed", align="r", valign="t")
     # the line between the two areas
     y_mid = (GRID_Y + 3 * ZONE_H) * s
     draw.line((GRID_X * s - 8 * s, y_mid, (GRID_X + 3 * ZONE_W) * s + 8 * s, y_mid), fill=C.INK, width=max(3, round(5 * s)))
-    fa = C.font(round(13 * s), True)
     for label, yc in (("MUSLIM AREA", GRID_Y + 1.5 * ZONE_H), ("CHRISTIAN AREA", GRID_Y + 4.5 * ZONE_H)):
         txt = Image.new("RGBA", (round(220 * s), round(22 * s)), (0, 0, 0, 0))
-        ImageDraw.Draw(txt).text((110 * s, 11 * s), label, font=fa, fill=C.INK, anchor="mm")
+        C.fit_text(ImageDraw.Draw(txt), (2 * s, 0, 218 * s, 22 * s), label, round(13 * s), bold=True, align="c")
         rot = txt.rotate(90, expand=True)
         img.paste(rot, (round(8 * s), round(yc * s - rot.height / 2)), rot)
     # column coats of arms under the Christian area
@@ -216,8 +219,8 @@ def static_board(s: float = 1.0) -> Image.Image:
         kingdom = KINGDOM_OF_COLUMN[col]
         C.shield(draw, (x0 + 10 * s, y0, x0 + 34 * s, y0 + 28 * s), kingdom)
         name = C.faction_style(kingdom).name
-        draw.text((x0 + 42 * s, y0 + 14 * s), f"Column {col}: {name}", font=C.font(round(14 * s), True), fill=C.INK,
-                  anchor="lm")
+        C.fit_text(draw, (x0 + 42 * s, y0, x0 + (ZONE_W - 4) * s, y0 + 28 * s), [f"Column {col}: {name}", f"{col}: {name}"],
+                   round(14 * s), bold=True)
     return img
 
 
@@ -343,9 +346,10 @@ def draw_grid(img: Image.Image, view: dict[str, Any], s: float = 1.0, off: tuple
         bx = zone_box(pending["zone"], s)
         draw.rectangle((bx[0] + 4 * s - off[0], bx[1] + 4 * s - off[1], bx[2] - 4 * s - off[0], bx[3] - 4 * s - off[1]),
                        outline=C.ALERT, width=max(2, round(4 * s)))
-        f = C.font(round(14 * s), True)
-        C.text(draw, (bx[2] - 8 * s - off[0], bx[1] + 6 * s - off[1]), f"{pending.get('amount', '?')} damage to take",
-               f, C.ALERT, outline=C.WHITE, anchor="ra")
+        C.fit_text(draw, (bx[0] + 44 * s - off[0], bx[1] + 5 * s - off[1], bx[2] - 8 * s - off[0],
+                          bx[1] + 26 * s - off[1]),
+                   [f"{pending.get('amount', '?')} damage to take", f"{pending.get('amount', '?')} damage"],
+                   round(14 * s), bold=True, fill=C.ALERT, outline=C.WHITE, align="r", valign="t")
 
 
 def _card_img(view: dict[str, Any], cid: str | None, w: int, h: int) -> Image.Image:
@@ -391,9 +395,6 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
     draw = ImageDraw.Draw(img)
     x0, x1 = PANEL_X, WIDTH - 12
     role = view.get("role")
-    f_b = C.font(15, True)
-    f = C.font(13)
-    f_s = C.font(12, False, "condensed")
     # status: what the moment is (the action-point line only once a card is in play)
     y: float = HEADER + 14
     over = status_lines(view)
@@ -402,17 +403,18 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
     below = y + 46
     for i, line in enumerate(over[1:3]):
         if i == 0:
-            draw.text((x0 + 12, y), line, font=f_b, fill=C.INK)
+            C.fit_text(draw, (x0 + 12, y - 2, x1 - 130, y + 20), line, 15, bold=True, valign="t")
         else:   # the action points, or why the battle ended (wrapped: a reason can be long)
-            below = max(below, C.paragraph(draw, (x0 + 12, y + 22), line, f, x1 - x0 - 24, max_lines=2) + 4)
+            below = max(below, C.paragraph(draw, (x0 + 12, y + 22, x1 - 64, y + 22 + 2 * 13 * 1.2), line, 13) + 4)
     if turn and turn.get("card") and not view.get("result"):
         sp = _card_img(view, turn["card"], 46, 66)
         img.paste(sp, (round(x1 - 58), round(y - 26)), sp)
-        draw.text((x1 - 64, y + 2), "active card", font=f_s, fill=C.MUTED, anchor="ra")
+        C.fit_text(draw, (x1 - 128, y, x1 - 64, y + 20), "active card", 12, family="condensed", fill=C.MUTED,
+                   align="r", valign="t")
     occ = view.get("occupied") or {}
     if occ:
-        draw.text((x0 + 12, below), f"Zones held: Christian {occ.get('christian', 0)} · Muslim {occ.get('muslim', 0)}",
-                  font=f, fill=C.INK)
+        C.fit_text(draw, (x0 + 12, below - 2, x1 - 64, below + 18),
+                   f"Zones held: Christian {occ.get('christian', 0)} · Muslim {occ.get('muslim', 0)}", 13, valign="t")
     # initiative area
     y = HEADER + 142
     top = C.panel(draw, (x0, y, x1, y + 176), "Initiative area")
@@ -426,7 +428,8 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
         else:
             sp = _card_img(view, cid, cw, ch)
             img.paste(sp, (round(cx), round(top)), sp)
-        draw.text((cx + cw / 2, top + ch + 10), SIDE_NAME[side], font=f_s, fill=C.INK, anchor="mm")
+        C.fit_text(draw, (cx - 12, top + ch, cx + cw + 12, top + ch + 20), SIDE_NAME[side], 12, family="condensed",
+                   align="c")
     first = ini.get("first")
     info_x = x0 + 14 + 2 * (cw + 30)
     lines = []
@@ -437,7 +440,7 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
     if ini and not ini.get("revealed") and any(ini.get(sd) for sd in ("christian", "muslim")):
         lines.append("not yet revealed")
     for i, line in enumerate(lines):
-        draw.text((info_x, top + 6 + i * 20), line, font=f, fill=C.INK)
+        C.fit_text(draw, (info_x, top + 4 + i * 20, x1 - 12, top + 24 + i * 20), line, 13, valign="t")
     # deck and discard
     y = HEADER + 330
     top = C.panel(draw, (x0, y, x1, y + 132), "Game deck and discard pile")
@@ -453,9 +456,11 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
     if deck.get("order_known") and deck.get("cards"):
         order = ", ".join(f"{view['cards'][c]['muslim']}/{view['cards'][c]['christian']}" for c in deck["cards"]
                           if c in view.get("cards", {}))
-        draw.text((x0 + 14, top + 92), f"Deck order (top first): {order}", font=f_s, fill=C.INK)
+        C.fit_text(draw, (x0 + 14, top + 90, x1 - 12, top + 108), [f"Deck order (top first): {order}", order], 12,
+                   family="condensed", valign="t")
     elif not discard:
-        draw.text((x0 + 100, top + 30), "discard pile empty", font=f_s, fill=C.MUTED)
+        C.fit_text(draw, (x0 + 100, top + 28, x1 - 12, top + 48), "discard pile empty", 12, family="condensed",
+                   fill=C.MUTED, valign="t")
     # hands
     y = HEADER + 474
     title = "Your hand" if role else "Hands"
@@ -473,37 +478,39 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
         for i in range(n):
             spb = card_back(40, 58)
             img.paste(spb, (round(ox - i * 16), round(top + 30)), spb)
-        draw.text((x1 - 14, top + 96), f"{SIDE_NAME[opp]}: {n} card{'s' if n != 1 else ''}", font=f_s, fill=C.INK,
-                  anchor="ra")
+        C.fit_text(draw, (x1 - 200, top + 94, x1 - 14, top + 112), f"{SIDE_NAME[opp]}: {n} card{'s' if n != 1 else ''}", 12,
+                   family="condensed", align="r", valign="t")
     else:
         for i, side in enumerate(("christian", "muslim")):
             n = int(counts.get(side, 0))
-            draw.text((x0 + 14, top + 8 + i * 24), f"{SIDE_NAME[side]}: {n} card{'s' if n != 1 else ''}", font=f,
-                      fill=C.INK)
+            C.fit_text(draw, (x0 + 14, top + 6 + i * 24, x1 - 14, top + 28 + i * 24),
+                       f"{SIDE_NAME[side]}: {n} card{'s' if n != 1 else ''}", 13, valign="t")
     # specials
     specials = view.get("specials") or {}
     y = HEADER + 636
     top = C.panel(draw, (x0, y, x1, y + 120), "Special cards (advanced variant)")
     if not specials:
-        draw.text((x0 + 14, top + 4), "not in play (basic game)", font=f, fill=C.MUTED)
+        C.fit_text(draw, (x0 + 14, top + 2, x1 - 14, top + 22), "not in play (basic game)", 13, fill=C.MUTED, valign="t")
     elif role:
         catalog = specials.get("catalog", {})
 
         def names(ids: list[str]) -> str:
             return ", ".join(catalog.get(i, {}).get("name", i) for i in ids) or "none"
 
-        draw.text((x0 + 14, top), f"In hand: {names(specials.get('hand', []))}", font=f_b, fill=C.INK)
-        draw.text((x0 + 14, top + 22), f"Used: {names(specials.get('used', []))} · discarded: "
-                  f"{names(specials.get('discarded', []))}", font=f_s, fill=C.INK)
-        draw.text((x0 + 14, top + 44), f"Opponent: {specials.get('opponent_hand', 0)} in hand, "
-                  f"{specials.get('opponent_discarded', 0)} discarded, used: {names(specials.get('opponent_used', []))}",
-                  font=f_s, fill=C.INK)
+        C.fit_text(draw, (x0 + 14, top - 2, x1 - 14, top + 20), f"In hand: {names(specials.get('hand', []))}", 15,
+                   bold=True, valign="t")
+        C.fit_text(draw, (x0 + 14, top + 20, x1 - 14, top + 40), f"Used: {names(specials.get('used', []))} · discarded: "
+                   f"{names(specials.get('discarded', []))}", 12, family="condensed", valign="t")
+        C.fit_text(draw, (x0 + 14, top + 42, x1 - 14, top + 62), f"Opponent: {specials.get('opponent_hand', 0)} in hand, "
+                   f"{specials.get('opponent_discarded', 0)} discarded, used: {names(specials.get('opponent_used', []))}",
+                   12, family="condensed", valign="t")
     else:
         for i, side in enumerate(("christian", "muslim")):
             info = specials.get(side, {})
             used = ", ".join(str(u).replace("-", " ").title() for u in info.get("used", [])) or "none"
-            draw.text((x0 + 14, top + i * 22), f"{SIDE_NAME[side]}: {info.get('hand', 0)} in hand · used: {used}",
-                      font=f_s, fill=C.INK)
+            C.fit_text(draw, (x0 + 14, top - 2 + i * 22, x1 - 14, top + 18 + i * 22),
+                       f"{SIDE_NAME[side]}: {info.get('hand', 0)} in hand · used: {used}", 12, family="condensed",
+                       valign="t")
     # eliminated units and last battle
     y = HEADER + 768
     top = C.panel(draw, (x0, y, x1, HEIGHT - 12), "Eliminated units · last battle")
@@ -515,9 +522,9 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
         img.paste(sp, (round(ex), round(top)), sp)
         ex += 36
     if not dead:
-        draw.text((x0 + 14, top + 8), "none", font=f, fill=C.MUTED)
+        C.fit_text(draw, (x0 + 14, top + 6, x1 - 14, top + 26), "none", 13, fill=C.MUTED, valign="t")
     elif len(dead) > 14:
-        draw.text((ex + 4, top + 10), f"+{len(dead) - 14}", font=f_b, fill=C.INK)
+        C.fit_text(draw, (ex + 4, top + 6, x1 - 12, top + 30), f"+{len(dead) - 14}", 15, bold=True, valign="t")
     last = view.get("last_battle")
     if last:
         att = SIDE_NAME.get(last.get("attacker"), "?")
@@ -537,10 +544,10 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
             spc = _card_img(view, last["card"], 30, 43)
             img.paste(spc, (round(tx), round(top + 42)), spc)
             tx += 38
-        C.paragraph(draw, (tx, top + 42), text, f_s, x1 - tx - 14, max_lines=3)
+        C.paragraph(draw, (tx, top + 42, x1 - 14, top + 42 + 3 * 12 * 1.2), text, 12, family="condensed")
     prompt = str(view.get("prompt", ""))
     if prompt:
-        C.paragraph(draw, (x0 + 14, HEIGHT - 54), prompt, C.font(12, True, "condensed"), x1 - x0 - 28, max_lines=2)
+        C.paragraph(draw, (x0 + 14, HEIGHT - 54, x1 - 14, HEIGHT - 14), prompt, 12, bold=True, family="condensed")
 
 
 def _header(draw: ImageDraw.ImageDraw, view: dict[str, Any]) -> None:
@@ -549,9 +556,14 @@ def _header(draw: ImageDraw.ImageDraw, view: dict[str, Any]) -> None:
     status = status_lines(view)[0]
     if res:
         status = f"Game over: {_winner_text(res)}"
-    draw.text((400, 16), status[:90], font=C.font(18, True), fill=(255, 250, 235))
-    draw.text((WIDTH - 14, 16), f"View: {SIDE_NAME.get(role, 'Spectator')}", font=C.font(16, True),
-              fill=(255, 250, 235), anchor="ra")
+    seen = SIDE_NAME.get(role, "Spectator")
+    name = (view.get("names") or {}).get(role) if role else None
+    # the player's name under the side, a little smaller where it must be, before it is left out
+    C.fit_text(draw, (WIDTH - 414, 16, WIDTH - 14, HEADER - 1), [f"View: {seen}\n{name}", f"View: {seen}"] if name
+               else f"View: {seen}", 16, bold=True, fill=(255, 250, 235), align="r", valign="t", spacing=1.1,
+               keep_wording_to=11)
+    C.fit_text(draw, (400, 14, WIDTH - 424, HEADER - 4), status, 18, bold=True, fill=(255, 250, 235), valign="t",
+               wrap_lines=True, spacing=1.1)
 
 
 def draw_board(view: dict[str, Any]) -> Image.Image:
@@ -605,16 +617,16 @@ def hand(view: dict[str, Any]) -> bytes:
     draw = ImageDraw.Draw(img)
     draw.rectangle((0, 0, width, 44), fill=(58, 44, 36))
     title = f"1212 · {SIDE_NAME.get(role, 'Spectator')} hand" if role else "1212 · a spectator holds no cards"
-    draw.text((14, 10), title, font=C.font(20, True), fill=(255, 250, 235))
+    C.fit_text(draw, (14, 8, width - 14, 40), title, 20, bold=True, fill=(255, 250, 235), valign="t")
     x = 20
     if not cards:
-        draw.text((x, 120), "no combat cards in hand", font=C.font(16), fill=C.MUTED)
+        C.fit_text(draw, (x, 118, x + cw * 2, 140), "no combat cards in hand", 16, fill=C.MUTED, valign="t")
     for cid in cards:
         sp = _card_img(view, cid, cw, ch)
         img.paste(sp, (x, 64), sp)
         c = view["cards"].get(cid, {})
-        draw.text((x + cw / 2, 64 + ch + 10), f"green {c.get('muslim')} · red {c.get('christian')}",
-                  font=C.font(12, False, "condensed"), fill=C.INK, anchor="mm")
+        C.fit_text(draw, (x - 6, 64 + ch, x + cw + 6, 64 + ch + 20), f"green {c.get('muslim')} · red {c.get('christian')}",
+                   12, family="condensed", align="c")
         x += cw + 16
     if n_spec:
         x += 14

@@ -70,7 +70,8 @@ def _disc(draw: ImageDraw.ImageDraw, xy: tuple[float, float], r: float, colour: 
     draw.ellipse((x - r, y - r, x + r, y + r), fill=colour, outline=C.INK, width=2)
     if lying:
         draw.line((x - r, y + r, x + r, y - r), fill=C.contrast_ink(colour), width=2)
-    C.text(draw, (x, y), letter, C.font(int(r * 1.1), True), fill=C.contrast_ink(colour), anchor="mm")
+    C.fit_text(draw, (x - r, y - r, x + r, y + r), letter, int(r * 1.1), bold=True, fill=C.contrast_ink(colour),
+               align="c", min_size=8)
 
 
 def _draw_rondels(img: Image.Image, view: dict[str, Any]) -> None:
@@ -92,9 +93,10 @@ def _draw_rondels(img: Image.Image, view: dict[str, Any]) -> None:
         for i, action in enumerate(actions[rondel]):
             x, y = _polar((r0 + r1) / 2 + 18, _angle(i, n))
             label = f"{positions[rondel][i]}\n{ACTION_SHORT[action]}"
-            draw.multiline_text((x, y), label, font=C.font(13, True), fill=C.INK, anchor="mm", align="center")
+            C.fit_text(draw, (x - 40, y - 17, x + 40, y + 17), label, 13, bold=True, align="c", spacing=1.1)
     draw.ellipse((CENTRE[0] - 50, CENTRE[1] - 50, CENTRE[0] + 50, CENTRE[1] + 50), fill=C.PAPER, outline=C.PANEL_EDGE)
-    C.text(draw, CENTRE, "Alhambra", C.font(14, True), anchor="mm")
+    C.fit_text(draw, (CENTRE[0] - 46, CENTRE[1] - 12, CENTRE[0] + 46, CENTRE[1] + 12), "Alhambra", 14, bold=True,
+               align="c")
     # Secondary Actions between the rings, at the angle of the outer of their two squares
     for kind, key, sec in _secondaries(view):
         rondel = "outer" if "outer" in sec else "middle"
@@ -109,12 +111,13 @@ def _draw_rondels(img: Image.Image, view: dict[str, Any]) -> None:
             token = view["board"]["raw_squares"][key]
             fill: C.Colour = (250, 236, 200) if token else C.PAPER
             draw.rectangle((x - 15, y - 11, x + 15, y + 11), fill=fill, outline=C.INK, width=1)
-            C.text(draw, (x, y), RAW_LETTER.get(token, "-") if token else "-", C.font(12, True), anchor="mm")
+            C.fit_text(draw, (x - 14, y - 10, x + 14, y + 10), RAW_LETTER.get(token, "-") if token else "-", 12,
+                       bold=True, align="c")
         else:
             has = view["board"]["marble_squares"][key]
             draw.rectangle((x - 15, y - 11, x + 15, y + 11), fill=(235, 235, 240) if has else C.PAPER,
                            outline=C.INK, width=1)
-            C.text(draw, (x, y), "Ma" if has else "-", C.font(12, True), anchor="mm")
+            C.fit_text(draw, (x - 14, y - 10, x + 14, y + 10), "Ma" if has else "-", 12, bold=True, align="c")
     # Workers: the Sultan's, then each seat's in seat order, each seat's in the order of
     # WORKER_LETTER: the order of the discs on a square never follows a dict's key order (a
     # view read back from the database has its keys sorted; it must draw the same picture)
@@ -150,7 +153,7 @@ def _panel_displays(draw: ImageDraw.ImageDraw, view: dict[str, Any], x: float, y
 
     b = view["board"]
     y = C.panel(draw, (x, y, x + w, y + 250), "On offer")
-    f = C.font(14)
+    bottom = y + 250 - 8 - 18 * 1.45 - 8
     for i, c in enumerate(b["minor_display"]):
         bx = x + 12 + i * 96
         if c is None:
@@ -160,27 +163,21 @@ def _panel_displays(draw: ImageDraw.ImageDraw, view: dict[str, Any], x: float, y
         draw.rectangle((bx, y, bx + 88, y + 56), fill=C.PAPER, outline=C.INK)
         draw.rectangle((bx, y + 40, bx + 44, y + 56), fill=CERAMIC[card["left"]], outline=C.INK)
         draw.rectangle((bx + 44, y + 40, bx + 88, y + 56), fill=CERAMIC[card["right"]], outline=C.INK)
-        C.text(draw, (bx + 4, y + 3), f"{c} {card['type']}", C.font(12, True))
-        C.text(draw, (bx + 4, y + 20), card["base"], C.font(12))
-    C.text(draw, (x + 400, y + 4), f"deck {b['minor_deck']}", f, fill=C.MUTED)
+        C.fit_text(draw, (bx + 3, y + 1, bx + 86, y + 19), f"{c} {card['type']}", 12, bold=True)
+        C.fit_text(draw, (bx + 3, y + 19, bx + 86, y + 39), card["base"], 12)
+    last = len(b["minor_display"])
+    C.fit_text(draw, (x + 12 + last * 96, y, x + w - 12, y + 22), f"deck {b['minor_deck']}", 14, fill=C.MUTED)
     y += 64
     poems = ", ".join(p for p in b["poem_display"] if p) or "none"
-    C.text(draw, (x + 12, y), f"Minor Poems: {poems} (deck {b['poem_deck']})", f)
-    y += 20
     majors = ", ".join(f"{p} {MAJOR_POEMS[p]['crit']}" for p in b["major_poems"] if p) or "none"
-    for line in C.wrap(f"Major Poems: {majors}", f, w - 24)[:2]:
-        C.text(draw, (x + 12, y), line, f)
-        y += 18
     era = str(view["era"])
     built = ", ".join(f"{t} {MAJORS[t]['type']}" for t in b["majors"][era])
-    for line in C.wrap(f"Major Constructions (Era {'I' * int(era)}): {built or 'none'}", f, w - 24)[:3]:
-        C.text(draw, (x + 12, y), line, f)
-        y += 18
+    lines = [f"Minor Poems: {poems} (deck {b['poem_deck']})", f"Major Poems: {majors}",
+             f"Major Constructions (Era {'I' * int(era)}): {built or 'none'}"]
     for side in ("left", "right"):
         tiles = ", ".join(f"{t}({STOREHOUSES[t]['boxes']})" for t in b["store_display"][side] if t) or "none"
-        C.text(draw, (x + 12, y), f"Storehouses {side}: {tiles}  (pile {b['store_piles'][side]})", f)
-        y += 18
-    return y + 16
+        lines.append(f"Storehouses {side}: {tiles}  (pile {b['store_piles'][side]})")
+    return C.paragraph(draw, (x + 12, y, x + w - 12, bottom), "\n".join(lines), 14, spacing=18 / 14) + 16
 
 
 MAP_POS: dict[str, tuple[float, float]] = {
@@ -231,33 +228,34 @@ def _panel_map(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> No
         return points[place]
 
     for u, v, label in REGION_LABEL.values():
-        C.text(draw, (mx0 + u * (mx1 - mx0), my0 + v * (my1 - my0)), label, C.font(14, True), fill=C.MUTED,
-               anchor="mm")
+        lx, ly = mx0 + u * (mx1 - mx0), my0 + v * (my1 - my0)
+        C.fit_text(draw, (lx - 60, ly - 10, lx + 60, ly + 10), label, 14, bold=True, fill=C.MUTED, align="c")
     for a, c, cost in DATA["map"]["routes"]:
         pa, pc = at(a), at(c)
         draw.line((*pa, *pc), fill=C.PANEL_EDGE, width=3)
         mid = ((pa[0] + pc[0]) / 2, (pa[1] + pc[1]) / 2)
         draw.ellipse((mid[0] - 10, mid[1] - 10, mid[0] + 10, mid[1] + 10), fill=C.PAPER, outline=C.PANEL_EDGE)
-        C.text(draw, mid, str(cost), C.font(13, True), anchor="mm")
+        C.fit_text(draw, (mid[0] - 9, mid[1] - 9, mid[0] + 9, mid[1] + 9), str(cost), 13, bold=True, align="c")
     gx, gy = at("granada")
     draw.rectangle((gx - 14, gy - 14, gx + 14, gy + 14), fill=(120, 40, 40), outline=C.INK, width=2)
-    C.text(draw, (gx, gy + 26), "Granada", C.font(15, True), anchor="mm")
+    C.fit_text(draw, (gx - 50, gy + 16, gx + 50, gy + 36), "Granada", 15, bold=True, align="c")
     for c in [c for c in CITIES if c in b["cities"]]:  # the map's order, not the dict's
         info = b["cities"][c]
         cx, cy = at(c)
         swatch: C.Colour = C.OI.SKY if info["colour"] == "blue" else C.OI.VERMILLION
         draw.ellipse((cx - 16, cy - 16, cx + 16, cy + 16), fill=swatch, outline=C.INK, width=2)
-        C.text(draw, (cx, cy), ITEM_LETTER.get(info["demand"], info["demand"][:2]), C.font(13, True),
-               fill=C.contrast_ink(swatch), anchor="mm")
-        C.text(draw, (cx, cy + 27), CITIES[c]["name"], C.font(15, True), anchor="mm")
+        C.fit_text(draw, (cx - 15, cy - 15, cx + 15, cy + 15), ITEM_LETTER.get(info["demand"], info["demand"][:2]), 13,
+                   bold=True, fill=C.contrast_ink(swatch), align="c")
+        C.fit_text(draw, (cx - 70, cy + 17, cx + 70, cy + 37), CITIES[c]["name"], 15, bold=True, align="c")
         if info["seal"]:
             draw.polygon(C.star_points(cx + 22, cy - 16, 10, 4, 5), fill=(212, 175, 55), outline=C.INK)
         for side, sign in (("left", -1), ("right", 1)):
             for k, who in enumerate(info[side]):
                 sx = cx + sign * (30 + 20 * k)
                 _disc(draw, (sx, cy), 9, PLAYER_COLOURS.get(who, C.MUTED), who[0].upper())
-    C.text(draw, (x0 + 12, y1 - 22), "city: demand inside, star = Seal still there, discs = Ships (left | right)",
-           C.font(13), fill=C.MUTED)
+    C.fit_text(draw, (x0 + 12, y1 - 24, x1 - 12, y1 - 4),
+               ["city: demand inside, star = Seal still there, discs = Ships (left | right)",
+                "demand inside, star = Seal, discs = Ships (left | right)"], 13, fill=C.MUTED)
 
 
 def _item(draw: ImageDraw.ImageDraw, box: Rect, item: str | None, size: int) -> None:
@@ -266,8 +264,8 @@ def _item(draw: ImageDraw.ImageDraw, box: Rect, item: str | None, size: int) -> 
         return
     colour = ITEM_COLOUR.get(item, C.MUTED)
     draw.rectangle(box, fill=colour, outline=C.INK, width=1)
-    C.text(draw, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), ITEM_LETTER.get(item, item[:2]),
-           C.font(size, True), fill=C.contrast_ink(colour), anchor="mm")
+    C.fit_text(draw, (box[0] + 1, box[1] + 1, box[2] - 1, box[3] - 1), ITEM_LETTER.get(item, item[:2]), size,
+               bold=True, fill=C.contrast_ink(colour), align="c", min_size=8)
 
 
 def _workshop(draw: ImageDraw.ImageDraw, view: dict[str, Any], who: str, box: Rect, large: bool) -> None:
@@ -278,11 +276,14 @@ def _workshop(draw: ImageDraw.ImageDraw, view: dict[str, Any], who: str, box: Re
     fs = 17 if large else 13
     mark = " (start)" if view.get("start") == who else ""
     you = " - you" if view.get("role") == who else ""
-    top = C.panel(draw, box, f"{who.capitalize()}'s workshop{you}{mark}", title_size=20 if large else 15)
+    name = (view.get("names") or {}).get(who)
+    seat = f"{who.capitalize()} ({name})" if name else who.capitalize()
+    top = C.panel(draw, box, [f"{seat}'s workshop{you}{mark}", f"{who.capitalize()}'s workshop{you}{mark}"],
+                  title_size=20 if large else 15, title_right=x1 - 42)
     _disc(draw, (x1 - 24, y0 + 20), 13 if large else 10, PLAYER_COLOURS[who], who[0].upper())
     tokens = (f"{p['pp']} PP   {p['dinars']} Dinars   {p['parias']} Parias   favour {p['favour']}   "
               f"{p['seals']} Seals   {p['ships']} Ships")
-    C.text(draw, (x0 + 12, top), tokens, C.fit_font(tokens, fs + 1, x1 - x0 - 24, True))
+    C.fit_text(draw, (x0 + 12, top - 2, x1 - 12, top + fs + 6), tokens, fs + 1, bold=True, valign="t")
     y = top + fs + 10
     cell = 34 if large else 22
     sx = x0 + 12
@@ -290,7 +291,8 @@ def _workshop(draw: ImageDraw.ImageDraw, view: dict[str, Any], who: str, box: Re
         items = list(st["items"])
         w = max(cap, len(items), 1) * (cell + 3) + 10
         draw.rectangle((sx, y, sx + w, y + cell + (22 if large else 16)), fill=(228, 214, 186), outline=C.INK)
-        C.text(draw, (sx + 4, y + 1), f"S{i + 1} {','.join(st['tiles']) or ''}", C.font(fs - 4, True))
+        C.fit_text(draw, (sx + 3, y, sx + w - 2, y + (18 if large else 13)), f"S{i + 1} {','.join(st['tiles']) or ''}",
+                   fs - 4, bold=True, min_size=9)
         for k in range(max(cap, len(items))):
             bx = sx + 5 + k * (cell + 3)
             by = y + (18 if large else 13)
@@ -298,12 +300,11 @@ def _workshop(draw: ImageDraw.ImageDraw, view: dict[str, Any], who: str, box: Re
         sx += w + 8
     y += cell + (30 if large else 22)
     if p["processing"]:
-        C.text(draw, (x0 + 12, y + 4), "Raw:", C.font(fs - 2, True))
+        C.fit_text(draw, (x0 + 12, y, x0 + (58 if large else 46), y + cell - 4), "Raw:", fs - 2, bold=True)
         for k, item in enumerate(p["processing"]):
             bx = x0 + 60 + k * (cell + 3) if large else x0 + 48 + k * (cell + 3)
             _item(draw, (bx, y, bx + cell, y + cell - 4), item, fs - 4)
         y += cell + 4
-    f = C.font(fs - 1)
     if large:
         y = _cards(draw, p, x0 + 12, y + 4, x1 - 12)
         lines = [f"Balances: {', '.join(p['balances']) or '-'}"]
@@ -318,12 +319,7 @@ def _workshop(draw: ImageDraw.ImageDraw, view: dict[str, Any], who: str, box: Re
         lines.append(f"Starting tiles offered: {' / '.join(p['offer'])}")
     elif p.get("start_tile_chosen"):
         lines.append("Starting tile chosen (face down)")
-    for line in lines:
-        for part in C.wrap(line, f, x1 - x0 - 24):
-            if y + fs + 2 > y1 - 4:
-                return
-            C.text(draw, (x0 + 12, y), part, f)
-            y += fs + 4
+    C.paragraph(draw, (x0 + 12, y, x1 - 12, y1 - 4), "\n".join(lines), fs - 1, spacing=(fs + 4) / (fs - 1))
 
 
 CARD_FILL: dict[str, C.RGB] = {"row": C.PAPER, "majors": (200, 170, 130), "blue": C.OI.SKY,
@@ -337,7 +333,7 @@ def _cards(draw: ImageDraw.ImageDraw, p: dict[str, Any], x: float, y: float, rig
 
     for kind, label in (("row", "Row"), ("majors", "Majors"), ("blue", "Blue poems"), ("red", "Red poems"),
                         ("grey", "Grey poems")):
-        C.text(draw, (x, y + 14), label, C.font(15, True), anchor="lm")
+        C.fit_text(draw, (x, y, x + 108, y + 28), label, 15, bold=True)
         cx = x + 112
         for c in p[kind]:
             if cx + 70 > right:
@@ -345,12 +341,13 @@ def _cards(draw: ImageDraw.ImageDraw, p: dict[str, Any], x: float, y: float, rig
             fill = CARD_FILL[kind]
             sub = MINORS[c]["type"] if c in MINORS else MAJORS[c]["type"] if c in MAJORS else ""
             draw.rounded_rectangle((cx, y, cx + 70, y + 30), 4, fill=fill, outline=C.INK, width=1)
-            C.text(draw, (cx + 35, y + 9), c, C.font(13, True), fill=C.contrast_ink(fill), anchor="mm")
+            C.fit_text(draw, (cx + 2, y + 1, cx + 68, y + 17), c, 13, bold=True, fill=C.contrast_ink(fill), align="c")
             if sub:
-                C.text(draw, (cx + 35, y + 22), sub, C.font(11), fill=C.contrast_ink(fill), anchor="mm")
+                C.fit_text(draw, (cx + 2, y + 15, cx + 68, y + 29), sub, 11, fill=C.contrast_ink(fill), align="c",
+                           min_size=9)
             cx += 76
         if not p[kind]:
-            C.text(draw, (cx, y + 14), "-", C.font(15), fill=C.MUTED, anchor="lm")
+            C.fit_text(draw, (cx, y, right, y + 28), "-", 15, fill=C.MUTED)
         y += 36
     return y + 4
 
@@ -364,20 +361,21 @@ def _yusuf_board(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> 
     _disc(draw, (x1 - 24, y0 + 20), 13, PLAYER_COLOURS["yusuf"], "Y")
     fs = 16
     tokens = f"{y_['pp']} PP   {y_['parias']} Parias   favour {y_['favour']}   {y_['seals']} Seals   {y_['ships']} Ships"
-    C.text(draw, (x0 + 12, top), tokens, C.fit_font(tokens, fs + 1, x1 - x0 - 24, True))
+    C.fit_text(draw, (x0 + 12, top - 2, x1 - 12, top + 24), tokens, fs + 1, bold=True, valign="t")
     y = top + 28
     # the decks and the pile: face down, counts only
     dx = x0 + 12
     for name in ("builder", "merchant", "poet"):
         draw.rectangle((dx, y, dx + 96, y + 56), fill=(60, 60, 60), outline=C.INK, width=2)
-        C.text(draw, (dx + 48, y + 16), name.capitalize(), C.font(14, True), fill=(250, 250, 250), anchor="mm")
-        C.text(draw, (dx + 48, y + 38), f"{y_['decks'][name]} cards", C.font(14), fill=(250, 250, 250), anchor="mm")
+        C.fit_text(draw, (dx + 3, y + 4, dx + 93, y + 28), name.capitalize(), 14, bold=True, fill=(250, 250, 250),
+                   align="c")
+        C.fit_text(draw, (dx + 3, y + 28, dx + 93, y + 50), f"{y_['decks'][name]} cards", 14, fill=(250, 250, 250),
+                   align="c")
         dx += 106
     draw.rectangle((dx, y, dx + 96, y + 56), fill=(90, 80, 70), outline=C.INK, width=2)
-    C.text(draw, (dx + 48, y + 16), "Tile pile", C.font(14, True), fill=(250, 250, 250), anchor="mm")
-    C.text(draw, (dx + 48, y + 38), f"{y_['pile']} tiles", C.font(14), fill=(250, 250, 250), anchor="mm")
+    C.fit_text(draw, (dx + 3, y + 4, dx + 93, y + 28), "Tile pile", 14, bold=True, fill=(250, 250, 250), align="c")
+    C.fit_text(draw, (dx + 3, y + 28, dx + 93, y + 50), f"{y_['pile']} tiles", 14, fill=(250, 250, 250), align="c")
     y += 66
-    f = C.font(fs - 1)
     workers = "  ".join(f"{w}: {'-' if y_['workers'][w]['at'] is None else y_['workers'][w]['at']}"
                         for w in sorted(y_["workers"], key=list(WORKER_LETTER).index))
     discards = ", ".join(f"{w} {len(y_['discards'].get(w, []))}" for w in ("builder", "merchant", "poet"))
@@ -388,12 +386,7 @@ def _yusuf_board(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> 
              f"Poems: {' '.join(y_['poems']) or '-'}   grey: {' '.join(y_['grey']) or '-'}",
              f"Storehouses: {' '.join(y_['storehouses']) or '-'}",
              f"Trades with: {', '.join(y_['presence']) or '-'}   desires: {', '.join(y_['desired_types']) or '-'}"]
-    for line in lines:
-        for part in C.wrap(line, f, x1 - x0 - 24):
-            if y + fs > y1 - 4:
-                return
-            C.text(draw, (x0 + 12, y), part, f)
-            y += fs + 5
+    C.paragraph(draw, (x0 + 12, y, x1 - 12, y1 - 4), "\n".join(lines), fs - 1, spacing=(fs + 5) / (fs - 1))
 
 
 def layout(view: dict[str, Any]) -> dict[str, Rect]:
@@ -444,7 +437,7 @@ def _header(draw: ImageDraw.ImageDraw, view: dict[str, Any]) -> None:
                                                               else "")
     title = (f"Sabika  Round {view['round']}/5 (Era {era})  Narrator {view['narrator']}  "
              f"Tower: {', '.join(view['board']['tower']) or '-'}{event}")
-    C.text(draw, (16, HEADER / 2), title, C.fit_font(title, 24, WIDTH - 32, True), fill=(255, 250, 235), anchor="lm")
+    C.fit_text(draw, (16, 2, WIDTH - 16, HEADER - 2), title, 24, bold=True, fill=(255, 250, 235))
 
 
 def draw_board(view: dict[str, Any]) -> Image.Image:
@@ -464,8 +457,7 @@ def draw_board(view: dict[str, Any]) -> Image.Image:
         else:
             _workshop(draw, view, who, rects[f"workshop:{who}"], large=who == me)
     prompt = view.get("prompt", "")
-    for i, line in enumerate(C.wrap(prompt, C.font(16), 780)[:2]):
-        C.text(draw, (20, SHOP_TOP - 46 + i * 22), line, C.font(16, True))
+    C.paragraph(draw, (20, SHOP_TOP - 48, 800, SHOP_TOP - 2), prompt, 16, bold=True, spacing=22 / 16)
     return img
 
 

@@ -40,7 +40,7 @@ def test_sides_differ_by_lightness_not_hue_alone() -> None:
 
 def test_outlined_text_has_a_halo() -> None:
     img = Image.new("RGB", (200, 60), (0, 0, 0))
-    C.text(ImageDraw.Draw(img), (10, 10), "Málaga", C.font(30, True), (0, 0, 0), outline=(255, 255, 255))
+    C.fit_text(ImageDraw.Draw(img), (10, 10, 190, 50), "Málaga", 30, bold=True, fill=(0, 0, 0), outline=(255, 255, 255))
     assert img.getbbox() is not None  # black text on black shows only through its white outline
 
 
