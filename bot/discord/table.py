@@ -285,25 +285,30 @@ class Table:
         that ended, of a seat that is not asked anything now, and every one of a seat but its
         newest. The number of messages closed."""
         closed = 0
-        prompts = await self.store.live_prompts()
         by_game: dict[int, list[Any]] = {}
-        for prompt in prompts:
+        for prompt in await self.store.live_prompts():
             by_game.setdefault(prompt.game_pk, []).append(prompt)
+        if not by_game:
+            return 0
+        running = {g.id: g for g in await self.service.games(status="running", limit=None)}
         for game_pk, held in by_game.items():
-            info = await self.service.game(game_pk)
-            if info.status in ENDED:
-                closed += await self.close_prompts(info)
-                continue
-            newest = {p.role: p.message_id for p in held}  # oldest first: the last one stays
-            for prompt in held:
-                if info.status == "running" and prompt.role in info.active:
-                    if prompt.message_id == newest[prompt.role]:
-                        continue
-                    line = SUPERSEDED
-                else:
-                    line = MOVED_ON
-                if await self.close_prompt(prompt.channel_id, prompt.message_id, prompt.content, line, game_pk):
-                    closed += 1
+            try:
+                info = running.get(game_pk) or await self.service.game(game_pk)
+                if info.status in ENDED:
+                    closed += await self.close_prompts(info)
+                    continue
+                newest = {p.role: p.message_id for p in held}  # oldest first: the last one stays
+                for prompt in held:
+                    if info.status == "running" and prompt.role in info.active:
+                        if prompt.message_id == newest[prompt.role]:
+                            continue
+                        line = SUPERSEDED
+                    else:
+                        line = MOVED_ON
+                    if await self.close_prompt(prompt.channel_id, prompt.message_id, prompt.content, line, game_pk):
+                        closed += 1
+            except discord.HTTPException as exc:  # one game's trouble must not keep the others' open
+                log.warning("could not close the stale prompts of game %s (%s)", game_pk, exc)
         return closed
 
     async def send_to_place(self, out: Outgoing, place: int | None, send: Callable[[Outgoing], Awaitable[Any]],
@@ -553,8 +558,7 @@ class Table:
         """Edit every live prompt of an ended game: no buttons, a line saying how it ended. Each
         edit gives the same text however often it is made, so a retry after a crash is safe. The
         number of messages closed."""
-        line = present.end_sentence(info.id, info.status, info.result)
-        closing = f"⛔ {line}" if "aborted" in line else f"🏁 {line}"
+        closing = self.closed_text("", present.end_sentence(info.id, info.status, info.result))
         closed = 0
         for prompt in await self.store.prompts(info.id):
             if await self.close_prompt(prompt.channel_id, prompt.message_id, prompt.content, closing, info.id):

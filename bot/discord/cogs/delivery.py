@@ -131,8 +131,10 @@ class Delivery(Worker):
     # ------------------------------------------------------------------ the loop
 
     async def cycle(self) -> float:
+        await self.once()
         if not self.swept:
-            # The first pass after a start: prompts a crash left live lose their buttons.
+            # After the first pass of a start (what waits goes out first): the prompts a
+            # crash left live lose their buttons.
             self.swept = True
             try:
                 closed = await self.table.retire_stale_prompts()
@@ -141,7 +143,6 @@ class Delivery(Worker):
             else:
                 if closed:
                     log.info("closed %d prompts left live before this start", closed)
-        await self.once()
         return self.next_wait()
 
     def idle(self) -> float:
