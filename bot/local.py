@@ -30,6 +30,7 @@ import engine
 import render
 from bot.service import GameInfo, GameService, NotAllowed, ServiceError, StaleVersion, _bot_seed
 from bot.service.levels import level_of
+from bot.service.outcome import result_sentence
 from bot.thinking import Decision, InlineThinker, Thinking
 from bot.viewkeys import autopass_hint, pass_action
 from engine.api import RuleError, View, describe
@@ -456,6 +457,8 @@ class Table:
         if info.status == "aborted":
             self.out(f"game {self.game_pk} aborted: {json.dumps(info.result, sort_keys=True)}")
         else:
+            # In words first (who won, from the result itself), then the result for scripts.
+            self.out(f"Result: {result_sentence(info.result)}")
             self.out(f"game {self.game_pk} finished: {json.dumps(info.result, sort_keys=True)}")
         return 0
 
@@ -545,8 +548,11 @@ def _held(view: View) -> str | None:
 
 
 def _card(card: Any, table: dict[str, Any]) -> str:
-    entry = table.get(card) if isinstance(card, str) else None
-    if isinstance(entry, dict):
+    """A card of a hand by the name its view gives it (the id after it, for reference)."""
+    entry = table.get(card) if isinstance(card, str) else card
+    if isinstance(entry, dict) and entry.get("name"):
+        return f"{entry['name']} ({card})" if isinstance(card, str) else str(entry["name"])
+    if isinstance(entry, dict) and isinstance(card, str):
         return f"{card} (" + ", ".join(f"{k} {v}" for k, v in entry.items()) + ")"
     return json.dumps(card) if not isinstance(card, str) else card
 

@@ -310,8 +310,25 @@ class AlcazabaBot(commands.AutoShardedBot):
             tasks.append(task)
         if tasks:
             await asyncio.wait(tasks, timeout=SHUTDOWN_WAIT)
+        if self.workers:
+            await self.release_everything()
         await self.thinker.close()
         await super().close()
+
+    async def release_everything(self) -> None:
+        """At a clean shutdown (SIGTERM, SIGINT), once the background work has stopped: give
+        back the outbox rows and game claims this process holds, so that a planned restart
+        (or another process) carries on at once. A process that dies keeps them until their
+        lease runs out; a failure here is only logged and has the same effect."""
+        try:
+            rows = await self.service.release_outbox(self.worker_id)
+            claims = await self.service.release_claims(self.worker_id)
+        except Exception:
+            log.warning("could not give back this process's outbox rows and claims at shutdown; they "
+                        "free themselves when their lease runs out", exc_info=True)
+            return
+        if rows or claims:
+            log.info("shutdown: gave back %d outbox rows and %d claims", rows, claims)
 
 
 async def serve(settings: Settings, tuning: Tuning | None = None,

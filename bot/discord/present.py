@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from bot.service import outcome
 from engine.api import describe
 
 MESSAGE_LIMIT = 2000
@@ -171,16 +172,9 @@ def seat_line(role: str, user_id: int | None, is_bot: bool, name: str, level: st
 
 
 def result_sentence(result: dict[str, Any] | None) -> str:
-    if not result:
-        return "The game is over."
-    winner = result.get("winner")
-    reason = result.get("reason") or ""
-    head = f"**{winner}** wins" if winner else "No winner"
-    score = result.get("score") or {}
-    tail = ""
-    if score:
-        tail = " · " + ", ".join(f"{k} {v}" for k, v in score.items())
-    return f"{head}{': ' + reason if reason else ''}{tail}."
+    """How the game ended, from the result itself (bot.service.outcome): the winner, the
+    seats sharing a win, or a player who holds no seat (Sabika's Yusuf), in bold."""
+    return outcome.result_sentence(result, lambda name: f"**{name}**")
 
 
 def end_sentence(game_pk: int, status: str, result: dict[str, Any] | None) -> str:
@@ -193,22 +187,32 @@ def end_sentence(game_pk: int, status: str, result: dict[str, Any] | None) -> st
     return f"Game #{game_pk} is over. {result_sentence(result)}"
 
 
-def hand_text(hand: Any) -> str:
-    """A readable list of what a view calls the hand (cards may be ids, names or dicts)."""
+def hand_text(hand: Any, cards: Any = None) -> str:
+    """A readable list of what a view calls the hand, by the names the view gives: a card's
+    own ``name`` (or ``label``), or the name in the view's ``cards`` table for a card listed by
+    id. Never the bare id of a card the view names (an id tells copies apart; "blue-1-3"
+    means nothing to a player); a card the view does not name is described by its fields."""
     if hand is None:
         return ""
+    table: dict[str, Any] = cards if isinstance(cards, dict) else {}
     if isinstance(hand, dict):
         items = [f"{k}: {v}" for k, v in hand.items()]
     elif isinstance(hand, list):
-        items = []
-        for card in hand:
-            if isinstance(card, dict):
-                items.append(str(card.get("name") or card.get("label") or card.get("id") or card))
-            else:
-                items.append(str(card))
+        items = [_card_name(card, table) for card in hand]
     else:
         items = [str(hand)]
     return ", ".join(items) if items else "empty"
+
+
+def _card_name(card: Any, table: dict[str, Any]) -> str:
+    entry = table.get(card) if isinstance(card, str) else card
+    if not isinstance(entry, dict):
+        return str(card)
+    named = entry.get("name") or entry.get("label")
+    if named:
+        return str(named)
+    fields = [str(v) for k, v in entry.items() if k != "id" and isinstance(v, str | int) and not isinstance(v, bool)]
+    return " ".join(fields) or str(card)
 
 
 def parse_options(text: str | None, switches: Collection[str] = ()) -> dict[str, Any]:

@@ -194,6 +194,15 @@ class Store:
                 sa.select(DiscordPrompt).where(col(DiscordPrompt.game_pk) == game_pk).order_by(col(DiscordPrompt.id))
             )).scalars())
 
+    async def live_prompts(self, game_pks: list[int] | None = None) -> list[DiscordPrompt]:
+        """The messages that still hold live choices (of these games, or of every game),
+        oldest first: what a restart looks over for prompts left live by a crash."""
+        query = sa.select(DiscordPrompt).order_by(col(DiscordPrompt.id))
+        if game_pks is not None:
+            query = query.where(col(DiscordPrompt.game_pk).in_(game_pks))
+        async with self._service.reading() as session:
+            return list((await session.execute(query)).scalars())
+
     # ---------------------------------------------------------------- users
 
     async def user(self, user_id: int) -> DiscordUser:

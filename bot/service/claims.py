@@ -138,6 +138,15 @@ class ClaimCommands(ServiceCore):
                 .values(claimed_by=None, claimed_at=None, expires_at=None))
             return _rowcount(done) == 1
 
+    async def release_claims(self, worker: str) -> int:
+        """Give up every claim ``worker`` holds, of any kind and game (it is shutting down
+        cleanly): the work is taken over at once, not after the lease. The number released."""
+        async with self._write() as session:
+            done = await session.execute(
+                sa.update(GameClaim).where(col(GameClaim.claimed_by) == worker)
+                .values(claimed_by=None, claimed_at=None, expires_at=None))
+            return _rowcount(done)
+
     async def held_claims(self, kind: str, game_pks: Iterable[int], now: datetime | None = None) -> dict[int, datetime]:
         """Of ``game_pks``, those whose ``kind`` claim someone holds now, with the moment its
         lease runs out: a read, so that a worker looking for work left behind does not

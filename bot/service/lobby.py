@@ -238,6 +238,8 @@ class LobbyCommands(ServiceCore):
                 # Two seats: the other wins. One seat (a solo game): the game ends unwon.
                 winner = next((r for r in roles if r != role), None)
                 result: dict[str, Any] = {"winner": winner, "reason": reason, "score": {}}
+                if winner is None:
+                    result["winners"] = []  # said outright: nobody won (bot.service.outcome)
                 game.status = "finished"
                 game.result = dumps(result)
                 game.active = "[]"

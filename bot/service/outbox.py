@@ -122,6 +122,20 @@ class OutboxCommands(ServiceCore):
             )
             return bool(_rowcount(done))
 
+    async def release_outbox(self, worker: str) -> int:
+        """Give back every row ``worker`` holds and has not sent (it is shutting down cleanly):
+        another worker, or this one's successor after a planned restart, takes them at once
+        instead of waiting out the lease, which stays for a worker that dies. A row given back
+        while its send was under way is sent again under the same nonce, as after a lease.
+        The number of rows given back."""
+        async with self._write() as session:
+            done = await session.execute(
+                sa.update(Outbox)
+                .where(col(Outbox.claimed_by) == worker, col(Outbox.sent_at).is_(None))
+                .values(claimed_by=None, claimed_at=None)
+            )
+            return _rowcount(done)
+
     async def tell_players(self, game_pk: int, text: str, key: str) -> int:
         """A DM row with ``text`` for every person seated in the game, once per ``key`` (a
         second call with the same key writes nothing). The number of rows written."""

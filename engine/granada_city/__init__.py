@@ -24,7 +24,7 @@ View keys (``view(state, role)``; ``role`` None is a spectator): ``game``, ``tit
 false: nothing in Granada is a reaction), ``focus`` (None), ``stage`` ("play", "place",
 "award", "over"), ``active``, ``turn`` ({role, number, actions, free, bought: tiles with their
 space}), ``yard`` ([{space, currency, tile}]), ``marker`` (the side the next refill shows),
-``display`` and ``discard`` (money cards {id, currency, value}), ``deck`` ({size,
+``display`` and ``discard`` (money cards {id, name ("1 blue"), currency, value}), ``deck`` ({size,
 scoring_cards_left}), ``bag`` ({size}), ``cities`` ({role: [tile + x, y]}), ``supplies``,
 ``dirk`` (tiles, or None), ``moats`` (each city's longest moat now), ``scores``, ``hand`` and
 ``money`` (the viewer's own cards and totals per currency), ``hand_counts``, ``pending`` (the

@@ -14,7 +14,7 @@ from engine.api import clone, visible_log
 from engine.granada_city import city as C
 from engine.granada_city import rules
 from engine.granada_city.core import State, name, sort_cards, totals
-from engine.granada_city.data import CATALOG, face, is_start, moats_of, other, type_name
+from engine.granada_city.data import CATALOG, card_text, face, is_start, moats_of, other, type_name
 
 TITLE = "Granada (Dirk Henn)"
 
@@ -33,8 +33,10 @@ def tile_view(tid: str, side: str) -> dict[str, Any]:
 
 
 def card_view(cid: str) -> dict[str, Any]:
+    """A money card as views show it: its ``name`` in the game's words ("1 blue"), which is
+    what a player reads; the ``id`` only tells the copies apart."""
     cur, value = CATALOG.card(cid)
-    return {"id": cid, "currency": cur, "value": value}
+    return {"id": cid, "name": card_text(cid), "currency": cur, "value": value}
 
 
 def _city(cityd: C.City) -> list[dict[str, Any]]:

@@ -41,8 +41,8 @@ View keys (``view(state, role)``; ``role`` None is a spectator and sees only pub
   "immobile", "deploy", "zone" (None once eliminated), "power" (2, 1, or 0 when eliminated),
   "exhausted", "eliminated"}} for all 54 markers.
 - ``cards``: the 9 combat cards {id: {"muslim": green number, "christian": red number,
-  "arms": kingdom}}.
-- ``hand``: the role's own combat cards (ids); ``hand_counts`` {role: int};
+  "arms": kingdom, "name": how players read it, "[5 green / 2 red, Castile]"}}.
+- ``hand``: the role's own combat cards (ids, named in ``cards``); ``hand_counts`` {role: int};
   ``known_opponent_cards``: cards the role knows the opponent holds (hand or face-down
   initiative); ``opponent_knows``: the role's cards the opponent knows of.
 - ``initiative``: {"christian": id | "face-down" | None, "muslim": ..., "revealed",

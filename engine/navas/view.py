@@ -12,7 +12,7 @@ from typing import Any
 from engine.api import clone, visible_log
 from engine.navas import rules, special
 from engine.navas.core import CATALOG, OTHER, ROLES, State, occupancy, occupied_count, unit
-from engine.navas.data import in_muslim_area
+from engine.navas.data import card_text, in_muslim_area
 
 TITLE = "1212 Las Navas de Tolosa"
 PHASE_NAMES = {"initiative": "initiative", "action": "action", "maintenance": "maintenance"}
@@ -28,7 +28,9 @@ _STATIC: dict[str, Any] = {
         "kingdoms": {k: dict(v) for k, v in CATALOG.kingdoms.items()},
         "reconstructed": CATALOG.reconstructed,
     },
-    "cards": {c.id: {"muslim": c.muslim, "christian": c.christian, "arms": c.arms} for c in CATALOG.cards.values()},
+    # Each card with its name in the game's words (as log lines write it): a hand lists ids.
+    "cards": {c.id: {"muslim": c.muslim, "christian": c.christian, "arms": c.arms, "name": card_text(c.id)}
+              for c in CATALOG.cards.values()},
 }
 
 

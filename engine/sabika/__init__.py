@@ -37,13 +37,15 @@ from typing import Any
 from engine.api import State
 from engine.sabika.player import choose
 from engine.sabika.redeal import redeal
-from engine.sabika.rules import COLOURS, actions, active, apply, new_state
+from engine.sabika.rules import COLOURS, YUSUF, actions, active, apply, new_state
 from engine.sabika.view import TITLE, view
 
 id = "sabika"
 RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
 CHANGELOG: dict[int, str] = {1: "The rules as first released."}
 title = TITLE
+YUSUF_NAME = "Yusuf"
+"""How a result names the solo opponent when he wins (he holds no seat: never a role)."""
 
 OPTIONS: dict[str, dict[str, Any]] = {
     "players": {
@@ -93,8 +95,19 @@ def setup(seed: int, options: dict[str, Any]) -> State:
 
 
 def result(state: State) -> dict[str, Any] | None:
+    """The final scoring's result; when no seat won alone (Yusuf won the solo game, or a
+    victory is shared) its ``winners`` name everyone who won: the seats by colour, Yusuf by
+    name. Derived here from the stored scores rather than stored in the state, so that the
+    states (and move hashes) of games already played stay as they were."""
     outcome = state.get("result")
-    return dict(outcome) if outcome is not None else None
+    if outcome is None:
+        return None
+    out = dict(outcome)
+    score = out.get("score")
+    if "winners" not in out and out.get("winner") is None and isinstance(score, dict) and score:
+        best = max(score.values())
+        out["winners"] = [YUSUF_NAME if r == YUSUF else str(r) for r, v in score.items() if v == best]
+    return out
 
 
 __all__ = ["OPTIONS", "actions", "active", "apply", "choose", "id", "redeal", "result", "roles", "setup", "title",

@@ -200,6 +200,22 @@ class Fault:
     contains: str | None = None
 
 
+@dataclass
+class Stall:
+    """A request held without an answer (a Discord that hangs) until :meth:`release`, then
+    failed without effect: the client keeps waiting, and whatever it holds meanwhile stays
+    held. ``caught`` is set when the request arrives."""
+
+    method: str
+    pattern: re.Pattern[str]
+    contains: str | None = None
+    caught: asyncio.Event = field(default_factory=asyncio.Event)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def release(self) -> None:
+        self.released.set()
+
+
 def snowflake_factory() -> Callable[[], int]:
     counter = itertools.count()
 
@@ -244,6 +260,7 @@ class StandIn:
         self.no_access: set[int] = set()
         self.allowed_intents = 0  # privileged intents the application may use: none
         self.faults: list[Fault] = []
+        self.stalls: list[Stall] = []
         self.identifies: list[dict[str, Any]] = []
         self.dispatched_interactions: list[tuple[int, int]] = []
         """(shard id, interaction id) of every INTERACTION_CREATE sent on the gateway."""
@@ -415,6 +432,8 @@ class StandIn:
         self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
 
     async def stop(self) -> None:
+        for stall in self.stalls:
+            stall.release()
         for conn in list(self._connections):
             await conn.ws.close()
         if self._runner is not None:
@@ -465,6 +484,13 @@ class StandIn:
         ``contains`` limits it to requests whose JSON body holds that text.
         """
         self.faults.append(Fault(method, re.compile(pattern), mode, times, status, contains))
+
+    def stall(self, method: str, pattern: str, *, contains: str | None = None) -> Stall:
+        """Hold the next request matching (``contains``: whose JSON body holds that text)
+        without an answer until the returned stall is released; then it fails without effect."""
+        stall = Stall(method, re.compile(pattern), contains)
+        self.stalls.append(stall)
+        return stall
 
     # ---------------------------------------------------------------- gateway
 
@@ -803,7 +829,14 @@ class StandIn:
         route = rec.route
         fault = next((f for f in self.faults if f.method == request.method and f.pattern.search(route)
                       and f.times > 0 and (f.contains is None or f.contains in json.dumps(body_json))), None)
+        stall = next((s for s in self.stalls if not s.caught.is_set() and s.method == request.method
+                      and s.pattern.search(route) and (s.contains is None or s.contains in json.dumps(body_json))),
+                     None)
         try:
+            if stall is not None:
+                stall.caught.set()
+                await stall.released.wait()
+                raise ApiError(500, 0, "a stalled request, released without effect")
             if fault is not None and fault.mode == "before":
                 fault.times -= 1
                 raise ApiError(fault.status, 0, "injected failure")

@@ -124,12 +124,25 @@ class Delivery(Worker):
     def __init__(self, bot: AlcazabaBot) -> None:
         super().__init__(bot)
         self.held: dict[int, OutboxItem] = {}
+        self.swept = False
+        """Whether the prompts left live before this start were looked over (first pass)."""
         bot.delivery = self
 
     # ------------------------------------------------------------------ the loop
 
     async def cycle(self) -> float:
         await self.once()
+        if not self.swept:
+            # After the first pass of a start (what waits goes out first): the prompts a
+            # crash left live lose their buttons.
+            self.swept = True
+            try:
+                closed = await self.table.retire_stale_prompts()
+            except Exception:  # noqa: BLE001 - the outbox must flow whatever happens here
+                log.exception("could not close the prompts left live before this start")
+            else:
+                if closed:
+                    log.info("closed %d prompts left live before this start", closed)
         return self.next_wait()
 
     def idle(self) -> float:
@@ -399,8 +412,10 @@ class Delivery(Worker):
             lobby = lobby or kind in ("seated", "started", "finished", "aborted", "handed_over")
             ended = ended or kind in ("finished", "aborted")
             lines.extend(str(t) for t in p.get("lines") or [])
-            if kind == "undo":
-                lines.append(f"↩️ {p.get('role')} took back a step.")
+            if kind == "undo" and not p.get("lines"):
+                # The service words the undo in its notice (one line per undo); only a row
+                # written before it did gets the line here.
+                lines.append(f"{p.get('role')} takes back a step.")
             elif kind == "aborted":
                 lines.append(f"⛔ The game was stopped ({p.get('reason') or 'no reason given'}).")
             elif kind == "finished":

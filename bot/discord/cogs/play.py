@@ -159,7 +159,7 @@ class Play(Cog):
                 if data is not None:
                     files.append(("hand.png", data))
             text = f"🂠 Your hand in {present.game_name(info.title, info.id)} ({role}): " \
-                   f"{present.clip(present.hand_text(hand), 1700)}"
+                   f"{present.clip(present.hand_text(hand, gv.view.get('cards')), 1700)}"
             await inter.followup.send(ephemeral=True, **Outgoing(text, files).kwargs())
 
     @app_commands.command(name="log", description="The latest lines of a game's log, as you may read them")
