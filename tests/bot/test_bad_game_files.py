@@ -480,3 +480,20 @@ def test_the_script_still_imports_the_valid_file(exported: Exported, tmp_path: P
     checked = script(tmp_path, "replay-check", str(file))
     assert checked.status == 0 and checked.out.startswith("ok: "), checked
     assert os.path.getsize(file) < 16 * 1024 * 1024
+
+
+def test_a_result_from_an_older_release_with_fewer_keys_still_replays(exported: Exported, table: Table) -> None:
+    """A result exported before a key was derived from the final state (Sabika's ``winners``
+    came later) still matches where the keys it has agree; a key that disagrees does not."""
+    result = exported.data["result"]
+    assert isinstance(result, dict) and len(result) >= 2, result
+    dropped = sorted(result)[-1]
+    older = clone(exported.data)
+    older["result"].pop(dropped)
+    table.file.write_text(json.dumps(older), encoding="utf-8")
+    assert table.run("replay-check", str(table.file)).status == 0
+    wrong = clone(exported.data)
+    wrong["result"][dropped] = "somebody else"
+    table.file.write_text(json.dumps(wrong), encoding="utf-8")
+    checked = table.run("replay-check", str(table.file))
+    assert checked.status == 1 and "different result" in checked.err, checked
