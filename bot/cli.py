@@ -177,8 +177,7 @@ def _seat_problem(answer: str, roles: list[str]) -> str | None:
 def _default_options(game_id: str) -> dict[str, Any]:
     import engine
 
-    spec = getattr(engine.get(game_id), "OPTIONS", {}) or {}
-    return {k: v["default"] for k, v in spec.items() if isinstance(v, dict) and "default" in v}
+    return engine.get(game_id).defaults()
 
 
 def _local(settings: Settings, url: str, game_id: str, seats: list[str], autoplay: bool, seed: int | None,

@@ -104,7 +104,7 @@ class UpgradeReport:
 
 def changes(module: GameModule, since: int, to: int) -> list[str]:
     """What the module's ``CHANGELOG`` says changed after version ``since`` up to ``to``."""
-    log: dict[int, str] = dict(getattr(module, "CHANGELOG", {}) or {})
+    log = module.CHANGELOG
     return [f"version {v}: {log[v]}" for v in range(since + 1, to + 1) if v in log]
 
 
@@ -255,10 +255,9 @@ def _rules_files(module: GameModule) -> list[Path] | None:
     (``engine/*.py``; not the search player, ``engine/ai``, which replays never run). None for
     a module with no file of its own (a test double made at run time): such a game is always
     checked."""
-    source = getattr(module, "__file__", None)
-    if not source:
+    if module.source is None:
         return None
-    path = Path(source).resolve()
+    path = module.source.resolve()
     own: Iterable[Path] = path.parent.rglob("*") if path.name == "__init__.py" else [path]
     files = {p for p in own if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".md")}
     files.update(p for p in _ENGINE.glob("*.py") if p.is_file())
@@ -286,7 +285,7 @@ def code_fingerprint(module: GameModule) -> str | None:
 
 
 def _installed() -> dict[str, tuple[int, str | None]]:
-    return {gid: (rules_version(module), code_fingerprint(module)) for gid, module in engine.GAMES.items()}
+    return {gid: (rules_version(module), code_fingerprint(module)) for gid, module in ((g, engine.get(g)) for g in engine.GAMES)}
 
 
 async def _games_to_check(service: GameService, stale: set[str],

@@ -41,9 +41,7 @@ def fold(text: str) -> str:
 def legal_actions(game_id: str, state: State, role: str) -> list[dict[str, Any]]:
     """Every legal action of ``role``, unpaged (the game's ``legal_actions`` where it pages its
     lists, else its ``actions``)."""
-    module = engine.get(game_id)
-    full: Callable[[State, str], list[dict[str, Any]]] = getattr(module, "legal_actions", module.actions)
-    return list(full(state, role))
+    return list(engine.get(game_id).legal_actions(state, role))
 
 
 def choice_value(version: int, index: int) -> str:

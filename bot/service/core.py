@@ -243,7 +243,7 @@ def _new_lines(before: State, after: State) -> list[dict[str, Any]]:
 def rules_version(module: GameModule) -> int:
     """The module's ``RULES_VERSION``: bumped whenever a change alters what a log replays to
     (a game module without one, a test double, is at version 1)."""
-    return int(getattr(module, "RULES_VERSION", 1))
+    return module.RULES_VERSION
 
 
 class _Upgraded(Protocol):
@@ -1225,7 +1225,7 @@ class ServiceCore:
 
     @staticmethod
     def _options(module: GameModule, given: dict[str, Any]) -> dict[str, Any]:
-        spec: dict[str, dict[str, Any]] = dict(getattr(module, "OPTIONS", {}) or {})
+        spec: dict[str, Any] = dict(module.OPTIONS)
         unknown = sorted(set(given) - set(spec))
         if unknown:
             known = ", ".join(sorted(spec)) or "none"
