@@ -132,7 +132,7 @@ def test_the_adapter_fills_every_optional_capability_with_its_default() -> None:
     game: GameModule = adapt(bare)
     assert adapt(bare) is game and adapt(game) is game
     state = game.setup(1, {})
-    assert game.OPTIONS == {} and game.RULES_VERSION == 1 and game.CHANGELOG == {} and game.NAV_TYPES == frozenset()
+    assert game.OPTIONS == {} and game.RULES_VERSION == 1 and game.CHANGELOG == {} and frozenset() == game.NAV_TYPES
     assert game.legal_actions(state, "red") == game.actions(state, "red")
     assert game.redeal(state, "red", 3) == state and game.redeal(state, "red", 3) is not state
     assert game.canonical(state, "red") == state and game.concealed_ids(state, "red") is None
