@@ -26,17 +26,12 @@ from tests.standin.server import DEFERRED_UPDATE, MESSAGE_COMPONENT
 
 CLICKS_SEED = 1212
 """The seed of the players' generator."""
-NOT_MOVES = frozenset({"menu"})
-
 Move = tuple[str, dict[str, Any]]
 
 
 def moves_first(actions: list[dict[str, Any]], rng: random.Random) -> int:
-    """A random move among those offered, a page of a long list only when nothing else is
-    offered, never the auto-pass switch (a preference, not a move)."""
-    moves = [i for i, a in enumerate(actions) if a["type"] not in NOT_MOVES]
-    pages = [i for i, a in enumerate(actions) if a["type"] == "menu"]
-    return rng.choice(moves or pages)
+    """A random move among those offered (every one is a move: a game offers no page turn)."""
+    return rng.randrange(len(actions))
 
 
 @dataclass
