@@ -707,7 +707,8 @@ class Table:
             return
         # what the whole chain wrote for this seat, answered as one step
         whole = replace(steps[-1], log=[line for s in steps for line in s.log])
-        await self.after_step(inter, gv.game, role, whole, f"✅ {present.clip(text, 300)}", clicked=False)
+        done = " > ".join(present.label(s.action, 120) for s in steps if s.action is not None) or text
+        await self.after_step(inter, gv.game, role, whole, f"✅ {present.clip(done, 300)}", clicked=False)
 
     async def autocomplete_actions(self, info: GameInfo, role: str, typed: str) -> list[app_commands.Choice[str]]:
         """``/play`` suggestions: the choices the seat's own view shows it (every one: a game

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -169,7 +170,8 @@ class PlayCommands(ServiceCore):
             if expected_version is not None:
                 self._require_version(loaded, expected_version, role)
             steps = orders.plan(loaded.module, loaded.state, role, text)
-            done = [await self._step(session, loaded, role, action, user_id) for action in steps]
+            done = [replace(await self._step(session, loaded, role, action, user_id), action=action)
+                    for action in steps]
         self._keep(loaded)
         return done
 

@@ -34,6 +34,7 @@ async def test_a_chain_is_applied_step_by_step_in_one_command(service: GameServi
     pk = await toy_game(service)
     steps = await service.apply_order(pk, "red", "add 1 > add 2 > bank", 0, ANN)
     assert [s.version for s in steps] == [1, 2, 3] and steps[-1].active == ["blue"]
+    assert [s.action["label"] for s in steps if s.action] == ["add 1", "add 2", "bank 3 points"]
     moves = rows(db_path, "SELECT seq, action FROM move WHERE game_pk=? ORDER BY seq", pk)
     assert moves == [(1, '{"n":1,"type":"add"}'), (2, '{"n":2,"type":"add"}'), (3, '{"type":"bank"}')]
     _, state = await service.state(pk)
