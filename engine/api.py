@@ -144,21 +144,40 @@ class RulesModule(Protocol):
     :class:`GameModule` names is optional and read by :class:`Game` alone."""
 
     id: str
+    """The game's id in the registry and in stored games (never changes)."""
     title: str
+    """The game's name for players."""
 
-    def roles(self, options: Options) -> list[str]: ...
+    def roles(self, options: Options) -> list[str]:
+        """The seats of a game with these options, in turn order."""
+        ...
 
-    def setup(self, seed: int, options: Options) -> State: ...
+    def setup(self, seed: int, options: Options) -> State:
+        """The first state: the same seed and options always give the same state."""
+        ...
 
-    def active(self, state: State) -> list[str]: ...
+    def active(self, state: State) -> list[str]:
+        """The roles that must decide now ([] once the game is over)."""
+        ...
 
-    def actions(self, state: State, role: str) -> list[Action]: ...
+    def actions(self, state: State, role: str) -> list[Action]:
+        """Every legal action of ``role`` now, at once ([] for a role not asked): paging a
+        long list is the front end's, so none of them is a page turn (:func:`is_nav`)."""
+        ...
 
-    def apply(self, state: State, role: str, action: Action) -> State: ...
+    def apply(self, state: State, role: str, action: Action) -> State:
+        """A new state after ``role``'s ``action`` (``state`` unchanged); RuleError when the
+        action is not legal (its markers, :data:`MARKERS`, ignored)."""
+        ...
 
-    def view(self, state: State, role: str | None) -> View: ...
+    def view(self, state: State, role: str | None) -> View:
+        """What ``role`` may see (None: a spectator): the keys of :class:`ViewFields` and the
+        game's own, a new value sharing nothing with the state or another view."""
+        ...
 
-    def result(self, state: State) -> dict[str, Any] | None: ...
+    def result(self, state: State) -> dict[str, Any] | None:
+        """None while the game goes on, else its result (``winner``, ``reason``...)."""
+        ...
 
 
 class GameModule(Protocol):
