@@ -140,3 +140,23 @@ def test_the_adapter_fills_every_optional_capability_with_its_default() -> None:
     assert game.choose(state, "red", 5) in game.actions(state, "red")
     with pytest.raises(TypeError, match="must define roles, .*apply"):
         adapt(types.SimpleNamespace(id="x", title="X"))
+
+
+def test_the_contract_check_refuses_a_game_that_offers_a_page_turn() -> None:
+    """Navigation is the front end's: the check fails a game whose actions turn a page."""
+    import types
+
+    from engine.check import check_all
+    from tests.bot import toygame
+
+    def actions(state: dict[str, object], role: str) -> list[dict[str, object]]:
+        offered = toygame.actions(state, role)
+        return [*offered, {"type": "more", "nav": True, "label": "More choices"}] if offered else offered
+
+    def view(state: dict[str, object], role: str | None) -> dict[str, object]:
+        return {**toygame.view(state, role), "actions": actions(state, role) if role else []}
+
+    paging = types.SimpleNamespace(**{n: getattr(toygame, n) for n in (
+        "id", "title", "OPTIONS", "roles", "setup", "active", "apply", "result", "redeal")}, actions=actions, view=view)
+    report = check_all(paging, games=1, seed=1, deep_every=1)
+    assert not report.ok and "turn a page" in str(report.failures[0].problem)
