@@ -165,8 +165,7 @@ def skipped(name: str, reason: str) -> dict[str, Any]:
 
 
 def default_options(module: GameModule) -> dict[str, Any]:
-    spec = getattr(module, "OPTIONS", {}) or {}
-    return {k: v["default"] for k, v in spec.items() if isinstance(v, dict) and "default" in v}
+    return module.defaults()
 
 
 def pick_move(module: GameModule, state: State, pick: Generator) -> tuple[str, dict[str, Any]] | None:
@@ -244,7 +243,7 @@ def engine_speed_figures(bench: Bench, game_id: str = "granada") -> None:
     if game_id not in engine.GAMES:
         bench.emit(skipped(f"engine.step.{game_id}.late", f"{game_id} is not registered"))
         return
-    module = engine.GAMES[game_id]
+    module = engine.get(game_id)
     games = bench.played.get(game_id) or [play_random(module, seed, time_steps=True) for seed in range(1, 11)]
     early = [ms for g in games for ms in g.step_ms[:LATE_STEP]]
     late = [ms for g in games for ms in g.step_ms[LATE_STEP:]]
@@ -333,7 +332,7 @@ class Bench:
 
     def engine_figures(self) -> None:
         for game_id in sorted(engine.GAMES):
-            module = engine.GAMES[game_id]
+            module = engine.get(game_id)
             games: list[PlayedGame] = []
             start = time.perf_counter()
             seed = 1
@@ -358,7 +357,7 @@ class Bench:
         """Finished random games of ``game_id`` (from the engine figures when possible)."""
         have = [g for g in self.played.get(game_id, []) if g.finished]
         seed = 1000
-        module = engine.GAMES[game_id]
+        module = engine.get(game_id)
         while len(have) < count:
             game = play_random(module, seed)
             seed += 1
@@ -405,7 +404,7 @@ class Bench:
         templates: dict[str, dict[int, State]] = {}
         try:
             for game_id in sorted(engine.GAMES):
-                module = engine.GAMES[game_id]
+                module = engine.get(game_id)
                 pick = Generator(4242)
                 # Templates stop before most random games would end, so that most stored games
                 # are running, as on a real server.
@@ -440,7 +439,7 @@ class Bench:
             for name in ("service.step", "throughput.steps_per_s", "storage.bytes_per_move"):
                 self.emit(skipped(name, "no game is registered"))
             return
-        module = engine.GAMES[game_id]
+        module = engine.get(game_id)
         t0 = time.perf_counter()
         path, templates = await self.build_store()
         build_s = time.perf_counter() - t0
@@ -728,7 +727,7 @@ class Bench:
         from bot.service import GameService
         from bot.settings import sqlite_url
 
-        module = engine.GAMES["granada"]
+        module = engine.get("granada")
         sizes: list[float] = []
         details: list[dict[str, Any]] = []
         empty = vacuumed_size(self.migrated_copy("granada-empty.db"))
@@ -789,7 +788,7 @@ class Bench:
                 if kind in kinds:
                     cases[kind] = (kinds[kind], tuple(args))
         game = self.played_games(game_id, 1)[0]
-        moments = sample_moments(engine.GAMES[game_id], game)
+        moments = sample_moments(engine.get(game_id), game)
         for kind, fn in kinds.items():
             if kind in cases:
                 continue
@@ -1209,7 +1208,7 @@ async def _pg_games(url: str, game_id: str, count: int) -> dict[tuple[int, str],
     from bot.service import GameService
 
     service = GameService.open(url)
-    module = engine.GAMES[game_id]
+    module = engine.get(game_id)
     seats: dict[tuple[int, str], int] = {}
     try:
         for n in range(count):

@@ -22,11 +22,14 @@ import traceback
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from bot.settings import Settings, url_for_db_option
+
+if TYPE_CHECKING:
+    from engine.api import GameModule
 
 log = logging.getLogger("alcazaba")
 
@@ -127,11 +130,12 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
     games = sorted(engine.GAMES)
     print("DISCORD_TOKEN is not set: opening the terminal table instead of the Discord bot.")
-    default = settings.default_game if settings.default_game in engine.GAMES else games[0]
+    default = settings.default_game if settings.default_game in engine.GAMES else next(iter(engine.GAMES))
     try:
         game_id = _ask(f"Game to play ({', '.join(games)}) [{default}]: ", default,
                        lambda g: None if g in engine.GAMES else f"There is no game {g!r}: choose one of {', '.join(games)}.")
-        roles = engine.get(game_id).roles(_default_options(game_id))
+        options = _ask_options(engine.get(game_id))
+        roles = engine.get(game_id).roles({**_default_options(game_id), **options})
         answer = _ask(f"Seats you play ({', '.join(roles)}, comma-separated; 'all' = hot-seat, 'none' = watch)"
                       f" [{roles[0]}]: ", roles[0], lambda a: _seat_problem(a, roles)).lower()
     except EOFError:
@@ -142,7 +146,72 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         seats, autoplay = [], True
     else:
         seats, autoplay = [s.strip() for s in answer.split(",") if s.strip()], False
-    return _local(settings, url, game_id, seats, autoplay, None, None, {}, {})
+    return _local(settings, url, game_id, seats, autoplay, None, None, options, {})
+
+
+_TRUE, _FALSE = ("true", "yes", "on", "y", "1"), ("false", "no", "off", "n", "0")
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _ask_options(game: GameModule) -> dict[str, Any]:
+    """The options of a new game, asked from what the game declares it lets vary (its
+    ``OPTIONS``: the number of players, variants): each shown with its choices and default,
+    then one answer, ``name=value`` pairs, Enter for the defaults. {} for a game with none."""
+    if not game.OPTIONS:
+        return {}
+    print(f"{game.title} lets these vary:")
+    for name, spec in game.OPTIONS.items():
+        kind = spec.get("type") or type(spec["default"]).__name__
+        choices = spec.get("choices")
+        allowed = "/".join(_option_text(c) for c in choices) if choices else ("yes/no" if kind == "bool" else kind)
+        help_text = " ".join(str(spec.get("help") or "").split())
+        line = f"  {name} ({allowed}, default {_option_text(spec['default'])})" + (f": {help_text}" if help_text else "")
+        print(line if len(line) <= 160 else line[:159] + "…")
+    example = next(iter(game.OPTIONS))
+    chosen: dict[str, Any] = {}
+
+    def problem(answer: str) -> str | None:
+        chosen.clear()
+        try:
+            chosen.update(_option_values(game, answer))
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    _ask(f"Options to change (e.g. {example}=..., several separated by spaces) [none]: ", "", problem)
+    return dict(chosen)
+
+
+def _option_values(game: GameModule, answer: str) -> dict[str, Any]:
+    """``name=value`` pairs typed at the terminal, each checked against the game's ``OPTIONS``
+    (ValueError: a sentence saying what is wrong)."""
+    values: dict[str, Any] = {}
+    for pair in answer.replace(",", " ").split():
+        name, sep, raw = pair.partition("=")
+        spec = game.OPTIONS.get(name)
+        if spec is None or not sep:
+            raise ValueError(f"Write name=value with one of: {', '.join(game.OPTIONS)}.")
+        kind = spec.get("type") or type(spec["default"]).__name__
+        value: Any = raw
+        if kind == "bool":
+            if raw.lower() not in _TRUE + _FALSE:
+                raise ValueError(f"{name} is yes or no.")
+            value = raw.lower() in _TRUE
+        elif kind in ("int", "float"):
+            try:
+                value = int(raw) if kind == "int" else float(raw)
+            except ValueError:
+                raise ValueError(f"{name} is a number.") from None
+        choices = spec.get("choices")
+        if choices is not None and value not in choices:
+            raise ValueError(f"{name} is one of {', '.join(_option_text(c) for c in choices)}.")
+        values[name] = value
+    return values
 
 
 def _interactive() -> bool:
@@ -178,8 +247,7 @@ def _seat_problem(answer: str, roles: list[str]) -> str | None:
 def _default_options(game_id: str) -> dict[str, Any]:
     import engine
 
-    spec = getattr(engine.get(game_id), "OPTIONS", {}) or {}
-    return {k: v["default"] for k, v in spec.items() if isinstance(v, dict) and "default" in v}
+    return engine.get(game_id).defaults()
 
 
 def _local(settings: Settings, url: str, game_id: str, seats: list[str], autoplay: bool, seed: int | None,

@@ -33,7 +33,7 @@ from bot.service.levels import level_of
 from bot.service.outcome import result_sentence
 from bot.thinking import Decision, InlineThinker, Thinking
 from bot.viewkeys import autopass_hint, pass_action
-from engine.api import RuleError, View, describe
+from engine.api import RuleError, View, describe, view_held
 
 Output = Callable[[str], None]
 Input = Callable[[str], str]
@@ -530,21 +530,18 @@ async def steps_standing(service: GameService, game_pk: int) -> int:
 
 
 def _held(view: View) -> str | None:
-    """What a side's own view says it holds: its ``hand`` (cards described from the view's
-    ``cards`` table where there is one) and the special cards of ``specials.hand``."""
-    parts: list[str] = []
+    """What a side's own view says it holds: the game's own words for it (the view's
+    ``held``, engine/api.py: cards named, special cards with their names), else its ``hand``
+    as it is. The table knows no game's cards."""
+    said = view_held(view)
+    if said is not None:
+        return "; ".join(said) or None
     hand = view.get("hand")
     if isinstance(hand, list):
         cards = view.get("cards")
         table: dict[str, Any] = cards if isinstance(cards, dict) else {}
-        parts.append("hand: " + (", ".join(_card(c, table) for c in hand) or "empty"))
-    specials = view.get("specials")
-    if isinstance(specials, dict) and isinstance(specials.get("hand"), list):
-        found = specials.get("catalog")
-        catalog: dict[str, Any] = found if isinstance(found, dict) else {}
-        names = [str((catalog.get(c) or {}).get("name", c)) if isinstance(c, str) else str(c) for c in specials["hand"]]
-        parts.append("special cards: " + (", ".join(names) or "none"))
-    return "; ".join(parts) if parts else None
+        return "hand: " + (", ".join(_card(c, table) for c in hand) or "empty")
+    return None
 
 
 def _card(card: Any, table: dict[str, Any]) -> str:

@@ -46,7 +46,8 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_ms: int = Field(
         default=5000, ge=0, description="How long a SQLite writer waits for another one before failing."
     )
-    default_game: str = Field(default="navas", description="Game the terminal table offers first.")
+    default_game: str = Field(default="", description="Game the terminal table offers first (empty: the first "
+                                                          "registered game, engine.GAMES).")
     shard_count: int | None = Field(
         default=None, ge=1,
         description="Gateway shards of the whole bot (all processes); unset = Discord's recommendation.",

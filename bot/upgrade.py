@@ -40,7 +40,7 @@ from bot.models import Game, Move, Outbox, RulesCheck, RulesUpgrade, dumps, load
 from bot.service import GameService, ReplayReport, rules_version, state_hash
 from bot.service.archive import _replay_rows
 from bot.service.core import _module, _upgrade_base
-from engine.api import GameModule, RuleError, State, clone
+from engine.api import GameModule, RuleError, RulesModule, State, adapt, clone
 
 __all__ = ["GameCheck", "UpgradeReport", "changes", "check_at_start", "check_games", "code_fingerprint",
            "files_digest", "record_checked"]
@@ -102,9 +102,9 @@ class UpgradeReport:
         return line
 
 
-def changes(module: GameModule, since: int, to: int) -> list[str]:
+def changes(module: GameModule | RulesModule, since: int, to: int) -> list[str]:
     """What the module's ``CHANGELOG`` says changed after version ``since`` up to ``to``."""
-    log: dict[int, str] = dict(getattr(module, "CHANGELOG", {}) or {})
+    log = adapt(module).CHANGELOG
     return [f"version {v}: {log[v]}" for v in range(since + 1, to + 1) if v in log]
 
 
@@ -249,16 +249,16 @@ async def check_games(service: GameService, *, record: bool = True) -> UpgradeRe
 _ENGINE = Path(engine.__file__).resolve().parent
 
 
-def _rules_files(module: GameModule) -> list[Path] | None:
+def _rules_files(module: GameModule | RulesModule) -> list[Path] | None:
     """The files that decide what a game's log replays to: its own package (code and data
     files; not its notes, ``*.md``) and the engine's shared modules beside it
     (``engine/*.py``; not the search player, ``engine/ai``, which replays never run). None for
     a module with no file of its own (a test double made at run time): such a game is always
     checked."""
-    source = getattr(module, "__file__", None)
-    if not source:
+    source = adapt(module).source
+    if source is None:
         return None
-    path = Path(source).resolve()
+    path = source.resolve()
     own: Iterable[Path] = path.parent.rglob("*") if path.name == "__init__.py" else [path]
     files = {p for p in own if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".md")}
     files.update(p for p in _ENGINE.glob("*.py") if p.is_file())
@@ -276,7 +276,7 @@ def files_digest(files: Iterable[Path], root: Path) -> str:
     return digest.hexdigest()
 
 
-def code_fingerprint(module: GameModule) -> str | None:
+def code_fingerprint(module: GameModule | RulesModule) -> str | None:
     """SHA-256 of the game's rules code and data (see ``_rules_files``), or None when the
     game has no files of its own. A release that touches them makes the next start replay
     that game's logs, so a rules change made without a ``RULES_VERSION`` bump is still
@@ -286,7 +286,7 @@ def code_fingerprint(module: GameModule) -> str | None:
 
 
 def _installed() -> dict[str, tuple[int, str | None]]:
-    return {gid: (rules_version(module), code_fingerprint(module)) for gid, module in engine.GAMES.items()}
+    return {gid: (rules_version(module), code_fingerprint(module)) for gid, module in ((g, engine.get(g)) for g in engine.GAMES)}
 
 
 async def _games_to_check(service: GameService, stale: set[str],

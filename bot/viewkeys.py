@@ -1,5 +1,6 @@
 """What a front end reads from a view without knowing the game (DESIGN.md, "What a view
-carries"): ``phase``, ``reaction`` and the pass marked ``"pass": true``. The Discord front end
+carries"): ``phase``, ``reaction`` and the pass marked ``"pass": true`` (``engine.api.is_pass``,
+the one definition a deadline's auto-pass uses too). The Discord front end
 and the terminal table both ask these questions here, so that neither guesses at a game's
 own keys and both answer a reaction prompt the same way.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import View
+from engine.api import View, pass_of, view_actions
 
 
 def phase_key(view: View) -> str | None:
@@ -31,7 +32,7 @@ def pass_action(view: View) -> dict[str, Any] | None:
     no rule)."""
     if not is_reaction(view):
         return None
-    return next((a for a in view.get("actions") or [] if a.get("pass") is True), None)
+    return pass_of(view_actions(view))
 
 
 def autopass_hint(view: View, how: str) -> str | None:

@@ -1,8 +1,13 @@
-"""The engine contract every game implements (see ``../shared/DESIGN.md``).
+"""The engine contract every game implements (``docs/architecture.md``, "The contract").
 
-A game is a module (or any object) with the attributes of :class:`GameModule`. States,
-views and actions are plain JSON-compatible values so that the server can store, replay,
-diff and test any game without knowing its rules.
+A game is a module (or any object) with the attributes of :class:`RulesModule`: the required
+part. The contract also names optional capabilities (:class:`GameModule` lists them all, each
+with its documented default). Callers never probe a game module for them: ``engine.get``
+hands out a :class:`Game`, the one adapter that reads a module once and fills in every
+default, so front ends, the service and the tools call every capability directly.
+
+States, views and actions are plain JSON-compatible values so that the server can store,
+replay, diff and test any game without knowing its rules.
 
 Conventions shared by every game, so that the server and the tools need no game-specific
 code:
@@ -12,21 +17,101 @@ code:
   may read carries ``"to": [role, ...]``. Views filter the log with :func:`visible_log`.
 * ``state["reveals"]`` counts the moments hidden information was shown to anyone; together
   with ``rng`` it tells the service where undo must stop (:func:`undo_barrier`).
-* An action is a small dict with a ``"type"`` key and may carry a human ``"label"``; the
-  label is for menus and is ignored when an action is matched (:func:`find_action`).
-* ``view(state, role)`` returns at least ``prompt`` (a sentence), ``actions`` (the role's
-  legal actions, [] for spectators) and ``log`` (the entries that role may read).
+* An action is a small dict with a ``"type"`` key; the keys every game shares are
+  :class:`ActionFields`. Its markers (``label``, ``nav``, ``pass``) are for front ends and
+  are ignored when an action is matched (:func:`find_action`).
+* ``view(state, role)`` returns the keys of :class:`ViewFields` (``prompt``, ``actions``,
+  ``log`` always; the others when the game has them) beside its own.
+* Navigation is not a move: a game offers every choice at once (``actions``), and paging a
+  long list is the front end's. An action marked ``"nav": true`` (:func:`is_nav`) is never
+  recorded, undone, timed or counted.
+* A pass is the action marked ``"pass": true`` (:func:`is_pass`): what a deadline's auto-pass
+  and a player's auto-pass preference both give.
 """
 
 from __future__ import annotations
 
 import marshal
-from collections.abc import Iterable
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NotRequired, Protocol, Required, TypedDict, runtime_checkable
+
+from engine.rng import Generator
 
 State = dict[str, Any]
 Action = dict[str, Any]
 View = dict[str, Any]
+Options = dict[str, Any]
+
+
+class OptionSpec(TypedDict, total=False):
+    """One entry of a game's ``OPTIONS``: what a table may vary when a game is created."""
+
+    type: str
+    """``"bool"``, ``"int"``, ``"str"`` or ``"float"`` (checked by the service)."""
+    default: Required[Any]
+    choices: list[Any]
+    """The values allowed (the lobby and the terminal table offer them)."""
+    help: str
+
+
+class LogEntry(TypedDict):
+    """One line of ``state["log"]`` and of a view's ``log``."""
+
+    text: str
+    to: NotRequired[list[str]]
+    """The roles that may read it (absent: everyone)."""
+
+
+ActionFields = TypedDict("ActionFields", {
+    "type": Required[str],
+    "label": str,
+    "nav": bool,
+    "pass": bool,
+    "group": str | None,
+}, total=False)
+"""The keys of an action every game shares, beside its own (``card``, ``zone``...):
+
+* ``type`` the kind of decision; ``label`` the human text of a menu entry;
+* ``nav`` true on an entry that only turns the page of a list (:func:`is_nav`): no move;
+* ``pass`` true on the answer that lets the moment go (:func:`is_pass`);
+* ``group`` the kind of choice a front end may gather it under (default: its ``type``).
+"""
+
+
+class ViewFields(TypedDict, total=False):
+    """The keys of a view every game shares, beside its own. ``prompt``, ``actions`` and
+    ``log`` are always there; the rest have the documented default when absent."""
+
+    prompt: Required[str]
+    """A sentence for that role: what to do now, or whom the game waits for."""
+    actions: Required[list[Action]]
+    """The role's legal actions, every one ([] for a spectator or a role not asked)."""
+    log: Required[list[LogEntry]]
+    """The log entries that role may read."""
+    phase: str | None
+    """A short public string that changes exactly when a new public picture is worth
+    posting (a new turn, phase or battle). Default None: no picture is forced."""
+    reaction: bool
+    """True when the prompt only asks whether to react; its pass is marked ``pass``
+    (:func:`is_pass`). Default False."""
+    focus: str | None
+    """The place the game's attention is on (a battle's), one of ``places``. Default None."""
+    places: list[str]
+    """The names of the places a close-up picture can show. Default [] (none)."""
+    result: dict[str, Any] | None
+    """As :meth:`GameModule.result`. Default None: the game goes on."""
+    hand: list[Any]
+    """What the role holds hidden from the others (cards, tiles), when the game has a hand.
+    Default: absent (the game has no hand)."""
+    held: list[str]
+    """What the role holds, in words a player reads (cards named, special cards with their
+    names): the game's own description, for a front end that shows text. Default: absent
+    (a front end shows ``hand`` as it is)."""
+
+
+VIEW_KEYS: frozenset[str] = ViewFields.__required_keys__ | ViewFields.__optional_keys__
+"""The view keys the contract declares: the only ones a front end may read."""
 
 
 class RuleError(Exception):
@@ -54,16 +139,89 @@ class RuleError(Exception):
 
 
 @runtime_checkable
+class RulesModule(Protocol):
+    """What a game module must define: the required part of the contract. Everything else
+    :class:`GameModule` names is optional and read by :class:`Game` alone."""
+
+    id: str
+    """The game's id in the registry and in stored games (never changes)."""
+    title: str
+    """The game's name for players."""
+
+    def roles(self, options: Options) -> list[str]:
+        """The seats of a game with these options, in turn order."""
+        ...
+
+    def setup(self, seed: int, options: Options) -> State:
+        """The first state: the same seed and options always give the same state."""
+        ...
+
+    def active(self, state: State) -> list[str]:
+        """The roles that must decide now ([] once the game is over)."""
+        ...
+
+    def actions(self, state: State, role: str) -> list[Action]:
+        """Every legal action of ``role`` now, at once ([] for a role not asked): paging a
+        long list is the front end's, so none of them is a page turn (:func:`is_nav`)."""
+        ...
+
+    def apply(self, state: State, role: str, action: Action) -> State:
+        """A new state after ``role``'s ``action`` (``state`` unchanged); RuleError when the
+        action is not legal (its markers, :data:`MARKERS`, ignored)."""
+        ...
+
+    def view(self, state: State, role: str | None) -> View:
+        """What ``role`` may see (None: a spectator): the keys of :class:`ViewFields` and the
+        game's own, a new value sharing nothing with the state or another view."""
+        ...
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        """None while the game goes on, else its result (``winner``, ``reason``...)."""
+        ...
+
+
 class GameModule(Protocol):
-    """What ``engine.GAMES[...]`` holds. Module-level functions satisfy it."""
+    """The whole contract as callers see it (what ``engine.get`` returns, a :class:`Game`):
+    the required functions of :class:`RulesModule`, and the optional capabilities below,
+    each filled in with its default when a game leaves it out.
+
+    Optional capabilities (the name a game module defines them under, and the default):
+
+    * ``OPTIONS`` (:class:`OptionSpec` per name): what a table may vary. Default {}.
+    * ``RULES_VERSION``: bumped whenever a change alters what a stored log replays to
+      (``bot.upgrade``). Default 1.
+    * ``CHANGELOG``: {version: what changed for players}. Default {}.
+    * ``legal_actions(state, role)``: every legal action, for typed orders and the search.
+      Default ``actions`` (a game that offers all its choices at once).
+    * ``redeal(state, role, seed)``: a state ``role`` cannot tell from ``state``, everything
+      hidden from it dealt afresh (the search samples worlds with it). Default: a copy of
+      ``state`` (right for a game that hides nothing).
+    * ``canonical(state, role)``: one representative of every state ``role`` cannot tell
+      apart (engine/ai/adapters.py). Default: a copy of ``state``.
+    * ``concealed_ids(state, role)``: the ids of pieces ``role`` may not identify now, for
+      the leak tests. Default None: the game does not say.
+    * ``choose(state, role, seed)``: the built-in player's move. Default: a legal action
+      drawn at random with ``seed``.
+    * ``NAV_TYPES``: the action types that only turned a page, in logs stored before
+      navigation left the games (Granada's ``menu``, Dirk Henn's Granada's ``page``). The
+      game still replays them (they change a page pointer only) but offers them no more;
+      they are never a move (:func:`is_nav`). Default: none.
+    * ``parse_order(text)``: the game's typed-order shorthand, expanded into the parts of a
+      chain (each a few words of one step's label; a part starting with
+      :data:`OPTIONAL_PART` is skipped when nothing fits it), or None when ``text`` is not
+      shorthand. Default: None for every text (orders are written ``a > b > c``).
+    """
 
     id: str
     title: str
-    OPTIONS: dict[str, dict[str, Any]]
+    OPTIONS: dict[str, OptionSpec]
+    RULES_VERSION: int
+    CHANGELOG: dict[int, str]
+    NAV_TYPES: frozenset[str]
 
-    def roles(self, options: dict[str, Any]) -> list[str]: ...
+    def roles(self, options: Options) -> list[str]: ...
 
-    def setup(self, seed: int, options: dict[str, Any]) -> State: ...
+    def setup(self, seed: int, options: Options) -> State: ...
 
     def active(self, state: State) -> list[str]: ...
 
@@ -75,7 +233,138 @@ class GameModule(Protocol):
 
     def result(self, state: State) -> dict[str, Any] | None: ...
 
+    def legal_actions(self, state: State, role: str) -> list[Action]: ...
+
     def redeal(self, state: State, role: str, seed: int) -> State: ...
+
+    def canonical(self, state: State, role: str) -> State: ...
+
+    def concealed_ids(self, state: State, role: str | None) -> set[str] | None: ...
+
+    def choose(self, state: State, role: str, seed: int) -> Action: ...
+
+    def parse_order(self, text: str) -> list[str] | None: ...
+
+    def is_nav(self, action: Mapping[str, Any]) -> bool:
+        """Whether ``action`` is a page turn of this game, never a move (:func:`is_nav`)."""
+        ...
+
+    def defaults(self) -> Options:
+        """Every option at its default value."""
+        ...
+
+    @property
+    def source(self) -> Path | None:
+        """The file the game's rules live in (its package's ``__init__.py``), None for a
+        game made at run time (a test double): what the upgrade check fingerprints."""
+        ...
+
+
+OPTIONAL_PART = "?"
+"""A part of an order chain starting with this is skipped when no legal action fits it (a
+step the engine only sometimes asks, such as taking the whole stack when there is a choice)."""
+
+
+def _copy_state(state: State, role: str) -> State:
+    copied: State = clone(state)
+    return copied
+
+
+def _copy_redeal(state: State, role: str, seed: int) -> State:
+    copied: State = clone(state)
+    return copied
+
+
+def _not_said(state: State, role: str | None) -> set[str] | None:
+    return None
+
+
+def _no_shorthand(text: str) -> list[str] | None:
+    return None
+
+
+class Game:
+    """The one adapter between a game module and its callers: every capability of
+    :class:`GameModule`, the module's own where it has one, else the documented default.
+
+    It reads the module once (the functions are bound as plain attributes, so a call costs
+    what a call to the module costs). ``engine.get`` makes one per registered module; build
+    one with :func:`adapt` for a module from elsewhere (a test double)."""
+
+    def __init__(self, module: Any) -> None:
+        missing = [name for name in _REQUIRED if not hasattr(module, name)]
+        if missing:
+            raise TypeError(f"a game module must define {', '.join(missing)} (engine/api.py RulesModule)")
+        self.module: Any = module
+        self.id: str = str(module.id)
+        self.title: str = str(module.title)
+        self.roles: Callable[[Options], list[str]] = module.roles
+        self.setup: Callable[[int, Options], State] = module.setup
+        self.active: Callable[[State], list[str]] = module.active
+        self.actions: Callable[[State, str], list[Action]] = module.actions
+        self.apply: Callable[[State, str, Action], State] = module.apply
+        self.view: Callable[[State, str | None], View] = module.view
+        self.result: Callable[[State], dict[str, Any] | None] = module.result
+        self.OPTIONS: dict[str, OptionSpec] = dict(_optional(module, "OPTIONS") or {})
+        self.RULES_VERSION: int = int(_optional(module, "RULES_VERSION") or 1)
+        self.CHANGELOG: dict[int, str] = dict(_optional(module, "CHANGELOG") or {})
+        self.NAV_TYPES: frozenset[str] = frozenset(_optional(module, "NAV_TYPES") or ())
+        self.legal_actions: Callable[[State, str], list[Action]] = _optional(module, "legal_actions") or module.actions
+        self.redeal: Callable[[State, str, int], State] = _optional(module, "redeal") or _copy_redeal
+        self.canonical: Callable[[State, str], State] = _optional(module, "canonical") or _copy_state
+        self.concealed_ids: Callable[[State, str | None], set[str] | None] = (
+            _optional(module, "concealed_ids") or _not_said)
+        self.own_choose: Callable[[State, str, int], Action] | None = _optional(module, "choose")
+        self.parse_order: Callable[[str], list[str] | None] = _optional(module, "parse_order") or _no_shorthand
+        found = _optional(module, "__file__")
+        self.source: Path | None = Path(found) if isinstance(found, str) and found else None
+
+    def choose(self, state: State, role: str, seed: int) -> Action:
+        """The built-in player's move: the game's own ``choose``, else a legal action drawn
+        at random with ``seed`` (how the contract check fuzzes the rules, too)."""
+        if self.own_choose is not None:
+            return self.own_choose(state, role, seed)
+        legal = self.actions(state, role)
+        if not legal:
+            raise ValueError(f"{role} has no legal action")
+        chosen: Action = Generator(seed).choice(legal)
+        return chosen
+
+    def is_nav(self, action: Mapping[str, Any]) -> bool:
+        """Whether ``action`` (offered now, or read from this game's stored log) is a page
+        turn, never a move (:func:`is_nav`)."""
+        return is_nav(action, self.NAV_TYPES)
+
+    def defaults(self) -> Options:
+        """Every option at its default value."""
+        return {name: clone(spec["default"]) for name, spec in self.OPTIONS.items()
+                if isinstance(spec, dict) and "default" in spec}
+
+    def __repr__(self) -> str:
+        return f"<game {self.id!r}>"
+
+
+_REQUIRED = ("id", "title", "roles", "setup", "active", "actions", "apply", "view", "result")
+
+
+def _optional(module: Any, name: str) -> Any:
+    """An optional capability of ``module``, or None: the one place a module is probed."""
+    return getattr(module, name, None)
+
+
+_ADAPTED: dict[int, tuple[Any, Game]] = {}
+
+
+def adapt(module: Any) -> Game:
+    """The :class:`Game` of ``module`` (itself when it is one), made once per module object."""
+    if isinstance(module, Game):
+        return module
+    kept = _ADAPTED.get(id(module))
+    if kept is not None and kept[0] is module:
+        return kept[1]
+    game = Game(module)
+    _ADAPTED[id(module)] = (module, game)
+    return game
 
 
 def clone(value: Any) -> Any:
@@ -87,20 +376,29 @@ def clone(value: Any) -> Any:
     return marshal.loads(marshal.dumps(value))
 
 
+MARKERS = frozenset({"label", "nav", "pass"})
+"""The keys of an action that are for front ends (its text, the navigation and pass marks):
+two actions that differ only in them are the same order (:func:`find_action`)."""
+
+
 def strip_label(action: Action) -> Action:
     return {k: v for k, v in action.items() if k != "label"}
 
 
+def _order(action: Action) -> Action:
+    return {k: v for k, v in action.items() if k not in MARKERS}
+
+
 def find_action(legal: Iterable[Action], action: Action) -> Action | None:
-    """The legal action equal to ``action`` (labels ignored), or None."""
-    wanted = strip_label(action)
+    """The legal action equal to ``action``, its markers (:data:`MARKERS`) ignored, or None."""
+    wanted = _order(action)
     for candidate in legal:
-        if strip_label(candidate) == wanted:
+        if _order(candidate) == wanted:
             return candidate
     return None
 
 
-def describe(action: Action) -> str:
+def describe(action: Mapping[str, Any]) -> str:
     """A short human text for an action: its label, or its type and fields."""
     if "label" in action:
         return str(action["label"])
@@ -132,3 +430,43 @@ def undo_barrier(before: State, after: State) -> bool:
     """
     return before.get("rng") != after.get("rng") or before.get("reveals", 0) != after.get("reveals", 0)
 
+
+# ---------------------------------------------------------------- navigation and passes
+
+def is_nav(action: Mapping[str, Any], nav_types: Iterable[str] = ()) -> bool:
+    """Whether ``action`` only turns the page of a list of choices: marked ``"nav": true``,
+    or of a type in ``nav_types`` (a game's ``NAV_TYPES``, the page turns its stored logs
+    hold). Never a move."""
+    return action.get("nav") is True or str(action.get("type")) in nav_types
+
+
+def is_pass(action: Mapping[str, Any]) -> bool:
+    """Whether ``action`` is a pass: the answer marked ``"pass": true`` that lets the moment go.
+    The one definition, for a deadline's auto-pass and a player's auto-pass preference alike."""
+    return action.get("pass") is True
+
+
+def pass_of(actions: Sequence[Action]) -> Action | None:
+    """The pass among ``actions`` (the first marked one), or None when none is offered."""
+    return next((a for a in actions if is_pass(a)), None)
+
+
+# ---------------------------------------------------------------- reading a view's shared keys
+
+def view_actions(view: Mapping[str, Any]) -> list[Action]:
+    """The view's ``actions`` (default [])."""
+    found = view.get("actions")
+    return [a for a in found if isinstance(a, dict)] if isinstance(found, list) else []
+
+
+def view_places(view: Mapping[str, Any]) -> list[str]:
+    """The view's ``places``, the names a close-up can show (default []: none)."""
+    found = view.get("places")
+    return [str(p) for p in found] if isinstance(found, list) else []
+
+
+def view_held(view: Mapping[str, Any]) -> list[str] | None:
+    """The view's ``held`` lines (what the role holds, in words), None when the game says
+    nothing."""
+    found = view.get("held")
+    return [str(p) for p in found] if isinstance(found, list) else None

@@ -36,7 +36,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.api import Action, GameModule, RuleError, State, clone, find_action, strip_label
+from engine.api import (
+    Action,
+    GameModule,
+    RuleError,
+    RulesModule,
+    State,
+    adapt,
+    clone,
+    find_action,
+    strip_label,
+)
 
 #: Made-up orders every game must refuse.
 BOGUS_ACTIONS: tuple[Action, ...] = (
@@ -97,8 +107,7 @@ def as_json(value: Any, what: str) -> str:
 
 
 def _options(module: GameModule, options: dict[str, Any] | None) -> dict[str, Any]:
-    spec = getattr(module, "OPTIONS", {}) or {}
-    chosen = {k: v["default"] for k, v in spec.items() if isinstance(v, dict) and "default" in v}
+    chosen = adapt(module).defaults()
     chosen.update(options or {})
     return chosen
 
@@ -153,15 +162,22 @@ def _check_views(module: GameModule, state: State, roles: list[str]) -> None:
         legal = [] if role is None else module.actions(state, role)
         if [strip_label(a) for a in view["actions"]] != [strip_label(a) for a in legal]:
             raise ContractBroken(f"the view of {who} lists other actions than actions() gives")
+        paging = [a for a in legal if module.is_nav(a)]
+        if paging:
+            raise ContractBroken(f"the actions of {who} turn a page ({paging[0]}): a game offers every "
+                                 "choice at once, paging is the front end's (engine/api.py)")
+        places = view.get("places", [])
+        if not isinstance(places, list) or not all(isinstance(p, str) for p in places):
+            raise ContractBroken(f"the view of {who} has places that are not a list of names")
+        if view.get("focus") is not None and places and view["focus"] not in places:
+            raise ContractBroken(f"the view of {who} focuses on {view['focus']!r}, not one of its places")
         for entry in view["log"]:
             if "to" in entry and (role is None or role not in entry["to"]):
                 raise ContractBroken(f"the view of {who} shows a log line addressed to {entry['to']}")
 
 
 def _check_redeal(module: GameModule, state: State, roles: list[str], chooser: random.Random) -> None:
-    redeal = getattr(module, "redeal", None)
-    if redeal is None:
-        return
+    redeal = module.redeal
     before = as_json(state, "the state")
     for role in roles:
         seen = as_json(module.view(state, role), f"the view of {role!r}")
@@ -227,9 +243,10 @@ def _deep_checks(module: GameModule, state: State, roles: list[str], active: lis
     _check_redeal(module, state, roles, chooser)
 
 
-def play_one(module: GameModule, seed: int, options: dict[str, Any] | None = None, *, max_steps: int = 50_000,
-             deep_every: int = 25) -> GameReport:
+def play_one(module: GameModule | RulesModule, seed: int, options: dict[str, Any] | None = None, *,
+             max_steps: int = 50_000, deep_every: int = 25) -> GameReport:
     """Play and check one random game; the report carries the first broken promise, if any."""
+    module = adapt(module)
     chosen = _options(module, options)
     report = GameReport(str(module.id), seed, chosen)
     try:
@@ -308,7 +325,7 @@ def _check_replay(module: GameModule, seed: int, options: dict[str, Any], moves:
         raise ContractBroken("replaying the same seed and steps gives a different state (not deterministic)")
 
 
-def check(module: GameModule, *, games: int = 10, seed: int = 1, options: dict[str, Any] | None = None,
+def check(module: GameModule | RulesModule, *, games: int = 10, seed: int = 1, options: dict[str, Any] | None = None,
           max_steps: int = 50_000, deep_every: int = 25) -> Iterator[GameReport]:
     """One report per game, seeds ``seed`` .. ``seed + games - 1``, as each game ends (so a
     caller can show progress)."""
@@ -316,8 +333,9 @@ def check(module: GameModule, *, games: int = 10, seed: int = 1, options: dict[s
         yield play_one(module, number, options, max_steps=max_steps, deep_every=deep_every)
 
 
-def check_all(module: GameModule, **kwargs: Any) -> CheckReport:
+def check_all(module: GameModule | RulesModule, **kwargs: Any) -> CheckReport:
     """:func:`check` gathered into one report."""
+    module = adapt(module)
     report = CheckReport(str(module.id), _options(module, kwargs.get("options")))
     report.games.extend(check(module, **kwargs))
     return report

@@ -25,10 +25,6 @@ QUICK_TYPES = ("pass", "done", "end", "end_turn", "decline", "no")
 """Action types shown as a button next to the menus too: the answer most often given to a
 reaction prompt should be one click away."""
 
-NAVIGATION_TYPES = frozenset({"menu"})
-"""Action types that only turn the page of a long list of choices (a game that pages its
-lists for select menus, engine/granada/menus.py): applied like any step, but no move."""
-
 PACES: dict[str, timedelta | None] = {
     "live": None,
     "24h": timedelta(hours=24),
@@ -75,10 +71,6 @@ def clip(text: str, limit: int) -> str:
 
 def label(action: dict[str, Any], limit: int = OPTION_TEXT) -> str:
     return clip(describe(action), limit) or "?"
-
-
-def is_navigation(action: dict[str, Any]) -> bool:
-    return action.get("type") in NAVIGATION_TYPES
 
 
 def when(moment: datetime) -> str:

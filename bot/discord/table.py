@@ -38,7 +38,7 @@ from bot.service import GameInfo, GameView, NotAllowed, ServiceError, StaleVersi
 from bot.service.levels import level_of
 from bot.viewkeys import autopass_hint
 from bot.web.tokens import game_link
-from engine.api import RuleError
+from engine.api import RuleError, view_actions
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
@@ -493,9 +493,6 @@ class Table:
                 await self.refuse_stale(inter, gv, version)
                 return
             action = actions[index]
-            if present.is_navigation(action):
-                await self.turn_page(inter, info, role, action, gv.version)
-                return
             await self.take(inter, info, role, action, gv.version, clicked=True)
 
     async def component_undo(self, inter: discord.Interaction, game_pk: int, version: int, ridx: int,
@@ -703,24 +700,6 @@ class Table:
         await self.after_step(inter, info, role, step, f"✅ {present.label(action, 300)}", clicked=clicked)
         return step
 
-    async def turn_page(self, inter: discord.Interaction, info: GameInfo, role: str, action: dict[str, Any],
-                        version: int) -> None:
-        """A page turn of a long list (:func:`present.is_navigation`). The engine keeps the
-        page, so it is applied like a step (it writes no log line, so the service tells
-        nobody), but it is no move: the clicked prompt shows the new page in place, with no
-        record line and no new message (and the clock goes on, deadlines.py)."""
-        try:
-            await self.service.apply(info.id, role, action, version, inter.user.id, prompt_again=False)
-        except StaleVersion:
-            gv = await self.service.view(info.id, role, inter.user.id)
-            await self.refuse_stale(inter, gv, version)
-            return
-        gv = await self.service.view(info.id, role, inter.user.id)
-        out = self.render_prompt(gv, images=False)
-        await inter.edit_original_response(content=out.content, view=out.view)
-        if inter.message is not None:
-            await self.store.update_prompt(inter.message.id, out.content)
-
     async def undo(self, inter: discord.Interaction, info: GameInfo, role: str, version: int, *,
                    clicked: bool) -> StepResult | None:
         try:
@@ -781,28 +760,30 @@ class Table:
     # ------------------------------------------------------------------ orders typed with /play
 
     async def order(self, inter: discord.Interaction, info: GameInfo, role: str, text: str) -> None:
-        """``/play``: one action (an autocomplete value ``v<version>:<index>`` or a label) or a
-        compound order ``a > b > c`` (or a game's own shorthand), checked whole before any
-        step is taken."""
+        """``/play``: one action (an autocomplete value ``v<version>:<index>``, an index into
+        the seat's view's choices) or an order typed in words, a chain ``a > b > c`` or the
+        game's shorthand, which the service checks whole and applies all or nothing
+        (``GameService.apply_order``). Nothing here reads more than the seat's own view."""
         gv = await self.service.view(info.id, role, inter.user.id)
         if info.status != "running" or role not in gv.game.active:
             raise NotAllowed(f"Nothing is asked of {role} now in game #{info.id}; {gv.view.get('prompt', '')}".strip())
-        version, state = await self.service.state(info.id)
-        if version != gv.version:
-            raise StaleVersion(gv.version, version, role, "Try again.")
-        picked = orders.from_choice_value(text, version, orders.legal_actions(info.game_id, state, role))
+        picked = orders.from_choice_value(text, gv.version, view_actions(gv.view))
         if picked is not None:
-            await self.take(inter, gv.game, role, picked, version, clicked=False)
+            await self.take(inter, gv.game, role, picked, gv.version, clicked=False)
             return
-        plan = orders.plan(info.game_id, state, role, text)  # RuleError/UserError when it does not fit
-        current = gv.version
-        for action in plan[:-1]:
-            step = await self.service.apply(info.id, role, action, current, inter.user.id)
-            current = step.version
-        await self.take(inter, gv.game, role, plan[-1], current, clicked=False)
+        try:
+            steps = await self.service.apply_order(info.id, role, text, gv.version, inter.user.id)
+        except StaleVersion:
+            fresh = await self.service.view(info.id, role, inter.user.id)
+            await self.refuse_stale(inter, fresh, gv.version)
+            return
+        # what the whole chain wrote for this seat, answered as one step
+        whole = replace(steps[-1], log=[line for s in steps for line in s.log])
+        done = " > ".join(present.label(s.action, 120) for s in steps if s.action is not None) or text
+        await self.after_step(inter, gv.game, role, whole, f"✅ {present.clip(done, 300)}", clicked=False)
 
     async def autocomplete_actions(self, info: GameInfo, role: str, typed: str) -> list[app_commands.Choice[str]]:
-        """``/play`` suggestions: the seat's legal actions, every page of them (its own list,
-        never another seat's)."""
-        version, state = await self.service.state(info.id)
-        return orders.suggestions(version, orders.legal_actions(info.game_id, state, role), typed)
+        """``/play`` suggestions: the choices the seat's own view shows it (every one: a game
+        pages nothing)."""
+        gv = await self.service.view(info.id, role)
+        return orders.suggestions(gv.version, view_actions(gv.view), typed)

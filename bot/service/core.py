@@ -34,7 +34,7 @@ from bot.service.types import (
     StaleVersion,
     StepResult,
 )
-from engine.api import GameModule, State, clone, strip_label, undo_barrier, visible_log
+from engine.api import GameModule, RulesModule, State, adapt, clone, strip_label, undo_barrier, visible_log
 
 EXPORT_FORMAT = 1
 
@@ -243,10 +243,10 @@ def _new_lines(before: State, after: State) -> list[dict[str, Any]]:
     return list(new[len(old):])
 
 
-def rules_version(module: GameModule) -> int:
+def rules_version(module: GameModule | RulesModule) -> int:
     """The module's ``RULES_VERSION``: bumped whenever a change alters what a log replays to
     (a game module without one, a test double, is at version 1)."""
-    return int(getattr(module, "RULES_VERSION", 1))
+    return adapt(module).RULES_VERSION
 
 
 class _Upgraded(Protocol):
@@ -1228,7 +1228,7 @@ class ServiceCore:
 
     @staticmethod
     def _options(module: GameModule, given: dict[str, Any]) -> dict[str, Any]:
-        spec: dict[str, dict[str, Any]] = dict(getattr(module, "OPTIONS", {}) or {})
+        spec: dict[str, Any] = dict(module.OPTIONS)
         unknown = sorted(set(given) - set(spec))
         if unknown:
             known = ", ".join(sorted(spec)) or "none"

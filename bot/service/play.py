@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -10,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
 from bot.models import Game, Outbox, Seat, dumps, loads, utcnow
+from bot.service import orders
 from bot.service.core import (
     _GAME_ID_AT,
     _MARK_AT,
@@ -40,7 +42,7 @@ from bot.service.types import (
     UndoRefused,
 )
 from bot.thinking import Decision, InlineThinker, Thinking
-from engine.api import GameModule, State, clone
+from engine.api import GameModule, RuleError, State, clone
 from engine.players import choose
 
 
@@ -134,17 +136,44 @@ class PlayCommands(ServiceCore):
         here: call :meth:`play_bots` afterwards.
 
         When ``role`` must act again, a 'your_turn' row tells it so, as when a turn passes;
-        ``prompt_again=False`` leaves it out, for a step a front end answers in place (the
-        page turn of a long list of choices).
+        ``prompt_again=False`` leaves it out, for a step a front end answers in place.
+
+        A page turn (``engine.api.is_nav``) is refused: navigation is the front end's and never
+        a move, so it never reaches the log, undo, the deadlines or the clock.
         """
         async with self._write_step() as session:
             loaded = await self._load(session, game_pk, lock=True, attach=False)
             self._require_status(loaded.game, "running")
             self._require_holder(loaded, role, user_id)
             self._require_version(loaded, expected_version, role)
+            if loaded.module.is_nav(action):
+                raise RuleError("Turning the page of a list is no move: the front end pages the choices itself.")
             step = await self._step(session, loaded, role, action, user_id, prompt_again)
         self._keep(loaded)
         return step
+
+    async def apply_order(self, game_pk: int, role: str, text: str, expected_version: int | None = None,
+                          user_id: int | None = None) -> list[StepResult]:
+        """A typed order (one step named by a few words of its label, a chain ``a > b > c``,
+        or the game's shorthand, ``bot.service.orders``) for ``role``, all or nothing: the
+        whole chain is matched against the choices the seat's view shows, step after step on
+        a copy of the state, and only then are its steps applied, in one transaction (each
+        its own move, so undo takes them back one at a time). A chain that does not fit from
+        start to end raises (RuleError, OrderRefused) and leaves the game as it was.
+
+        ``expected_version`` (None: the game as it stands) and ``user_id`` are checked as by
+        :meth:`apply`."""
+        async with self._write_step() as session:
+            loaded = await self._load(session, game_pk, lock=True, attach=False)
+            self._require_status(loaded.game, "running")
+            self._require_holder(loaded, role, user_id)
+            if expected_version is not None:
+                self._require_version(loaded, expected_version, role)
+            steps = orders.plan(loaded.module, loaded.state, role, text)
+            done = [replace(await self._step(session, loaded, role, action, user_id), action=action)
+                    for action in steps]
+        self._keep(loaded)
+        return done
 
     async def play_bots(self, game_pk: int, max_steps: int | None = None, batch: int = 20, *,
                         thinker: Thinking | None = None,

@@ -132,6 +132,9 @@ class StepResult:
     result: dict[str, Any] | None
     log: list[dict[str, Any]]
     barrier: bool
+    action: dict[str, Any] | None = None
+    """The step's action as the engine listed it (label included), where the command knows it
+    (``GameService.apply_order``: what each part of a typed order turned out to be)."""
 
     @property
     def finished(self) -> bool:

@@ -33,7 +33,7 @@ from engine import players
 from engine.ai.adapters import Adapter, Budget, default_candidates
 from engine.ai.registry import adapter
 from engine.ai.search import Stats, search
-from engine.api import Action, GameModule, State, find_action
+from engine.api import Action, GameModule, State, adapt, find_action
 
 __all__ = ["LEVELS", "SECONDS", "Adapter", "Budget", "budget", "choose", "choose_with_stats"]
 
@@ -45,11 +45,12 @@ against it: median within the budget, p95 at most 1.5 times it)."""
 
 
 def _module(game: str | GameModule) -> GameModule:
+    """The game behind the whole contract (engine.api.Game: every optional capability there)."""
     if isinstance(game, str):
         import engine
 
         return engine.get(game)
-    return game
+    return adapt(game)
 
 
 def budget(game: str | GameModule, level: str, iterations: int | None = None) -> Budget:

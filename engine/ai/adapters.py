@@ -33,10 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine import players
-from engine.api import Action, GameModule, State, clone, strip_label
-
-NAVIGATION = frozenset({"menu"})
-"""Action types that are not moves: paging a long menu."""
+from engine.api import Action, GameModule, State, adapt, clone, strip_label
 
 
 @dataclass(frozen=True)
@@ -89,9 +86,8 @@ def easy_first(module: GameModule, state: State, role: str, seed: int, actions: 
 
 def default_candidates(module: GameModule, state: State, role: str) -> list[Action]:
     """Every legal decision of ``role``: the unpaged list when the game offers one."""
-    full: Callable[[State, str], list[Action]] | None = getattr(module, "legal_actions", None)
-    legal = full(state, role) if full is not None else module.actions(state, role)
-    return [a for a in legal if a.get("type") not in NAVIGATION]
+    game = adapt(module)
+    return [a for a in game.legal_actions(state, role) if not game.is_nav(a)]
 
 
 @dataclass(frozen=True)

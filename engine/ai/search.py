@@ -101,7 +101,7 @@ def search(module: GameModule, state: State, role: str, seed: int, budget: Budge
     the real state's legal actions.
     """
     base = adapter.canonical(state, role)
-    roles = list(module.roles(base.get("options", {}) or {})) if hasattr(module, "roles") else []
+    roles = list(module.roles(base.get("options", {}) or {}))
     options = adapter.candidates(module, base, role)
     every = default_candidates(module, base, role)  # the safety rule may need one the tree leaves out
     if not options:

@@ -5,15 +5,16 @@ views (and their keys, for the render and Discord front ends) in :mod:`engine.gr
 Every decision belongs to the frame on top of ``state["stack"]``; these functions only
 dispatch to the module handling that frame.
 
-Two lists of actions, beside the contract's:
+Actions: ``actions(state, role)`` (contract) offers every legal action at once, however many
+(activating any of 40 locations under total movement): paging a long list is the front end's
+(engine/api.py, "Navigation is not a move"). ``legal_actions`` is the same list. Logs stored
+before navigation left the games hold ``{"type": "menu"}`` page turns (menus.py): ``apply``
+still replays them (they move a page pointer, nothing else) and ``NAV_TYPES`` names them, so
+that they are never counted as moves; they are offered no more.
 
-* ``actions(state, role)`` (contract): what a role is OFFERED, at most 25 entries at a time,
-  for select menus. Long lists come in pages (menus.py); a ``{"type": "menu"}`` entry turns
-  the page, which is navigation only (no log line, no undo barrier).
-* ``legal_actions(state, role)``: the FULL list of the role's legal actions, unpaged and
-  without "menu" entries. Front ends that accept typed orders match them against this list
-  (``engine.api.find_action``); ``apply`` accepts any of them whatever page is shown, and
-  the built-in player (``choose``) picks among them.
+Typed orders: ``parse_order`` expands the shorthand players type most (``move Loja > Moclín``,
+``muster Zegries at Ronda``, ``deploy Zegries cavalry with Cavalry Charge``) into the parts
+of an order chain (engine/api.py ``GameModule.parse_order``).
 
 Reactions (DESIGN.md "Prompts must not leak"): the prompts that only ask whether to react
 (the pre-battle prompt 10.1/10.5, a Morale Challenge 8.4, the besieged side's artillery 8.7.5)
@@ -46,8 +47,11 @@ title = "Granada: Last Stand of the Moors"
 # Section 11 optional rules (options.py): each off by default, "all" turns every one on.
 OPTIONS: dict[str, dict[str, Any]] = importlib.import_module("engine.granada.options").OPTIONS
 
-__all__ = ["OPTIONS", "actions", "active", "apply", "canonical", "choose", "concealed_ids", "id", "legal_actions", "redeal",
-           "result", "roles", "setup", "title", "view"]
+NAV_TYPES = frozenset({"menu"})
+"""Page turns of logs stored before navigation left the games (menus.py)."""
+
+__all__ = ["NAV_TYPES", "OPTIONS", "actions", "active", "apply", "canonical", "choose", "concealed_ids", "id",
+           "legal_actions", "parse_order", "redeal", "result", "roles", "setup", "title", "view"]
 
 
 def roles(options: dict[str, Any]) -> list[str]:
@@ -70,20 +74,24 @@ def active(state: State) -> list[str]:
 
 
 def actions(state: State, role: str) -> list[Action]:
-    """The role's legal actions as offered to a player: at most 25 at a time (menus.py)."""
+    """Every legal action of the role, at once (a front end pages a long list)."""
+    return _frame_actions(state, role)
 
+
+def legal_actions(state: State, role: str) -> list[Action]:
+    """Every legal action of the role: the same list as :func:`actions`."""
+    return _frame_actions(state, role)
+
+
+def _paged(state: State, role: str) -> list[Action]:
+    """The page of a long list a stored ``menu`` step was chosen from (menus.py): what
+    ``actions`` offered before navigation left the games, kept to replay those logs."""
     full = _frame_actions(state, role)
     if not full:
         return []
     frame = st.top(state)
     menu = (frame or {}).get("_menu", {}).get(role)
     return menus.paged(full, menu)
-
-
-def legal_actions(state: State, role: str) -> list[Action]:
-    """Every legal action of the role, unpaged, for typed orders (the built-in player and
-    apply use it)."""
-    return _frame_actions(state, role)
 
 
 def _frame_actions(state: State, role: str) -> list[Action]:
@@ -282,8 +290,8 @@ def apply(state: State, role: str, action: Action) -> State:
         raise RuleError(f"it is not the {role} player's decision now",
                         allowed=[f"{r} acts now" for r in mod.active(state, frame)])
     if action["type"] == menus.MENU:
-        # navigating a long list (menus.py): no rule is involved, nothing else changes
-        offered = actions(state, role)
+        # a page turn of a stored log (menus.py): no rule is involved, nothing else changes
+        offered = _paged(state, role)
         if find_action(offered, action) is None:
             raise RuleError(f"{describe(action)} is not a menu offered now",
                             allowed=[describe(a) for a in offered])
@@ -362,6 +370,11 @@ def concealed_ids(state: State, role: str | None) -> set[str]:
     return views.concealed_ids(state, role)
 
 
+def parse_order(text: str) -> list[str] | None:
+    """Granada's typed-order shorthand, expanded into order parts (orders.py)."""
+    return orders.parse_order(text)
+
+
 def choose(state: State, role: str, seed: int) -> Action:
     """The built-in player: a random legal action, weighted so that phases end sensibly
     (frames may weight their own actions with ``choose_weight``)."""
@@ -387,5 +400,5 @@ def choose(state: State, role: str, seed: int) -> Action:
 # The rule modules the dispatch above calls at every step, imported once the contract's
 # functions exist (importing engine.granada.setup first, above, keeps "setup" the function);
 # an import inside each function cost about a microsecond a call (issue 15).
-from engine.granada import menus, victory  # noqa: E402
+from engine.granada import menus, orders, victory  # noqa: E402
 from engine.granada import state as st  # noqa: E402

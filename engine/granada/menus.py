@@ -1,24 +1,17 @@
-"""Menus: every list of actions a role is offered holds at most 25 entries (a Discord select
-menu holds no more, DESIGN.md "Small steps").
+"""Menus: the pages Granada once cut its long lists into, kept to replay stored logs.
 
-Frames list every legal action, however many (activating any of 40 locations under total
-movement, taking any block of a big stack, placing Boabdil back in any Muslim location...).
-When such a list is longer than fits, the dispatcher (``engine.granada.actions``) shows it in
-two steps: the action types with many entries are folded into pages ("Activate a location:
-Adra to Guadix"), and choosing a page (a ``{"type": "menu"}`` action) shows that page's
-entries and a way back. The choice of page is remembered per role in the top frame
-(``frame["_menu"][role]``) and forgotten as soon as that role takes any other action.
+Navigation is not a move (engine/api.py): Granada now offers every legal action at once,
+however many, and a front end pages a long list. Before that, a list longer than a Discord
+select menu (25 entries) was shown in two steps: the action types with many entries were
+folded into pages ("Activate a location: Adra to Guadix"), and choosing a page (a
+``{"type": "menu"}`` action) showed that page's entries and a way back. The choice of page
+was remembered per role in the top frame (``frame["_menu"][role]``) and forgotten as soon as
+that role took any other action.
 
-Menus change nothing in the rules: ``apply`` still accepts any legal action, shown on the
-current page or not; the page is only what a front end offers.
-
-NAVIGATION STEPS. A ``{"type": "menu"}`` action is applied like any other order (the service
-stores it in the move log and replays it), but it is navigation only: it changes nothing but
-the page pointer of its role, draws nothing and reveals nothing (so
-``engine.api.undo_barrier`` is False across it: the step can be taken back), and writes no
-log line. Front ends may therefore treat "menu" steps as navigation: apply them without
-announcing a move, skip them when replaying or summarising a game, and let the player page
-back and forth freely.
+Logs stored then hold those ``menu`` steps, so ``apply`` still accepts the page turns the
+old lists offered (:func:`paged` rebuilds them) and changes nothing but the page pointer of
+its role: it draws nothing and reveals nothing (``engine.api.undo_barrier`` is False across
+it) and writes no log line. ``NAV_TYPES`` names them, so that nothing counts them as moves.
 """
 
 from __future__ import annotations

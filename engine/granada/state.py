@@ -121,9 +121,10 @@ in which all blocks accompanying Boabdil were eliminated), special.grey_defeated
 (grey Boabdil lost a combat against the Muslims), victory.check_instant(state),
 draw_cards / discard_cards / reveal / eliminate below.
 
-Menus: the dispatcher offers long action lists in pages of at most 25 entries (menus.py)
-and keeps the page each role is looking at in ``frame["_menu"][role]`` of the top frame;
-frame modules ignore that key (apply still receives a legal action of the full list).
+Menus: the dispatcher offers every legal action at once (a front end pages a long list).
+Logs stored before then hold ``{"type": "menu"}`` page turns (menus.py), which still replay
+and keep the page a role looked at in ``frame["_menu"][role]`` of the top frame; frame
+modules ignore that key (apply still receives a legal action of the full list).
 
 Changes since version 1: start_naval_battle also receives the Naval Battle card drawn;
 finish_frame also marks the location of a finished {"kind": "battle"} as fought in the

@@ -10,8 +10,8 @@ lines included), so a caller may keep or edit it without a copy
     game         "granada"
     role         the role viewed for (None for a spectator)
     prompt       sentence for that role (what to do now, or whom we wait for)
-    actions      that role's legal actions as offered, at most 25 (longer lists come in pages:
-                 {"type": "menu", ...} entries, menus.py); dicts with "type" and "label";
+    actions      that role's legal actions, every one at once (a front end pages a long list);
+                 dicts with "type" and "label";
                  the "do nothing" answer of a reaction prompt also has "pass": true;
                  [] for spectators
     phase        short public string that changes exactly when a new public picture is worth
@@ -23,6 +23,7 @@ lines included), so a caller may keep or edit it without a copy
                  that a front end's auto-pass preference may answer it with the action that
                  has "pass": true; false otherwise (always false for spectators)
     focus        the location id (land) or sea zone id of the battle under way, else None
+    places       every location id, then every sea zone id: what a close-up can show
     active       roles that must act now
     log          log entries that role may read ({"text": ..., "to"?: [...]})
     year         0..6; year_label "1482".."1491-1492"; turn 1 | 2; turn_label "1485 II"
@@ -477,6 +478,7 @@ def _view(state: State, role: str | None) -> View:
         "turn_index": st.TURNS.index((y, t)),
         "first": state["first"], "active_side": state["active_side"],
         "frame": {"module": frame["module"], "kind": frame["kind"]} if frame else None,
+        "places": sorted(locations) + sorted(seas),
         "locations": locations,
         "seas": seas,
         "boxes": boxes,

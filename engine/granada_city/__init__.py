@@ -17,7 +17,9 @@ at a time; ``rebuild`` (``how``: extend, remove, exchange) then ``supply_tile``/
 ``position``; ``end`` declines the extra action of an exact payment. At the end of the turn:
 ``tile`` (which bought tile), then ``build`` (``flip``), ``supply`` (``side``) or ``dirk``
 (``flip``), ``pay`` for a flip, ``position`` (x, y; labelled A, B, ... as the picture letters
-them). ``back`` undoes a step being composed; ``page`` turns a menu of more than 25 choices.
+them). ``back`` undoes a step being composed. Every legal step is offered at once (a front end pages
+a long list); ``page`` steps, which turned a menu of more than 25 choices in logs stored
+before navigation left the games, still replay and are never moves (``NAV_TYPES``).
 
 View keys (``view(state, role)``; ``role`` None is a spectator): ``game``, ``title``, ``role``,
 ``roles``, ``options``, ``phase`` ("turn N", "end of the game", "over"), ``reaction`` (always
@@ -51,6 +53,8 @@ id = "granada_city"
 RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
 CHANGELOG: dict[int, str] = {1: "The rules as first released."}
 title = TITLE
+NAV_TYPES = frozenset({"page"})
+"""Page turns of logs stored before navigation left the games (rules.py ``_page``)."""
 
 OPTIONS: dict[str, dict[str, Any]] = {
     "players": {
@@ -85,5 +89,5 @@ def result(state: State) -> dict[str, Any] | None:
     return dict(outcome) if outcome is not None else None
 
 
-__all__ = ["OPTIONS", "actions", "active", "apply", "choose", "id", "redeal", "result", "roles", "setup", "title",
+__all__ = ["NAV_TYPES", "OPTIONS", "actions", "active", "apply", "choose", "id", "redeal", "result", "roles", "setup", "title",
            "view"]

@@ -16,7 +16,6 @@ from engine.granada_city import city as C
 from engine.granada_city import rules
 from engine.granada_city.core import (
     FLIP_PRICE,
-    MENU,
     TAKE_LIMIT,
     Action,
     State,
@@ -186,8 +185,6 @@ def _rate(state: State, role: str, action: Action) -> float:
         return -5.0
     if kind == "back":
         return -10.0
-    if kind == "page":
-        return -20.0
     if kind == "tile":
         t = state["turn"]["bought"][action["index"]]
         return -len(C.positions(state["cities"][role], t[0]))  # the most constrained tile first
@@ -247,8 +244,7 @@ def _pay_rating(state: State, role: str, card: str) -> float:
 
 
 def choose(state: State, role: str, seed: int) -> Action:
-    shown = rules.actions(state, role)
-    if not shown:
+    if not rules.actions(state, role):
         raise ValueError(f"{role} has no legal action")
     choices, fixed = rules._choices(state, role)
     gen = Generator(seed)
@@ -258,12 +254,4 @@ def choose(state: State, role: str, seed: int) -> Action:
         if best is None or rating > best[0]:
             best = (rating, action)
     assert best is not None
-    chosen = best[1]
-    if chosen in shown:
-        return chosen
-    # the best choice is on another page of the menu: turn towards it
-    per = MENU - len(fixed) - 2
-    target_page = choices.index(chosen) // per
-    turn = [a for a in shown if a["type"] == "page"
-            and (a["page"] > state["page"]) == (target_page > state["page"])]
-    return turn[0] if turn else shown[0]
+    return best[1]

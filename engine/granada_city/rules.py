@@ -227,7 +227,7 @@ def _choices(state: State, role: str, want: str | None = None) -> tuple[list[Act
         out.append({"type": "rebuild", "how": "exchange",
                     "label": "Rebuild: exchange a tile of your city for one of your supply"})
     if not turn["actions"] and not out:
-        fixed.append({"type": "pass", "label": "Pass: no action is possible"})
+        fixed.append({"type": "pass", "pass": True, "label": "Pass: no action is possible"})
     return out, fixed
 
 
@@ -280,6 +280,8 @@ def _place_choices(state: State, role: str, pending: dict[str, Any]) -> tuple[li
 
 
 def _page(choices: list[Action], fixed: list[Action], page: int) -> list[Action]:
+    """The page of a long list a stored ``page`` step was chosen from: what ``actions``
+    offered before navigation left the games, kept to replay those logs (``NAV_TYPES``)."""
     if len(choices) + len(fixed) <= MENU:
         return choices + fixed
     per = MENU - len(fixed) - 2
@@ -295,10 +297,11 @@ def _page(choices: list[Action], fixed: list[Action], page: int) -> list[Action]
 
 
 def actions(state: State, role: str) -> list[Action]:
+    """Every legal step of ``role`` at once (a front end pages a long list, engine/api.py)."""
     if role not in active(state):
         return []
     choices, fixed = _choices(state, role)
-    return _page(choices, fixed, state["page"])
+    return choices + fixed
 
 
 # ---------------------------------------------------------------- apply
@@ -318,7 +321,7 @@ def apply(state: State, role: str, action: Action) -> State:
     legal = choices + fixed + [a for a in shown if a["type"] == "page"]
     found = find_action(legal, action) if isinstance(action, dict) else None
     if found is None:
-        raise _refuse(state, role, action, actions(state, role))
+        raise _refuse(state, role, action, choices + fixed)
     new = clone(state)
     _dispatch(new, role, strip_label(found))
     return new

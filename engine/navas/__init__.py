@@ -35,6 +35,8 @@ View keys (``view(state, role)``; ``role`` None is a spectator and sees only pub
   the back of the Muslim area), ``christian_rows``, ``camp`` ("B1", al-Nasir's camp),
   ``column_kingdoms`` {"A": "aragon", ...}, ``kingdoms`` {id: {name, king, position}},
   ``reconstructed``.
+- ``places``: the 18 zone names, what a close-up can show; ``held`` (a side's own view): what
+  it holds in words, its combat cards with their numbers and its special cards by name.
 - ``zones``: {"A1": {"side": "christian"|"muslim"|None, "units": [unit ids],
   "area": "muslim"|"christian", "column_kingdom": ...}, ...} for all 18 zones.
 - ``units``: {id: {"name", "kind", "side", "icons" (["archer"], ["cavalry"]), "star",

@@ -190,6 +190,7 @@ def _view(state: State, role: str | None) -> dict[str, Any]:
         "focus": focus(state),
         "active": rules.active(state),
         "board": _STATIC["board"],
+        "places": sorted(zones),
         "zones": zones,
         "units": unit_view,
         "cards": _STATIC["cards"],
@@ -216,4 +217,22 @@ def _view(state: State, role: str | None) -> dict[str, Any]:
         "actions": legal,
         "log": visible_log(state["log"], role),
     }
+    if role is not None:
+        out["held"] = _held(out["hand"], out["cards"], out["specials"])
     return out
+
+
+def _held(hand: list[str], cards: dict[str, Any], specials: dict[str, Any]) -> list[str]:
+    """What a side holds, in words (the contract's ``held``): its combat cards with their
+    numbers, and its special cards by name (advanced variant), so that a front end that
+    shows text needs no catalogue of 1212's cards."""
+    def card(c: str) -> str:
+        entry = cards.get(c)
+        return f"{c} (" + ", ".join(f"{k} {v}" for k, v in entry.items()) + ")" if isinstance(entry, dict) else c
+
+    lines = ["hand: " + (", ".join(card(c) for c in hand) or "empty")]
+    if isinstance(specials.get("hand"), list):
+        catalog = specials.get("catalog") or {}
+        names = [str((catalog.get(c) or {}).get("name", c)) for c in specials["hand"]]
+        lines.append("special cards: " + (", ".join(names) or "none"))
+    return lines

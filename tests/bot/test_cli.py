@@ -290,7 +290,7 @@ def run_in_terminal(game: str, tmp_path: Path, *args: str, answers: str, timeout
 
 
 def test_run_without_token_opens_the_terminal_table(tmp_path: Path) -> None:
-    done = run_in_terminal("toy", tmp_path, "run", answers="toy\nnone\n")
+    done = run_in_terminal("toy", tmp_path, "run", answers="toy\n\nnone\n")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("DISCORD_TOKEN is not set: opening the terminal table")
     assert done.stdout.strip().splitlines()[-1].startswith("game 1 finished: ")
@@ -300,13 +300,38 @@ def test_run_without_token_opens_the_terminal_table(tmp_path: Path) -> None:
 
 
 def test_run_without_token_asks_again_after_a_typo(tmp_path: Path) -> None:
-    done = run_in_terminal("toy", tmp_path, "run", answers="chess\ntoy\nemperor\nnone\n")
+    done = run_in_terminal("toy", tmp_path, "run", answers="chess\ntoy\ntarget=7\ntarget=5\nemperor\nnone\n")
     assert done.returncode == 0, done.stderr
     assert "There is no game 'chess': choose one of" in done.stdout
     assert "There is no seat 'emperor': the seats are red, blue" in done.stdout
+    assert "target is one of 5, 8, 12, 20." in done.stdout
     assert done.stdout.strip().splitlines()[-1].startswith("game 1 finished: ")
     gave_up = run_in_terminal("toy", tmp_path, "run", answers="chess\n")
     assert gave_up.returncode == 0 and "There is no game 'chess'" in gave_up.stdout
+
+
+def test_run_without_token_asks_the_options_the_game_declares(tmp_path: Path) -> None:
+    """``make run``'s menu asks what a game lets vary (its OPTIONS), so a newcomer reaches a
+    variant without reading the README: here the toy's race length, then the seats."""
+    done = run_in_terminal("toy", tmp_path, "run", answers="toy\ntarget=5\nnone\n")
+    assert done.returncode == 0, done.stderr
+    assert "Toy race lets these vary:" in done.stdout and "target (5/8/12/20, default 12)" in done.stdout
+    with sqlite3.connect(tmp_path / "data" / "alcazaba.db") as conn:
+        assert conn.execute("SELECT game_id, options FROM game").fetchall() == [("toy", '{"target":5}')]
+
+
+@pytest.mark.parametrize(("game_id", "answer", "seats"), [("sabika", "players=1", 1), ("granada_city", "players=6", 6)])
+def test_the_terminal_menu_reaches_sabikas_solo_game_and_six_seats_of_granada_city(
+        game_id: str, answer: str, seats: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import engine
+    from bot import cli
+
+    typed = iter(["players=9", answer])
+    monkeypatch.setattr("builtins.input", lambda _question: next(typed))
+    game = engine.get(game_id)
+    options = cli._ask_options(game)
+    assert "players is one of" in capsys.readouterr().out      # a wrong count is asked again
+    assert len(game.roles({**game.defaults(), **options})) == seats
 
 
 def test_run_without_token_and_without_a_terminal_says_what_is_missing(tmp_path: Path) -> None:

@@ -233,12 +233,12 @@ def test_run_checks_every_game_after_migrating_and_logs_the_summary(tmp_path: Pa
             await service.close()
 
     asyncio.run(one_game())
-    done = run_in_terminal("toy", tmp_path, "run", answers="toy\nnone\n")
+    done = run_in_terminal("toy", tmp_path, "run", answers="toy\n\nnone\n")
     assert done.returncode == 0, done.stderr
     assert "upgrade-check: 1 game: 1 replay identically." in done.stderr
     # The next start finds the rules unchanged: it replays nothing (the terminal table's own
     # game, played under these rules, included).
-    again = run_in_terminal("toy", tmp_path, "run", answers="toy\nnone\n")
+    again = run_in_terminal("toy", tmp_path, "run", answers="toy\n\nnone\n")
     assert again.returncode == 0, again.stderr
     assert ("upgrade-check: 0 games: 0 replay identically. 2 other games were not replayed: their rules "
             "have not changed since they were last checked.") in again.stderr

@@ -23,7 +23,9 @@ REAL_GAMES = ["navas", "granada", "granada_city", "sabika"]
 
 def data_digest(game_id: str) -> str:
     """SHA-256 over the game's data files: each one's path (from the data folder) and bytes."""
-    folder = Path(str(engine.get(game_id).__file__)).parent / "data"
+    source = engine.get(game_id).source
+    assert source is not None
+    folder = source.parent / "data"
     return files_digest(sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts), folder)
 
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
+import engine
 from bot.discord import nonces, present
 from bot.discord.cogs.base import Worker
 from bot.discord.cogs.delivery import send_once
@@ -39,7 +40,7 @@ from bot.discord.table import Outgoing
 from bot.models import utcnow
 from bot.service import GameInfo, NotAllowed, StaleVersion
 from bot.service.claims import BOTS, DEADLINE
-from engine.api import RuleError
+from engine.api import RuleError, pass_of, view_actions
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
@@ -216,11 +217,13 @@ class Deadlines(Worker):
         return remind_at if info.reminded_at is None else deadline
 
     async def only_page_turns(self, info: GameInfo, since: int) -> bool:
-        """Whether every step after move ``since`` only turned the page of a list of choices:
-        the same seat is still asked the same thing, so its clock runs on (paging back and
-        forth must not buy time)."""
+        """Whether every step after move ``since`` only turned the page of a list of choices
+        (a page turn of a log stored before navigation left the games, ``engine.api.is_nav``;
+        the service records none now): the same seat is still asked the same thing, so its
+        clock runs on (paging back and forth must not buy time)."""
         later = await self.service.moves(info.id, since=since)
-        return bool(later) and all(m["kind"] == "step" and present.is_navigation(m["action"]) for m in later)
+        module = engine.get(info.game_id)
+        return bool(later) and all(m["kind"] == "step" and module.is_nav(m["action"]) for m in later)
 
     def remind_at(self, deadline: datetime, delta: timedelta) -> datetime:
         return deadline - delta * self.bot.tuning.reminder_fraction
@@ -289,16 +292,17 @@ class Deadlines(Worker):
         await asyncio.sleep(SPREAD_SECONDS)
 
     async def autopass(self, info: GameInfo, late: list[str]) -> bool:
-        """Pass for every late seat whose legal actions include a pass."""
+        """Pass for every late seat offered a pass (``engine.api.pass_of``: the action marked
+        ``"pass": true``, the one definition the auto-pass preference uses too)."""
         done = False
         for role in late:
             seat = info.seat(role)
             assert seat is not None and seat.user_id is not None
             gv = await self.service.view(info.id, role, seat.user_id)
-            passes = [a for a in gv.view.get("actions") or [] if a.get("type") == "pass"]
-            if not passes:
+            chosen = pass_of(view_actions(gv.view))
+            if chosen is None:
                 return done
-            await self.service.apply(info.id, role, passes[0], gv.version, seat.user_id)
+            await self.service.apply(info.id, role, chosen, gv.version, seat.user_id)
             await self.post(info, f"⌛ {role} let the deadline pass and passes.", self.nonce(info, nonces.PASSED))
             done = True
             info = await self.service.game(info.id)

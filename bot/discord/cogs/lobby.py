@@ -21,6 +21,7 @@ from bot.discord.cogs.web import answer_web
 from bot.discord.errors import UserError
 from bot.service import GameInfo
 from bot.service.levels import DEFAULT_LEVEL, level_of
+from engine.api import GameModule
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
@@ -30,9 +31,8 @@ log = logging.getLogger("bot.discord")
 THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: games are slow
 
 
-def _defaults(module: Any) -> dict[str, Any]:
-    spec = getattr(module, "OPTIONS", {}) or {}
-    return {k: s["default"] for k, s in spec.items() if isinstance(s, dict) and "default" in s}
+def _defaults(module: GameModule) -> dict[str, Any]:
+    return module.defaults()
 
 
 def is_manager(inter: discord.Interaction) -> bool:
@@ -56,7 +56,8 @@ class Lobby(Cog):
     async def games_auto(self, inter: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
         typed = current.casefold()
         out = []
-        for game_id, module in sorted(engine.GAMES.items()):
+        for game_id in sorted(engine.GAMES):
+            module = engine.get(game_id)
             if typed in game_id.casefold() or typed in module.title.casefold():
                 out.append(app_commands.Choice(name=present.clip(module.title, 100), value=game_id))
         return out[:25]
@@ -82,7 +83,7 @@ class Lobby(Cog):
         game_id = getattr(inter.namespace, "game", None)
         if not isinstance(game_id, str) or game_id not in engine.GAMES:
             return []
-        spec = getattr(engine.get(game_id), "OPTIONS", {}) or {}
+        spec = engine.get(game_id).OPTIONS
         head, _, last = current.rpartition(" ")
         out = []
         for name, s in spec.items():
@@ -139,7 +140,7 @@ class Lobby(Cog):
                                 f"({', '.join(sorted(engine.GAMES))}).")
             module = engine.get(game)
             try:
-                spec = getattr(module, "OPTIONS", {}) or {}
+                spec = module.OPTIONS
                 opts = present.parse_options(options, switches={k for k, v in spec.items()
                                                                  if isinstance(v, dict) and v.get("type") == "bool"})
             except ValueError as exc:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -21,6 +21,7 @@ from bot.discord.cogs.lobby import game_choices
 from bot.discord.table import Outgoing, UserError
 from bot.service import GameView
 from bot.service.levels import level_of
+from engine.api import view_places
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
@@ -48,7 +49,7 @@ class Play(Cog):
             return []
 
     async def location_auto(self, inter: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        """Places a close-up can show: the keys of the view's map (``zones`` or ``locations``)."""
+        """Places a close-up can show: the view's declared ``places`` (engine/api.py)."""
         try:
             game = getattr(inter.namespace, "game", None)
             gv = await self.look(inter, game if isinstance(game, int) else None)
@@ -56,7 +57,7 @@ class Play(Cog):
             return []
         typed = current.casefold()
         return [app_commands.Choice(name=present.clip(n, 100), value=present.clip(n, 100))
-                for n in places(gv.view) if typed in n.casefold()][:25]
+                for n in view_places(gv.view) if typed in n.casefold()][:25]
 
     # ------------------------------------------------------------------ orders
 
@@ -128,7 +129,7 @@ class Play(Cog):
             data = None
             name = "board.png"
             if location:
-                known = places(gv.view)
+                known = view_places(gv.view)
                 if known and location not in known:
                     raise UserError(f"There is no place {present.clip(location, 40)!r}; pick one from the list.")
                 if not self.bot.images.has(gv.game.game_id, "closeup"):
@@ -210,11 +211,6 @@ class Play(Cog):
                 for role in info.roles_of(inter.user.id):
                     lines.append(await self.bot.deadlines.vacation(info, role, timedelta(days=days)))
             await inter.followup.send(present.clip("\n".join(lines), present.MESSAGE_LIMIT), ephemeral=True)
-
-
-def places(view: dict[str, Any]) -> list[str]:
-    found = view.get("zones") or view.get("locations") or {}
-    return sorted(str(k) for k in found) if isinstance(found, dict | list) else []
 
 
 async def setup(bot: AlcazabaBot) -> None:

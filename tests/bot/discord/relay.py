@@ -3,7 +3,9 @@ legal ``pass`` on every turn and a reaction window (``view["reaction"]``) after 
 A test double of the ENGINE, like tests/bot/toygame.py; the bot under test is real.
 
 North and south take turns; on his turn a runner ``run``s a lap (the other may then ``cheer``
-or ``pass``: a reaction prompt) or ``pass``es. The first to ``laps`` laps wins.
+or ``pass``: a reaction prompt) or ``rest``s, his pass (marked ``"pass": true`` as every pass
+is, engine/api.py ``is_pass``, though its type is not "pass", like Granada's "fight" or
+"hold_fire"). The first to ``laps`` laps wins.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def actions(state: State, role: str) -> list[Action]:
         return []
     if state["window"]:
         return [{"type": "cheer", "label": "cheer"}, {"type": "pass", "label": "pass", "pass": True}]
-    return [{"type": "run", "label": "run a lap"}, {"type": "pass", "label": "pass"}]
+    return [{"type": "run", "label": "run a lap"}, {"type": "rest", "label": "pass", "pass": True}]
 
 
 def apply(state: State, role: str, action: Action) -> State:

@@ -5,8 +5,8 @@ concealed block and no card in hand reached the game's thread, in words or pictu
 THE COURSE OF THE GAME. Clicking at random among everything offered (the auto-pass switch
 and page turns included) ends most games in their first year: with seed 1, the Muslim player
 plays a Castle Surrender card for the Alhambra, which ends the game (2.1). So the players here
-follow :func:`moves_first`: a random move among those offered, a page of a long list only
-when nothing else is offered, never the auto-pass switch (a preference, not a move). The
+follow :func:`moves_first`: a random move among those offered (a game offers every choice
+at once and no page turn; auto-pass is a preference, never offered). The
 seed is not fixed by hand: :func:`first_seed` plays the engine alone (no Discord) under the
 same policy and generator (granada_play.py) and takes the first seed whose game reaches 1483
 with both players asked something during a battle. The Discord game then takes exactly that

@@ -1,7 +1,8 @@
-"""Long lists of choices: Granada pages any list longer than a select menu holds
-({"type": "menu"} steps, engine/granada/menus.py). A click on a page turns it in place (no
-move recorded in the DM, nothing for the thread, the clock runs on); a typed order or an
-autocomplete choice may name any legal action, whatever page is shown.
+"""Long lists of choices: navigation is not a move (engine/api.py). Granada offers every
+legal action at once, however many; the Discord front end pages a list longer than its
+select menus hold, and turning those pages reaches no service (no move, nothing for the
+thread, the clock runs on). The service refuses a page turn of the kind stored logs hold
+({"type": "menu"}); a typed order or an autocomplete choice may name any choice.
 
 The game is a real one: the built-in player plays Granada from a seed until a player is
 asked to choose among more than 25 actions (the first seed that gets there, found with the
@@ -21,7 +22,8 @@ import pytest
 import engine
 from bot.discord import ids, orders
 from bot.service import GameService
-from engine.api import find_action, strip_label
+from bot.service import orders as service_orders
+from engine.api import RuleError, strip_label
 from engine.players import choose
 from tests.bot.discord.conftest import (
     Harness,
@@ -79,20 +81,18 @@ async def a_long_list(h: Harness, svc: GameService) -> tuple[int, str, int, dict
     return pk, role, users[role], state
 
 
-async def test_a_page_turns_in_place_and_a_typed_order_reaches_any_page(table: Harness, svc: GameService) -> None:
+async def test_a_long_list_is_paged_by_the_front_end_and_no_page_turn_is_a_move(table: Harness,
+                                                                                svc: GameService) -> None:
     h = table
     si = h.si
     module = engine.get("granada")
     pk, role, user, state = await a_long_list(h, svc)
     version = (await svc.game(pk)).version
     offered = module.actions(state, role)
-    legal = module.legal_actions(state, role)
-    assert len(legal) > LIMIT >= len(offered)
-    pages = [i for i, a in enumerate(offered) if a["type"] == "menu"]
-    hidden = [a for a in legal if find_action(offered, a) is None]
-    assert len(pages) >= 2 and hidden
+    assert offered == module.legal_actions(state, role) and len(offered) > LIMIT
+    assert not any(module.is_nav(a) for a in offered)
 
-    # The prompt by DM offers the pages; the deadline is set for this move.
+    # The prompt by DM; the deadline is set for this move.
     prompt = await newest_prompt(h, user)
     assert si.channels[prompt.channel_id].recipients == [user]
     for _ in range(100):
@@ -104,45 +104,48 @@ async def test_a_page_turns_in_place_and_a_typed_order_reaches_any_page(table: H
     await si.wait_quiet(1.5)  # the thread's post of the last move is out
     seen = len(si.messages)
 
-    # A click on the last page: the same message now shows that page, and says nothing more.
-    cid, value = await reveal(h, user, prompt, pages[-1])
-    await h.settle(await si.click(user, prompt.id, cid, [value] if value else None))
-    turned = si.messages[prompt.id]
-    page = await svc.view(pk, role, user)
-    assert page.version == version + 1 and prompt_digest(turned) == ids.digest(page.view)
-    assert sorted({offered_index(c, v) for c, v in choices_of(turned)}) == list(range(len(page.view["actions"])))
-    assert any(find_action(page.view["actions"], a) is not None for a in hidden)
-    assert "✅" not in turned.content and f"move {version + 1}" in turned.content
-    assert len(si.messages) == seen  # no new message: no record, no thread post
-    moves = await svc.moves(pk, since=version)
-    assert [m["action"]["type"] for m in moves] == ["menu"]
-    # Paging does not buy time: the clock of the move runs on.
+    # Every choice is on the prompt, however long the list: the front end pages it, and
+    # turning its pages is no move (no record, no thread post, the clock runs on).
+    every = sorted({offered_index(c, v) for c, v in choices_of(prompt)})
+    last, value = await reveal(h, user, prompt, len(offered) - 1)
+    shown = si.messages[prompt.id]
+    every = sorted(set(every) | {offered_index(c, v) for c, v in choices_of(shown)})
+    assert every[-1] == len(offered) - 1 and prompt_digest(shown) == ids.digest((await svc.view(pk, role, user)).view)
+    assert len(si.messages) == seen and "✅" not in shown.content
+    assert await svc.moves(pk, since=version) == []
     await h.bot.deadlines.once()  # type: ignore[union-attr]
-    assert (await svc.game(pk)).deadline_at == deadline
-    assert (await h.bot.store.game(pk)).deadline_version == version + 1  # type: ignore[union-attr]
+    assert (await svc.game(pk)).deadline_at == deadline and (await svc.game(pk)).version == version
 
-    # Back to the first page, then a typed order naming an action on another page.
-    back = next(i for i, a in enumerate(page.view["actions"]) if a["type"] == "menu" and a.get("group") is None)
-    cid, value = await reveal(h, user, turned, back)
-    await h.settle(await si.click(user, prompt.id, cid, [value] if value else None))
-    top = await svc.view(pk, role, user)
-    target = next(a for a in hidden if find_action(top.view["actions"], a) is None)
+    # A page turn of the kind stored logs hold is no order: the service refuses it, records nothing.
+    with pytest.raises(RuleError, match="no move"):
+        await svc.apply(pk, role, {"type": "menu", "group": "activate", "page": 1}, version, user)
+    assert await svc.moves(pk, since=version) == []
+
+    # A typed order names any choice of the long list; autocomplete offers it by its index.
+    target = next(a for a in reversed(offered) if _names_one(offered, a))
     auto = await si.autocomplete(user, h.channel, "play", "order", order=target["label"], game=pk)
     await si.answered(auto)
     assert auto.response_type == AUTOCOMPLETE_RESULT
     suggested = {c["name"]: c["value"] for c in auto.callbacks[0].json["data"]["choices"]}
-    assert suggested.get(target["label"][:100]) == orders.choice_value(top.version, legal.index(target))
+    assert suggested.get(target["label"][:100]) == orders.choice_value(version, offered.index(target))
     order = await h.cmd(user, "play", channel=h.channel, game=pk, order=target["label"])
     answer = h.answers(order)[-1]
     assert answer.ephemeral and f"✅ {target['label']}"[:100] in answer.content, answer.content
-    done = await svc.moves(pk, since=top.version)
+    done = await svc.moves(pk, since=version)
     assert [strip_label(m["action"]) for m in done] == [strip_label(target)]
     assert si.violations == []
 
 
-def test_a_typed_order_is_matched_against_every_page() -> None:
-    """``orders.plan`` (the engine alone): the label of an action on another page than the
-    one offered is a legal order."""
+def _names_one(offered: list[dict[str, Any]], action: dict[str, Any]) -> bool:
+    try:
+        return service_orders.match(offered, action["label"]) is action
+    except (RuleError, service_orders.OrderRefused):
+        return False
+
+
+def test_a_typed_order_is_matched_against_every_choice() -> None:
+    """``plan`` (the service's, on the engine alone): the label of any choice of a list longer
+    than a select menu is a legal order."""
     module = engine.get("granada")
     seed, moves = long_list()
     state = module.setup(seed, {})
@@ -150,8 +153,7 @@ def test_a_typed_order_is_matched_against_every_page() -> None:
         state = module.apply(state, m["role"], m["action"])
     role = module.active(state)[0]
     offered = module.actions(state, role)
-    hidden = [a for a in module.legal_actions(state, role) if find_action(offered, a) is None]
-    assert hidden
-    for action in hidden:
-        assert orders.plan("granada", state, role, action["label"]) == [action]
-    assert all(a["type"] != "menu" for a in orders.legal_actions("granada", state, role))
+    named = [a for a in offered if _names_one(offered, a)]
+    assert len(named) > LIMIT
+    for action in named:
+        assert service_orders.plan(module, state, role, action["label"]) == [action]

@@ -1,5 +1,7 @@
-"""Every list of actions offered holds at most 25 entries (DESIGN.md "Small steps": a
-Discord select menu holds no more); longer lists are paged without changing the rules."""
+"""Navigation is not a move (engine/api.py): Granada offers every legal action at once, however
+many, and a front end pages a long list. The ``{"type": "menu"}`` page turns of logs stored
+before then still replay (menus.py), change nothing but a page pointer, and are named by
+``NAV_TYPES`` so that nothing counts them as moves."""
 
 from __future__ import annotations
 
@@ -7,8 +9,9 @@ import random
 
 import pytest
 
+import engine
 import engine.granada as g
-from engine.api import RuleError, find_action, undo_barrier
+from engine.api import RuleError, find_action, is_nav, undo_barrier
 from engine.granada import menus, special
 from engine.granada import state as st
 from tests.engine.granada.core_helpers import (
@@ -28,25 +31,26 @@ from tests.engine.granada.core_helpers import (
 
 
 def offered(s, role):
+    """What the role is offered: every legal action, and never a page turn."""
     acts = g.actions(s, role)
-    assert len(acts) <= menus.LIMIT, [a["type"] for a in acts]
+    assert acts == g.legal_actions(s, role)
+    assert not any(is_nav(a, g.NAV_TYPES) for a in acts), [a["type"] for a in acts]
     return acts
 
 
-# the entries of a page: a select menu less "Back"
+# the entries of a stored log's page: a select menu less "Back"
 PER_PAGE = menus.LIMIT - 1
 
 
+def stored_page_turns(s, role):
+    """The page turns a player was offered before navigation left the games (menus.py)."""
+    return [a for a in menus.paged(g.legal_actions(s, role), None) if a["type"] == menus.MENU]
+
+
 def reach(s, role, wanted):
-    """Apply ``wanted`` the way a player with a select menu must: through the pages."""
-    acts = offered(s, role)
-    if find_action(acts, wanted) is not None:
-        return act(s, role, **wanted)
-    for page in (a for a in acts if a["type"] == menus.MENU and a.get("group") == wanted["type"]):
-        shown = g.apply(s, role, page)
-        if find_action(offered(shown, role), wanted) is not None:
-            return act(shown, role, **wanted)
-    raise AssertionError(f"{wanted} never offered")
+    """Apply ``wanted``: it is offered as it is, whatever the list's length."""
+    assert find_action(offered(s, role), wanted) is not None, f"{wanted} not offered"
+    return act(s, role, **wanted)
 
 
 SEEDS = [1, 13, 15, 24]        # games that meet lists longer than a select menu, some of them
@@ -63,17 +67,17 @@ def total_movement_everywhere():
     return buy(s, "christian", "total"), locs
 
 
-def test_activations_under_total_movement_are_split_into_pages():
+def test_every_activation_under_total_movement_is_offered_at_once():
     s, locs = total_movement_everywhere()
-    legal = g.legal_actions(s, "christian")
-    assert sum(a["type"] == "activate" for a in legal) == 30
     acts = offered(s, "christian")
-    pages = [a for a in acts if a["type"] == menus.MENU]
-    assert len(pages) == 2 and "end_movement" in {a["type"] for a in acts}
+    assert sum(a["type"] == "activate" for a in acts) == 30 > menus.LIMIT
+    assert "end_movement" in {a["type"] for a in acts}
+    # a stored log's page turn still replays; what is offered stays the whole list
+    pages = stored_page_turns(s, "christian")
+    assert len(pages) == 2
     s = g.apply(s, "christian", pages[1])
-    inside = offered(s, "christian")
-    assert inside[-1] == menus.BACK
-    assert {a["loc"] for a in inside[:-1]} == set(sorted(locs)[PER_PAGE:])
+    assert top(s)["_menu"]["christian"] == {"group": "activate", "page": 1}
+    assert offered(s, "christian") == acts
     back = g.apply(s, "christian", menus.BACK)
     assert g.actions(back, "christian") == acts
     s = act(s, "christian", type="activate", loc=locs[-1])
@@ -88,7 +92,7 @@ def test_any_legal_action_is_accepted_whatever_page_is_shown_and_menus_are_check
         act(s, "christian", type=menus.MENU, group="activate", page=7)
 
 
-def test_taking_blocks_from_a_big_stack_is_paged():
+def test_taking_blocks_from_a_big_stack_offers_every_block():
     s = clear_board(new_game())
     ids = land_blocks("christian", 30)
     put(s, "sevilla", *ids)
@@ -105,7 +109,7 @@ def test_taking_blocks_from_a_big_stack_is_paged():
 
 
 @pytest.mark.rule("10.12.1")
-def test_placing_boabdil_back_among_many_muslim_locations_is_paged():
+def test_placing_boabdil_back_among_many_muslim_locations_offers_every_one():
     s = clear_board(new_game())
     mus = sorted(loc for loc in D.locations if s["control"][loc] == "muslim")
     assert len(mus) > menus.LIMIT
@@ -117,16 +121,17 @@ def test_placing_boabdil_back_among_many_muslim_locations_is_paged():
     assert s["blocks"][special_block("boabdil")]["loc"] == mus[-1]
 
 
-def test_pages_are_remembered_per_role_in_simultaneous_choices():
+def test_a_stored_page_turn_moves_only_its_roles_pointer_in_simultaneous_choices():
     s = new_game()
     for side in st.SIDES:                      # 30 biddable cards each
         pool = [c for c in D.cards if D.cards[c].deck == side and D.cards[c].bid is not None][:30]
         s["hands"][side] = pool
         s["decks"][side] = [c for c in s["decks"][side] if c not in pool]
-    page = next(a for a in offered(s, "christian") if a["type"] == menus.MENU)
+    muslim = offered(s, "muslim")
+    page = stored_page_turns(s, "christian")[0]
     s = g.apply(s, "christian", page)
-    assert offered(s, "christian")[-1] == menus.BACK
-    assert menus.BACK not in offered(s, "muslim")        # the Muslim's menu is untouched
+    assert set(top(s)["_menu"]) == {"christian"}
+    assert offered(s, "muslim") == muslim                 # the Muslim's choices are untouched
 
 
 def test_built_in_player_and_menus_keep_the_game_going():
@@ -157,26 +162,25 @@ LONGEST: dict[int, int] = {}
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_random_games_never_offer_more_than_25_actions(seed):
-    """Random games never show either role more than 25 actions, in any state; a role that
-    need not act is offered nothing; no list holds a preference switch (auto-pass is the
-    front end's, DESIGN.md)."""
+def test_random_games_offer_every_legal_action_and_no_page_turn(seed):
+    """Random games offer either role every legal action at once and never a page turn, in
+    any state; a role that need not act is offered nothing; no list holds a preference switch
+    (auto-pass is the front end's, DESIGN.md)."""
     longest = 0
     for s in random_game(seed):
         for role in st.SIDES:
-            acts = g.actions(s, role)
-            longest = max(longest, len(g.legal_actions(s, role)))
-            assert len(acts) <= menus.LIMIT, (seed, role, st.top(s)["kind"])
+            acts = offered(s, role)
+            longest = max(longest, len(acts))
             assert not {"auto_pass_on", "auto_pass_off"} & {a["type"] for a in acts}
             if role not in g.active(s):
                 assert acts == []
     LONGEST[seed] = longest
 
 
-def test_the_random_games_met_lists_that_needed_pages():
+def test_the_random_games_met_lists_longer_than_a_select_menu():
     for seed in SEEDS:
         if seed not in LONGEST:
-            test_random_games_never_offer_more_than_25_actions(seed)
+            test_random_games_offer_every_legal_action_and_no_page_turn(seed)
     assert max(LONGEST.values()) > menus.LIMIT
 
 
@@ -190,9 +194,10 @@ def test_grey_army_pending_places_are_short_lists():
 
 # ---------------------------------------------------------------- navigation and reactions
 
-def test_a_menu_step_is_navigation_only_no_log_line_and_no_undo_barrier():
+def test_a_stored_menu_step_is_navigation_only_no_log_line_and_no_undo_barrier():
     s, _ = total_movement_everywhere()
-    page = next(a for a in offered(s, "christian") if a["type"] == menus.MENU)
+    page = stored_page_turns(s, "christian")[0]
+    assert is_nav(page, g.NAV_TYPES) and engine.get("granada").is_nav(page)
     t = g.apply(s, "christian", page)
     assert not undo_barrier(s, t)
     assert t["log"] == s["log"] and t["rng"] == s["rng"] and t["reveals"] == s["reveals"]

@@ -1,0 +1,86 @@
+"""Orders through the service (``GameService.apply_order``): a typed chain is checked whole
+against the seat's view and applied in one transaction, all or nothing; and navigation is no
+move: the service refuses a page turn, which never reaches the move log."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.service import GameService, NotAllowed, StaleVersion
+from bot.service.orders import OrderRefused
+from engine.api import RuleError
+
+ANN, BOB = 101, 202
+
+
+async def toy_game(service: GameService) -> int:
+    info = await service.create_game("toy", {"target": 20}, seed=7, created_by=ANN, guild_id=1, channel_id=900)
+    await service.join(info.id, ANN, "Ann")
+    await service.join(info.id, BOB, "Bob")
+    await service.start(info.id)
+    return info.id
+
+
+def rows(db_path: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db_path) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+async def test_a_chain_is_applied_step_by_step_in_one_command(service: GameService, db_path: Path) -> None:
+    pk = await toy_game(service)
+    steps = await service.apply_order(pk, "red", "add 1 > add 2 > bank", 0, ANN)
+    assert [s.version for s in steps] == [1, 2, 3] and steps[-1].active == ["blue"]
+    assert [s.action["label"] for s in steps if s.action] == ["add 1", "add 2", "bank 3 points"]
+    moves = rows(db_path, "SELECT seq, action FROM move WHERE game_pk=? ORDER BY seq", pk)
+    assert moves == [(1, '{"n":1,"type":"add"}'), (2, '{"n":2,"type":"add"}'), (3, '{"type":"bank"}')]
+    _, state = await service.state(pk)
+    assert state["score"]["red"] == 3 and state["pending"] == 0
+    # each step is its own move: undo takes back the last one only
+    await service.undo(pk, "red", 3, ANN)
+    _, state = await service.state(pk)
+    assert state["score"]["red"] == 0 and state["pending"] == 3
+
+
+async def test_a_chain_failing_half_way_leaves_nothing_applied(service: GameService, db_path: Path) -> None:
+    pk = await toy_game(service)
+    outbox = rows(db_path, "SELECT count(*) FROM outbox")[0][0]
+    with pytest.raises(RuleError, match="step 3 of the order") as refused:
+        await service.apply_order(pk, "red", "add 1 > add 2 > fly away > bank", 0, ANN)
+    assert "add 1" in refused.value.allowed
+    assert rows(db_path, "SELECT count(*) FROM move")[0][0] == 0
+    assert rows(db_path, "SELECT version FROM game WHERE id=?", pk)[0][0] == 0
+    assert rows(db_path, "SELECT count(*) FROM outbox")[0][0] == outbox
+    version, state = await service.state(pk)
+    assert version == 0 and state["pending"] == 0
+    # a part past the end of the seat's turn refuses the whole chain too
+    with pytest.raises(OrderRefused, match="no longer your turn"):
+        await service.apply_order(pk, "red", "add 1 > bank > add 1", 0, ANN)
+    assert rows(db_path, "SELECT count(*) FROM move")[0][0] == 0
+
+
+async def test_an_order_is_checked_like_a_step(service: GameService) -> None:
+    pk = await toy_game(service)
+    with pytest.raises(NotAllowed):
+        await service.apply_order(pk, "red", "add 1", 0, BOB)          # not Bob's seat
+    with pytest.raises(OrderRefused, match="Nothing is asked of blue"):
+        await service.apply_order(pk, "blue", "add 1", 0, BOB)
+    with pytest.raises(OrderRefused, match="fits several"):
+        await service.apply_order(pk, "red", "add", 0, ANN)
+    await service.apply(pk, "red", {"type": "add", "n": 1}, 0, ANN)
+    with pytest.raises(StaleVersion):
+        await service.apply_order(pk, "red", "add 1", 0, ANN)
+    assert [s.version for s in await service.apply_order(pk, "red", "add 2", None, ANN)] == [2]
+
+
+async def test_a_page_turn_never_enters_the_move_log(service: GameService, db_path: Path) -> None:
+    """Navigation is not a move: an action marked ``nav`` is refused by the service, so it
+    can never be recorded, undone, timed or counted."""
+    pk = await toy_game(service)
+    with pytest.raises(RuleError, match="no move"):
+        await service.apply(pk, "red", {"type": "add", "n": 1, "nav": True}, 0, ANN)
+    assert rows(db_path, "SELECT count(*) FROM move")[0][0] == 0
+    assert rows(db_path, "SELECT version FROM game WHERE id=?", pk)[0][0] == 0
