@@ -104,6 +104,10 @@ class ViewFields(TypedDict, total=False):
     hand: list[Any]
     """What the role holds hidden from the others (cards, tiles), when the game has a hand.
     Default: absent (the game has no hand)."""
+    cards: dict[str, dict[str, Any]]
+    """The cards (or tiles) a view names by id in its ``hand``, each with at least its
+    ``name`` in the game's words ("1 blue"), so that a front end shows a hand by name and
+    never by id. Default: absent (the hand's entries are shown as they are)."""
     held: list[str]
     """What the role holds, in words a player reads (cards named, special cards with their
     names): the game's own description, for a front end that shows text. Default: absent
