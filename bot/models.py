@@ -335,3 +335,96 @@ class DiscordUser(SQLModel, table=True):
     user_id: int = Field(sa_type=sa.BigInteger, primary_key=True)
     dms_closed_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
     told_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+
+
+# --------------------------------------------------------------------------- campaigns
+# Ratings, player records and matchmaking (migration 0010, issue 29; bot/service/ratings.py,
+# bot/service/matchmaking.py).
+
+
+class Rating(SQLModel, table=True):
+    """One rating: a player's (``entry`` 'u:<user id>') or a built-in player level's
+    ('bot:<level>', Sabika's Yusuf 'bot:yusuf') in one game on one Discord server
+    (``guild_id`` 0: games played outside a server). Derived data: ``alcazaba ratings
+    rebuild`` makes every row again from :class:`RatedGame` rows, in their order."""
+
+    __tablename__ = "rating"
+
+    guild_id: int = Field(sa_type=sa.BigInteger, primary_key=True)
+    game_id: str = Field(sa_type=sa.String(40), primary_key=True)
+    entry: str = Field(sa_type=sa.String(40), primary_key=True)
+    user_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    mu: float = Field(sa_type=sa.Float)
+    sigma: float = Field(sa_type=sa.Float)
+    games: int = Field(default=0)
+    wins: int = Field(default=0)
+    last_name: str = Field(default="", sa_type=sa.String(100), description="the name last seen in a rated game")
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
+class RatedGame(SQLModel, table=True):
+    """A game that counted for ratings, in the order it counted (``id``): its ranking
+    (``ranks``: JSON list of [entry, rank, user id, name], rank 1 best, equal ranks shared)
+    and what it changed (``changes``: JSON {entry: [mu, sigma, mu after, sigma after]}).
+    Unique per game: a game counts once, whatever retries or restarts happen."""
+
+    __tablename__ = "rated_game"
+    __table_args__ = (
+        sa.UniqueConstraint("game_pk"),
+        sa.Index("ix_rated_game_guild_id_game_id", "guild_id", "game_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_pk: int = Field(sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], nullable=False)
+    guild_id: int = Field(sa_type=sa.BigInteger)
+    game_id: str = Field(sa_type=sa.String(40))
+    ranks: str = Field(sa_type=sa.Text)
+    changes: str = Field(sa_type=sa.Text)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
+class GameRated(SQLModel, table=True):
+    """A manager's word on whether a game counts for ratings (a game without a row counts
+    when the rules say so; an imported game gets ``rated`` False)."""
+
+    __tablename__ = "game_rated"
+
+    game_pk: int = Field(
+        sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], primary_key=True, nullable=False
+    )
+    rated: bool
+    set_by: int | None = Field(default=None, sa_type=sa.BigInteger)
+    set_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
+class CampaignGuild(SQLModel, table=True):
+    """A Discord server's campaign settings (``/server ratings``)."""
+
+    __tablename__ = "campaign_guild"
+
+    guild_id: int = Field(sa_type=sa.BigInteger, primary_key=True)
+    ratings_vs_bot: bool = Field(default=False, description="games against the built-in player count for people")
+
+
+class SeekTicket(SQLModel, table=True):
+    """A player waiting for an opponent (``/game seek``). ``status``: open, matched,
+    cancelled, expired. ``game_pk`` names the game a match started. A ticket is taken by a
+    conditional UPDATE (status 'open' to 'matched') in the transaction that creates the game,
+    so two processes never match one ticket twice."""
+
+    __tablename__ = "seek_ticket"
+    __table_args__ = (sa.Index("ix_seek_ticket_guild_id_status", "guild_id", "status"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    guild_id: int = Field(sa_type=sa.BigInteger)
+    channel_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    user_id: int = Field(sa_type=sa.BigInteger)
+    display_name: str = Field(default="", sa_type=sa.String(100))
+    game_id: str = Field(sa_type=sa.String(40))
+    pace: str = Field(sa_type=sa.String(32))
+    options: str = Field(default="{}", sa_type=sa.Text, description="canonical JSON object")
+    players: int = Field(default=2)
+    status: str = Field(default="open", sa_type=sa.String(16))
+    game_pk: int | None = Field(default=None, sa_type=sa.Integer)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+    expires_at: datetime = Field(sa_type=sa.DateTime)

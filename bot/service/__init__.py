@@ -19,6 +19,7 @@ from bot.service.core import EXPORT_FORMAT, _bot_seed, rules_version, state_hash
 from bot.service.lobby import LobbyCommands
 from bot.service.outbox import OutboxCommands
 from bot.service.play import PlayCommands
+from bot.service.records import RecordCommands
 from bot.service.types import (
     GameInfo,
     GameNotFound,
@@ -58,7 +59,7 @@ __all__ = [
 ]
 
 
-class GameService(LobbyCommands, PlayCommands, ArchiveCommands, OutboxCommands, ClaimCommands):
+class GameService(LobbyCommands, PlayCommands, ArchiveCommands, OutboxCommands, ClaimCommands, RecordCommands):
     """All game commands over one database. Safe to share within one event loop; several
     processes may serve the same database (versions and locks keep them consistent).
 
