@@ -249,3 +249,45 @@ async def test_ratings_on_postgresql(pg_service: GameService) -> None:
     assert lines["u:101"].rating.games == 4
     report = await pg_service.rebuild_ratings()
     assert report.differed == [] and report.games == 5
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+async def _resigned_games(db: Path, count: int) -> None:
+    """``count`` finished toy games among eight members of two servers, each ended by a
+    resignation (the quickest finish), in a fixed random order."""
+    import random
+
+    chooser = random.Random(29)
+    service = GameService.open(sqlite_url(db))
+    try:
+        for _ in range(count):
+            red, blue = chooser.sample(range(201, 209), 2)
+            info = await service.create_game("toy", {"target": 8}, seed=1, guild_id=chooser.choice((1, 2)))
+            await service.join(info.id, red, f"p{red}", "red")
+            await service.join(info.id, blue, f"p{blue}", "blue")
+            await service.start(info.id)
+            loser = chooser.choice(("red", "blue"))
+            await service.resign(info.id, loser, red if loser == "red" else blue)
+    finally:
+        await service.close()
+
+
+@pytest.mark.slow
+def test_cli_rebuild_of_a_thousand_games_reproduces_the_stored_ratings(
+        db_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.cli import main
+
+    asyncio.run(_resigned_games(db_path, 1000))
+    before = stored(db_path)
+    assert len(before) == 16 and sum(r[6] for r in before) == 2000
+    assert main(["ratings", "rebuild", "--db", str(db_path)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == ("1000 rated games replayed, 16 ratings written, "
+                                                      "0 differed from the stored values")
+    assert stored(db_path) == before
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("UPDATE rating SET wins = wins + 1 WHERE entry = 'u:201' AND guild_id = 2")
+    assert main(["ratings", "rebuild", "--db", str(db_path)]) == 1
+    assert "differed: 2/toy/u:201" in capsys.readouterr().out
+    assert stored(db_path) == before
