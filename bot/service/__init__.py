@@ -17,6 +17,7 @@ from bot.service.archive import ArchiveCommands
 from bot.service.claims import Claim, ClaimCommands
 from bot.service.core import EXPORT_FORMAT, _bot_seed, rules_version, state_hash
 from bot.service.lobby import LobbyCommands
+from bot.service.matchmaking import SeekCommands
 from bot.service.outbox import OutboxCommands
 from bot.service.play import PlayCommands
 from bot.service.records import RecordCommands
@@ -59,7 +60,8 @@ __all__ = [
 ]
 
 
-class GameService(LobbyCommands, PlayCommands, ArchiveCommands, OutboxCommands, ClaimCommands, RecordCommands):
+class GameService(LobbyCommands, PlayCommands, ArchiveCommands, OutboxCommands, ClaimCommands, RecordCommands,
+                  SeekCommands):
     """All game commands over one database. Safe to share within one event loop; several
     processes may serve the same database (versions and locks keep them consistent).
 
