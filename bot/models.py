@@ -428,3 +428,73 @@ class SeekTicket(SQLModel, table=True):
     game_pk: int | None = Field(default=None, sa_type=sa.Integer)
     created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
     expires_at: datetime = Field(sa_type=sa.DateTime)
+
+
+class Tournament(SQLModel, table=True):
+    """A league or tournament (``/tournament``; bot/service/tournaments.py). ``status``:
+    signup, running, finished. ``round``: the round being played (0 before the start)."""
+
+    __tablename__ = "tournament"
+
+    id: int | None = Field(default=None, primary_key=True)
+    guild_id: int = Field(sa_type=sa.BigInteger)
+    channel_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    thread_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    message_id: int | None = Field(default=None, sa_type=sa.BigInteger, description="the sign-up message")
+    created_by: int = Field(sa_type=sa.BigInteger)
+    game_id: str = Field(sa_type=sa.String(40))
+    format: str = Field(sa_type=sa.String(16), description="swiss | round_robin | pods")
+    rounds: int
+    pace: str = Field(sa_type=sa.String(32))
+    options: str = Field(default="{}", sa_type=sa.Text)
+    double: bool = Field(default=False)
+    status: str = Field(default="signup", sa_type=sa.String(16))
+    round: int = Field(default=0)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
+class TournamentPlayer(SQLModel, table=True):
+    """A member signed up; ``seed``: his rating when the tournament started (a tie-break)."""
+
+    __tablename__ = "tournament_player"
+
+    tournament_id: int = Field(sa_column_args=[sa.ForeignKey("tournament.id", ondelete="CASCADE")],
+                               primary_key=True, nullable=False)
+    user_id: int = Field(sa_type=sa.BigInteger, primary_key=True)
+    display_name: str = Field(default="", sa_type=sa.String(100))
+    seed: float = Field(default=0.0, sa_type=sa.Float)
+    joined_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+    withdrawn_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+
+
+class TournamentRound(SQLModel, table=True):
+    """A round, made once: its row is written in the transaction that creates its games, so a
+    process that dies while creating it leaves either the whole round or nothing."""
+
+    __tablename__ = "tournament_round"
+
+    tournament_id: int = Field(sa_column_args=[sa.ForeignKey("tournament.id", ondelete="CASCADE")],
+                               primary_key=True, nullable=False)
+    round: int = Field(primary_key=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+    finished_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+    posted_at: datetime | None = Field(default=None, sa_type=sa.DateTime, description="standings posted")
+
+
+class TournamentGame(SQLModel, table=True):
+    """A table of a round: its players in seat order (JSON list of user ids), its game (None
+    for a bye, or a game not played because a player withdrew: ``forfeit`` names him), and
+    the lease of its opening (thread, start) by a bot process."""
+
+    __tablename__ = "tournament_game"
+    __table_args__ = (sa.UniqueConstraint("tournament_id", "round", "table_no"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int = Field(sa_column_args=[sa.ForeignKey("tournament.id", ondelete="CASCADE")], nullable=False)
+    round: int
+    table_no: int
+    players: str = Field(sa_type=sa.Text)
+    game_pk: int | None = Field(default=None, sa_column_args=[sa.ForeignKey("game.id", ondelete="SET NULL")])
+    forfeit: int | None = Field(default=None, sa_type=sa.BigInteger)
+    opened_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+    lease_until: datetime | None = Field(default=None, sa_type=sa.DateTime)

@@ -264,19 +264,11 @@ class SeekCommands(ServiceCore):
         roles = list(module.roles(clone(options)))
         history = await self._sides(session, guild_id, game_id, [t.user_id for t in tickets])
         sides = assign_sides(roles, [(t.user_id, *history.get(t.user_id, ({}, None))) for t in tickets])
-        seed = secrets.randbelow(_SEED_LIMIT)
-        state = module.setup(seed, clone(options))
-        game = Game(game_id=game_id, seed=seed, options=dumps(options), status="open", version=0,
-                    active=dumps(list(module.active(state))), created_by=None, guild_id=guild_id,
-                    channel_id=tickets[0].channel_id, pace=pace, rules_version=rules_version(module),
-                    schema_revision=await self._schema_revision(session))
-        session.add(game)
-        await session.flush()
+        game = await self._new_game(session, game_id, options, guild_id, tickets[0].channel_id, pace,
+                                    [(sides[t.user_id], t.user_id, t.display_name) for t in tickets])
         assert game.id is not None
-        session.add(GameState(game_pk=game.id, version=0, state=dumps(state)))
         names = {t.user_id: t.display_name for t in tickets}
         for t in tickets:
-            session.add(Seat(game_pk=game.id, role=sides[t.user_id], user_id=t.user_id, display_name=t.display_name))
             done = await session.execute(sa.update(SeekTicket).where(
                 col(SeekTicket.id) == t.id, col(SeekTicket.status) == "open").values(
                 status="matched", game_pk=game.id, expires_at=now + OPENING_LEASE))
@@ -291,6 +283,26 @@ class SeekCommands(ServiceCore):
                                payload=dumps({"type": "note", "game": game.id, "role": role, "text": text}),
                                dedupe_key=f"g{game.id}:matched:{role}"))
         return Match(game.id, guild_id, tickets[0].channel_id, game_id, pace, seats)
+
+    async def _new_game(self, session: Any, game_id: str, options: dict[str, Any], guild_id: int,
+                        channel_id: int | None, pace: str, seats: Sequence[tuple[str, int, str]]) -> Game:
+        """A new game, open, with its state set up and its seats taken (role, user, name), in
+        the caller's transaction: a match or a tournament round writes its games with the rows
+        that decided them."""
+        module = _module(game_id)
+        seed = secrets.randbelow(_SEED_LIMIT)
+        state = module.setup(seed, clone(options))
+        game = Game(game_id=game_id, seed=seed, options=dumps(options), status="open", version=0,
+                    active=dumps(list(module.active(state))), created_by=None, guild_id=guild_id,
+                    channel_id=channel_id, pace=pace, rules_version=rules_version(module),
+                    schema_revision=await self._schema_revision(session))
+        session.add(game)
+        await session.flush()
+        assert game.id is not None
+        session.add(GameState(game_pk=game.id, version=0, state=dumps(state)))
+        for role, user, name in seats:
+            session.add(Seat(game_pk=game.id, role=role, user_id=user, display_name=name[:100]))
+        return game
 
     @staticmethod
     async def _sides(session: Any, guild_id: int, game_id: str,
