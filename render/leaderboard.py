@@ -31,22 +31,27 @@ class Row:
     rating: int
     provisional: bool
     games: int
-    wins: int
+    wins: int | str
+    """Games won, or any short text (a tournament's first tie-break)."""
     trend: Sequence[int] = field(default_factory=tuple)
     """The shown rating after each of the last games, oldest first."""
     mine: bool = False
+    shown: str | None = None
+    """Text instead of the rating (a tournament's points, e.g. '2.5')."""
 
 
-def leaderboard(title: str, rows: Sequence[Row], note: str = "") -> bytes:
+def leaderboard(title: str, rows: Sequence[Row], note: str = "",
+                labels: tuple[str, str, str] = ("Rating", "Games", "Won")) -> bytes:
     """The picture, as PNG bytes. ``rows``: the top lines, then (after a gap) the reader's own
-    line when he is further down."""
+    line when he is further down. ``labels``: the three number columns' heads (a tournament's
+    standings: points, games, tie-break)."""
     height = HEAD + ROW * max(1, len(rows)) + FOOT + (ROW // 2 if _gap(rows) else 0)
     img = Image.new("RGB", (WIDTH, height), PAPER)
     draw = ImageDraw.Draw(img)
     draw.rectangle((0, 0, WIDTH, HEAD - 8), fill=PARCHMENT)
     text(draw, (16, 10), title, fit_font(title, 24, WIDTH - 32, bold=True))
     small = font(14, True)
-    columns = {"#": 16, "Player": 64, "Rating": 400, "Games": 480, "Won": 550, "Trend": WIDTH - TREND_W - 16}
+    columns = {"#": 16, "Player": 64, labels[0]: 400, labels[1]: 480, labels[2]: 550, "Trend": WIDTH - TREND_W - 16}
     for label, x in columns.items():
         text(draw, (x, HEAD - 30), label, small, fill=mix(INK, PAPER, 0.3))
     draw.line((0, HEAD - 8, WIDTH, HEAD - 8), fill=INK, width=2)
@@ -80,7 +85,7 @@ def _row(draw: ImageDraw.ImageDraw, y: int, row: Row, banded: bool) -> None:
     body = font(17, row.mine)
     text(draw, (16, mid), str(row.rank), body, anchor="lm")
     text(draw, (64, mid), row.name, fit_font(row.name, 17, 320, bold=row.mine), anchor="lm")
-    rating = f"{row.rating}{'?' if row.provisional else ''}"
+    rating = row.shown if row.shown is not None else f"{row.rating}{'?' if row.provisional else ''}"
     text(draw, (400, mid), rating, font(17, True), anchor="lm")
     text(draw, (480, mid), str(row.games), body, anchor="lm")
     text(draw, (550, mid), str(row.wins), body, anchor="lm")

@@ -44,7 +44,7 @@ log = logging.getLogger("bot.discord")
 
 COGS = ("bot.discord.cogs.lobby", "bot.discord.cogs.play", "bot.discord.cogs.delivery",
         "bot.discord.cogs.deadlines", "bot.discord.cogs.campaign",
-        "bot.discord.cogs.matchmaking")
+        "bot.discord.cogs.matchmaking", "bot.discord.cogs.tournaments")
 
 
 @dataclass

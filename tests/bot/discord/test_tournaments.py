@@ -1,0 +1,108 @@
+"""``/tournament`` through the real bot and the Discord stand-in (issue 29): an 8-player Swiss
+of 1212 over three rounds, its games ended by resignations in their threads; pairings,
+standings and tie-breaks against the hand-worked values of tests/bot/test_pairing.py; the
+refusals, ephemeral and with the reason."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from bot.service import GameService
+from tests.bot.discord.conftest import Harness, components, png_ok
+
+
+async def until(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 60.0) -> None:
+    for _ in range(int(timeout * 10)):
+        if await check():
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def answer(h: Harness, inter: object) -> str:
+    msg = h.answers(inter)[-1]  # type: ignore[arg-type]
+    assert msg.ephemeral, msg.content
+    return msg.content
+
+
+async def test_an_eight_player_swiss_of_1212(table: Harness) -> None:
+    h = table
+    people = [h.alice, h.bob, h.carol, h.mod]
+    for name in ("dave", "erin", "fred", "gina"):
+        user = h.si.add_user(name)
+        h.si.add_member(h.guild, user)
+        people.append(user)
+    number = {user: i + 1 for i, user in enumerate(people)}  # sign-up order = the hand-worked players 1..8
+
+    refused = answer(h, await h.cmd(h.alice, "tournament new", game="granada_city", format="swiss", rounds=3))
+    assert refused.startswith("swiss pairs two players; Granada")
+    opened = answer(h, await h.cmd(h.alice, "tournament new", game="navas", format="swiss", rounds=3, pace="7d"))
+    assert opened.startswith("Tournament #1 is open for sign-up")
+    thread = h.si.threads(h.channel)[-1].id
+    signup = h.si.channel_messages(thread)[0]
+    join = next(c["custom_id"] for c in components(signup) if c["label"] == "Join")
+    for user in people:
+        await h.settle(await h.si.click(user, signup.id, join))
+    again = await h.si.click(h.bob, signup.id, join)
+    await h.settle(again)
+    assert answer(h, again) == "You are signed up for tournament #1 already."
+    assert "Players (8): alice, bob, carol, mod, dave, erin, fred, gina" in h.si.messages[signup.id].content
+
+    assert answer(h, await h.cmd(h.bob, "tournament start", tournament=1)) == \
+        "Only the tournament's creator or a server manager can start it."
+    assert answer(h, await h.cmd(h.alice, "tournament start", tournament=1)).startswith(
+        "Tournament #1 has started: round 1 of 3.")
+    assert not components(h.si.messages[signup.id])  # sign-up closed: the buttons are gone
+    assert answer(h, await h.cmd(h.mod, "tournament start", tournament=1)) == "Tournament #1 has started already."
+    outsider = h.si.add_user("hal")
+    h.si.add_member(h.guild, outsider)
+    assert answer(h, await h.cmd(outsider, "tournament withdraw", tournament=1)) == \
+        "You are not playing in tournament #1."
+
+    svc = GameService.open(h.settings.db_url)
+    try:
+        results = {1: {1, 4, 5, 8}, 2: {4, 5, 2, 7}, 3: {5, 1, 2, 6}}  # who wins each round (hand-worked)
+        expected_pairs = {1: [[1, 2], [3, 4], [5, 6], [7, 8]], 2: [[4, 1], [8, 5], [2, 3], [6, 7]],
+                          3: [[5, 4], [1, 8], [7, 2], [3, 6]]}
+        for round_no in (1, 2, 3):
+            async def opened_round(r: int = round_no) -> bool:
+                tables = await svc.tables(1, r)
+                games = [await svc.game(t.game_pk or 0) for t in tables]
+                return bool(tables) and all(g.status == "running" and g.thread_id for g in games)
+
+            await until(opened_round, f"round {round_no}'s games running in their threads")
+            tables = await svc.tables(1, round_no)
+            assert [[number[u] for u in t.players] for t in tables] == expected_pairs[round_no]
+            for t in tables:
+                game = await svc.game(t.game_pk or 0)
+                assert game.seat("christian").user_id == t.players[0]  # type: ignore[union-attr]
+                loser = next(u for u in t.players if number[u] not in results[round_no])
+                await h.cmd(loser, "game resign", channel=game.thread_id)
+
+            async def posted(r: int = round_no) -> bool:
+                return any(f"standings after round {r}" in m.content or (r == 3 and "final standings" in m.content)
+                           for m in h.si.channel_messages(thread))
+
+            await until(posted, f"the standings of round {round_no}")
+    finally:
+        await svc.close()
+
+    final = next(m for m in h.si.channel_messages(thread) if "final standings" in m.content)
+    lines = final.content.splitlines()[1:9]
+    # 5: 3 points. 1, 4, 2: 2 points; Buchholz 1: 2 + 2 + 1 = 5, 4: 0 + 2 + 3 = 5, 2: 2 + 0 + 1 = 3;
+    # Sonneborn-Berger breaks 1 (beat 2 and 8: 2 + 1 = 3) over 4 (beat 3 and 1: 0 + 2 = 2).
+    order = [(1, "dave", "3", "4 / 4"), (2, "alice", "2", "5 / 3"), (3, "mod", "2", "5 / 2"),
+             (4, "bob", "2", "3 / 1"), (5, "gina", "1", "6 / 1"), (6, "fred", "1", "4 / 1"),
+             (7, "erin", "1", "4 / 0"), (8, "carol", "0", "5 / 0")]
+    for line, (rank, name, points, breaks) in zip(lines, order, strict=True):
+        assert line == f"{rank}. {name} · **{points}** · 3 games · {breaks}", line
+    (picture,) = final.files
+    png_ok(picture.data)
+    assert not any("hand" in m.content.casefold() for m in h.si.channel_messages(thread))
+
+    shown = answer(h, await h.cmd(h.carol, "tournament standings", tournament=1))
+    assert shown.splitlines()[1] == "1. dave · **3** · 3 games · 4 / 4"
+    assert answer(h, await h.cmd(h.carol, "tournament withdraw", tournament=1)) == \
+        "Tournament #1 is not under way."
+    assert answer(h, await h.cmd(h.carol, "tournament standings", tournament=7)) == "There is no tournament #7."
