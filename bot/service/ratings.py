@@ -14,8 +14,9 @@ vs_bot:true``, off by default), and then for everyone in it. When two of a game'
 are the built-in player at one level, the better placed one is its entry.
 
 A seat that a person left during the game (a resignation in a game of 3 or more seats, a
-seat handed to the built-in player at a deadline) counts for that person, placed last:
-leaving is never a way round a loss. The built-in player who finished the seat is not rated.
+seat handed to the built-in player at a deadline) counts for that person, placed after all
+who stayed (of several who left, the one who left last is placed first): leaving is never a
+way round a loss. The built-in player who finished the seat is not rated.
 
 Ranking. The game's result ranks its seats: the winner(s) first (``winner``, or
 ``winners`` for a shared win), then the others by their score when the result scores the
@@ -160,6 +161,10 @@ def ranking(game_id: str, seats: Sequence[SeatFacts], result: Mapping[str, Any],
     if automaton and automaton not in _role_scores(result, [automaton]):
         places[automaton] = 1 if not result.get("winner") else 2
     last = max(places.values()) + 1
+    # Those who left: after everyone who stayed, the one who left last first.
+    leaving = sorted((str(p[DEPARTED].get("at") or ""), i) for i, p in enumerate(prefs)
+                     if isinstance(p.get(DEPARTED), dict))
+    left_rank = {i: last + n for n, (_at, i) in enumerate(reversed(leaving))}
     placed: dict[str, Placed] = {}
     people: set[int] = set()
     bots = False
@@ -169,14 +174,14 @@ def ranking(game_id: str, seats: Sequence[SeatFacts], result: Mapping[str, Any],
         if held is None or rank < held.rank:
             placed[entry] = Placed(entry, rank, user_id, name)
 
-    for seat, pref in zip(seats, prefs, strict=True):
+    for index, (seat, pref) in enumerate(zip(seats, prefs, strict=True)):
         gone = pref.get(DEPARTED)
         if isinstance(gone, dict) and isinstance(gone.get("user_id"), int):
             uid = int(gone["user_id"])
             if uid in people:
                 return "one member held two of its seats"
             people.add(uid)
-            placed[person(uid)] = Placed(person(uid), last, uid, str(gone.get("name") or ""))
+            placed[person(uid)] = Placed(person(uid), left_rank.get(index, last), uid, str(gone.get("name") or ""))
             continue
         if seat.is_bot:
             bots = True
@@ -398,5 +403,6 @@ def mark_departed(seat: Any) -> None:
     if seat.is_bot or seat.user_id is None:
         return
     prefs = loads(seat.prefs) or {}
-    prefs[DEPARTED] = {"user_id": int(seat.user_id), "name": str(seat.display_name or "")}
+    prefs[DEPARTED] = {"user_id": int(seat.user_id), "name": str(seat.display_name or ""),
+                       "at": utcnow().isoformat()}
     seat.prefs = dumps(prefs)

@@ -445,10 +445,10 @@ class TournamentCommands(SeekCommands):
             by_user = {u: places[roles[i]] for i, u in enumerate(seated)}
             seats = await self._seats(session, int(game.id or 0))
             last = max(by_user.values()) + 1
-            for i, u in enumerate(seated):
-                seat = seats.get(roles[i])
-                if seat is not None and seat.user_id != u:  # he left the seat: placed last
-                    by_user[u] = last
+            left = sorted((str((loads(seats[roles[i]].prefs) or {}).get(ratings.DEPARTED, {}).get("at") or ""), u)
+                          for i, u in enumerate(seated) if roles[i] in seats and seats[roles[i]].user_id != u)
+            for n, (_at, u) in enumerate(reversed(left)):  # who left: after all who stayed, the last first
+                by_user[u] = last + n
             out.append(pairing.Played(t.round, by_user, sides))
         return out
 

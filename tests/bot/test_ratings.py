@@ -291,3 +291,13 @@ def test_cli_rebuild_of_a_thousand_games_reproduces_the_stored_ratings(
     assert main(["ratings", "rebuild", "--db", str(db_path)]) == 1
     assert "differed: 2/toy/u:201" in capsys.readouterr().out
     assert stored(db_path) == before
+
+
+def test_of_those_who_left_the_last_to_leave_is_placed_first() -> None:
+    early = {"departed": {"user_id": ANN, "name": "Ann", "at": "2026-11-27T10:00:00"}}
+    late = {"departed": {"user_id": BOB, "name": "Bob", "at": "2026-11-27T11:00:00"}}
+    seats = [_Seat("red", None, is_bot=True, prefs=early), _Seat("blue", None, is_bot=True, prefs=late),
+             _Seat("green", CID)]
+    result = {"winner": "red", "score": {"red": 30, "blue": 20, "green": 10}}
+    assert ranking("granada_city", seats, result, vs_bot=True) == [
+        Placed("u:103", 1, CID, "Cid"), Placed("u:102", 2, BOB, "Bob"), Placed("u:101", 3, ANN, "Ann")]

@@ -10,13 +10,11 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from bot.service import GameService, NotAllowed
-from bot.settings import sqlite_url
 
 GUILD = 9
 ROOT = Path(__file__).resolve().parents[2]
@@ -179,4 +177,3 @@ async def test_a_process_killed_while_making_a_round_leaves_it_whole_or_absent(s
         await service.start_tournament(tid, by=1)
     assert await service.make_round(tid, 1) is False
     assert _counts(db_path, tid) == (1, 32, 32)
-    time.sleep(0)
