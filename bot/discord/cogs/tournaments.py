@@ -39,7 +39,8 @@ SIGNUP = r"az:t:(?P<tournament>\d{1,18}):(?P<join>[01])"
 
 
 def _points(value: float) -> str:
-    return f"{value:g}"
+    """1, 0.5, 1.33: at most two decimals (a table of three or more gives thirds)."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
 def standings_text(info: TournamentInfo, lines: list[Line], heading: str) -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
+import pytest
+
 from bot.service import GameService
 from tests.bot.discord.conftest import Harness, components, png_ok
 
@@ -106,3 +108,64 @@ async def test_an_eight_player_swiss_of_1212(table: Harness) -> None:
     assert answer(h, await h.cmd(h.carol, "tournament withdraw", tournament=1)) == \
         "Tournament #1 is not under way."
     assert answer(h, await h.cmd(h.carol, "tournament standings", tournament=7)) == "There is no tournament #7."
+
+
+@pytest.mark.slow
+async def test_seven_players_in_pods_of_dirk_henns_granada(table: Harness) -> None:
+    """Tables of 4 and 3, grouped by standing and turned one seat a round. Every player resigns
+    (the built-in player finishes the tables): of those who left, the last to leave places
+    first, so the results are the order of the resignations."""
+    h = table
+    people = [h.alice, h.bob, h.carol, h.mod]
+    for name in ("dave", "erin", "fred"):
+        user = h.si.add_user(name)
+        h.si.add_member(h.guild, user)
+        people.append(user)
+    number = {user: i + 1 for i, user in enumerate(people)}
+    by_number = {n: u for u, n in number.items()}
+    await h.cmd(h.alice, "tournament new", game="granada_city", format="pods", rounds=2, pace="7d",
+                options="players=4")
+    thread = h.si.threads(h.channel)[-1].id
+    signup = h.si.channel_messages(thread)[0]
+    join = next(c["custom_id"] for c in components(signup) if c["label"] == "Join")
+    for user in people:
+        await h.settle(await h.si.click(user, signup.id, join))
+    await h.cmd(h.mod, "tournament start", tournament=1)  # a manager may start it
+
+    svc = GameService.open(h.settings.db_url)
+    try:
+        # Who resigns when, per round: the last listed leaves last and places first.
+        leaving = {1: [[4, 3, 2, 1], [7, 5, 6]], 2: [[5, 6, 2, 1], [3, 4, 7]]}
+        expected = {1: [[1, 2, 3, 4], [5, 6, 7]],
+                    # After round 1: 1 (1 point), 6 (1), 2 (2/3), 5 (1/2), 3 (1/3), 4 (0, Buchholz 2),
+                    # 7 (0, Buchholz 1.5); each table turned one seat.
+                    2: [[6, 2, 5, 1], [4, 7, 3]]}
+        for round_no in (1, 2):
+            async def opened_round(r: int = round_no) -> bool:
+                tables = await svc.tables(1, r)
+                games = [await svc.game(t.game_pk or 0) for t in tables]
+                return bool(tables) and all(g.status == "running" and g.thread_id for g in games)
+
+            await until(opened_round, f"round {round_no}'s games running")
+            tables = await svc.tables(1, round_no)
+            assert [[number[u] for u in t.players] for t in tables] == expected[round_no]
+            for t, order in zip(tables, leaving[round_no], strict=True):
+                game = await svc.game(t.game_pk or 0)
+                assert [s.user_id for s in game.seats] == t.players and game.options["players"] == len(t.players)
+                for n in order:
+                    await h.cmd(by_number[n], "game resign", channel=game.thread_id)
+
+            async def posted(r: int = round_no) -> bool:
+                return any(f"standings after round {r}" in m.content or (r == 2 and "final standings" in m.content)
+                           for m in h.si.channel_messages(thread))
+
+            await until(posted, f"the standings of round {round_no}", timeout=300)
+    finally:
+        await svc.close()
+    final = next(m for m in h.si.channel_messages(thread) if "final standings" in m.content)
+    names = {1: "alice", 2: "bob", 3: "carol", 4: "mod", 5: "dave", 6: "erin", 7: "fred"}
+    # 1: 2 points; 2 and 6: 4/3 (Buchholz 6.67 against 5.33); 7: 1; 4 and 5: 1/2 (Buchholz 5
+    # against 7: 5 first); 3: 1/3.
+    ranked = [line.split(". ", 1)[1].split(" · ")[:2] for line in final.content.splitlines()[1:8]]
+    assert ranked == [[names[1], "**2**"], [names[2], "**1.33**"], [names[6], "**1.33**"], [names[7], "**1**"],
+                      [names[5], "**0.5**"], [names[4], "**0.5**"], [names[3], "**0.33**"]]
