@@ -169,3 +169,58 @@ async def test_seven_players_in_pods_of_dirk_henns_granada(table: Harness) -> No
     ranked = [line.split(". ", 1)[1].split(" · ")[:2] for line in final.content.splitlines()[1:8]]
     assert ranked == [[names[1], "**2**"], [names[2], "**1.33**"], [names[6], "**1.33**"], [names[7], "**1**"],
                       [names[5], "**0.5**"], [names[4], "**0.5**"], [names[3], "**0.33**"]]
+
+
+@pytest.mark.slow
+async def test_a_five_player_round_robin_of_granada(table: Harness) -> None:
+    """Granada's basic game, the circle method (a bye each round), decisive results by
+    resignation; the three players tied on points are ordered by their games among
+    themselves."""
+    h = table
+    people = [h.alice, h.bob, h.carol, h.mod]
+    dave = h.si.add_user("dave")
+    h.si.add_member(h.guild, dave)
+    people.append(dave)
+    number = {user: i + 1 for i, user in enumerate(people)}
+    await h.cmd(h.alice, "tournament new", game="granada", format="round_robin", rounds=1, pace="7d")
+    thread = h.si.threads(h.channel)[-1].id
+    signup = h.si.channel_messages(thread)[0]
+    join = next(c["custom_id"] for c in components(signup) if c["label"] == "Join")
+    for user in people:
+        await h.settle(await h.si.click(user, signup.id, join))
+    started = answer(h, await h.cmd(h.alice, "tournament start", tournament=1))
+    assert started == "Tournament #1 has started: round 1 of 5."
+    schedule = {1: [[5, 2], [3, 4], [1]], 2: [[5, 1], [2, 3], [4]], 3: [[1, 4], [3, 5], [2]],
+                4: [[3, 1], [2, 4], [5]], 5: [[1, 2], [4, 5], [3]]}
+    winners = {1: {5, 3}, 2: {1, 2}, 3: {4, 5}, 4: {1, 2}, 5: {2, 4}}
+    svc = GameService.open(h.settings.db_url)
+    try:
+        for round_no in range(1, 6):
+            async def opened_round(r: int = round_no) -> bool:
+                tables = [t for t in await svc.tables(1, r) if t.game_pk]
+                games = [await svc.game(t.game_pk or 0) for t in tables]
+                return bool(tables) and all(g.status == "running" and g.thread_id for g in games)
+
+            await until(opened_round, f"round {round_no}'s games running")
+            tables = await svc.tables(1, round_no)
+            assert [[number[u] for u in t.players] for t in tables] == schedule[round_no]
+            for t in tables:
+                if t.game_pk is None:
+                    continue
+                game = await svc.game(t.game_pk)
+                loser = next(u for u in t.players if number[u] not in winners[round_no])
+                await h.cmd(loser, "game resign", channel=game.thread_id)
+
+            async def posted(r: int = round_no) -> bool:
+                return any(f"standings after round {r}" in m.content or (r == 5 and "final standings" in m.content)
+                           for m in h.si.channel_messages(thread))
+
+            await until(posted, f"the standings of round {round_no}")
+    finally:
+        await svc.close()
+    final = next(m for m in h.si.channel_messages(thread) if "final standings" in m.content)
+    # Byes count 1. bob 3 wins + bye = 4. mod, alice, dave: 3 each; among them mod beat alice and
+    # dave (2), alice beat dave (1), dave none (0). carol: 1 win + bye = 2.
+    assert final.content.splitlines()[1:6] == [
+        "1. bob · **4** · 4 games · 0 / 3", "2. mod · **3** · 4 games · 2 / 2", "3. alice · **3** · 4 games · 1 / 2",
+        "4. dave · **3** · 4 games · 0 / 2", "5. carol · **2** · 4 games · 0 / 1"]
