@@ -47,6 +47,11 @@ from bot.service.types import NotAllowed, ServiceError
 from engine.api import clone
 
 FORMATS = ("swiss", "round_robin", "pods")
+ROUND_LIMIT_MOVES = 40
+"""A round's limit: this many times the pace after it began (none for a game without a
+clock). Until then each game's own deadlines apply (the front end opens tournament games
+with at_deadline 'claim': the opponent of a late player may claim the game); a game still
+running at the limit is stopped as a shared result."""
 OPENING_LEASE = timedelta(seconds=60)
 MAX_PLAYERS = 64
 
@@ -312,6 +317,34 @@ class TournamentCommands(SeekCommands):
                 return Advanced(row.id, ended, None)
             await self._make_round(session, row, ended + 1)
             return Advanced(row.id, ended, ended + 1)
+
+    async def settle_round(self, tournament_id: int, now: datetime | None = None) -> list[int]:
+        """Stop, as shared results, the games of the current round still running at its limit
+        (:data:`ROUND_LIMIT_MOVES`); the games stopped."""
+        from bot.service.lobby import LobbyCommands
+        from bot.service.records import pace_delta
+
+        assert isinstance(self, LobbyCommands), "a tournament's games are stopped through the lobby's abort"
+        now = now or utcnow()
+        async with self._read() as session:
+            row = await self._tournament_row(session, tournament_id)
+            per_move = pace_delta(row.pace)
+            current = await session.get(TournamentRound, (tournament_id, row.round))
+            if row.status != "running" or per_move is None or current is None or current.finished_at is not None:
+                return []
+            if now < current.created_at + ROUND_LIMIT_MOVES * per_move:
+                return []
+            tables = await self._tables(session, tournament_id, row.round)
+        stopped = []
+        for t in tables:
+            if t.game_pk is None:
+                continue
+            game = await self.game(t.game_pk)
+            if game.status in ("open", "running"):
+                await self.abort(t.game_pk, reason=f"round {t.round} of tournament #{tournament_id} ran out of "
+                                                   "time: a shared result")
+                stopped.append(t.game_pk)
+        return stopped
 
     async def standings_posted(self, tournament_id: int, round_no: int) -> bool:
         """Claim the posting of a round's standings (True once, for the first caller)."""

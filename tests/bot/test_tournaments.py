@@ -10,10 +10,12 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from bot.models import utcnow
 from bot.service import GameService, NotAllowed
 
 GUILD = 9
@@ -120,6 +122,24 @@ async def test_pods_of_three_and_four(service: GameService) -> None:
     assert [t.players for t in tables] == [[1, 2, 3, 4], [5, 6, 7]]
     small = await service.game(tables[1].game_pk or 0)
     assert small.options["players"] == 3 and [s.user_id for s in small.seats] == [5, 6, 7]
+
+
+async def test_a_game_running_at_the_rounds_limit_is_a_shared_result(service: GameService) -> None:
+    info = await service.create_tournament(GUILD, 1, "navas", "swiss", 2, "1h", channel_id=5)
+    for user in (1, 2, 3, 4):
+        await service.join_tournament(info.id, user, f"p{user}")
+    await service.start_tournament(info.id, by=1)
+    tables = await service.tables(info.id)
+    for t in tables:
+        await service.start(t.game_pk or 0)
+    await service.resign(tables[0].game_pk or 0, "muslim", 2)  # 1 beats 2; the game of 3 and 4 runs on
+    began = utcnow()
+    assert await service.settle_round(info.id, began + timedelta(hours=39)) == []  # 40 moves of 1 h
+    assert await service.settle_round(info.id, began + timedelta(hours=41)) == [tables[1].game_pk]
+    assert (await service.game(tables[1].game_pk or 0)).status == "aborted"
+    await service.advance_tournament(info.id)
+    points = {line.user_id: line.points for line in await service.tournament_standings(info.id)}
+    assert points == {1: 1.0, 2: 0.0, 3: 0.5, 4: 0.5}
 
 
 async def test_a_round_is_made_once(service: GameService) -> None:

@@ -269,6 +269,8 @@ class Tournaments(Worker):
 
     async def cycle(self) -> float:
         for tid in await self.service.running_tournaments():
+            if await self.service.settle_round(tid, self.bot.now()):
+                self.bot.poke()
             while await self.service.advance_tournament(tid) is not None:
                 pass
         for tid, round_no in await self.service.unposted_rounds():
@@ -306,6 +308,8 @@ class Tournaments(Worker):
                 await self.service.set_place(info.id, thread_id=thread.id)
                 info = await self.service.game(info.id)
             if info.status == "open":
+                # A late player's opponent may claim the game (the round's limit settles the rest).
+                await self.store.update_game(info.id, deadline_action="claim")
                 await self.bot.lobby.begin(info.id, fill_with_bots=False)
             if (await self.store.game(info.id)).lobby_message_id is None and info.thread_id is not None:
                 await self.bot.lobby.post_lobby(
