@@ -450,6 +450,7 @@ class Tournament(SQLModel, table=True):
     double: bool = Field(default=False)
     status: str = Field(default="signup", sa_type=sa.String(16))
     round: int = Field(default=0)
+    starts_at: datetime | None = Field(default=None, sa_type=sa.DateTime, description="starts itself then")
     created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
 
 

@@ -76,6 +76,7 @@ class TournamentInfo:
     round: int
     players: list[tuple[int, str, bool]]
     """(user id, name, withdrawn), in sign-up order."""
+    starts_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ class TournamentCommands(SeekCommands):
 
     async def create_tournament(self, guild_id: int, created_by: int, game_id: str, fmt: str, rounds: int,
                                 pace: str, options: dict[str, Any] | None = None, *, double: bool = False,
-                                channel_id: int | None = None) -> TournamentInfo:
+                                channel_id: int | None = None, starts_at: datetime | None = None) -> TournamentInfo:
         if fmt not in FORMATS:
             raise ServiceError(f"There is no format {fmt!r}; the formats are {', '.join(FORMATS)}.")
         module = _module(game_id)
@@ -134,7 +135,8 @@ class TournamentCommands(SeekCommands):
             raise ServiceError("A tournament has 1 to 30 rounds.")
         async with self._write() as session:
             row = Tournament(guild_id=guild_id, channel_id=channel_id, created_by=created_by, game_id=game_id,
-                             format=fmt, rounds=rounds, pace=pace, options=dumps(full), double=double)
+                             format=fmt, rounds=rounds, pace=pace, options=dumps(full), double=double,
+                             starts_at=starts_at)
             session.add(row)
             await session.flush()
             assert row.id is not None
@@ -186,6 +188,20 @@ class TournamentCommands(SeekCommands):
                 col(Tournament.guild_id) == guild_id, col(Tournament.status).in_(list(statuses)))
                 .order_by(col(Tournament.id)))).scalars()
             return [await self._tournament_info(session, r) for r in list(rows)]
+
+    async def due_tournaments(self, now: datetime | None = None) -> list[int]:
+        """Tournaments still in sign-up whose start time has come."""
+        now = now or utcnow()
+        async with self._read() as session:
+            found = (await session.execute(sa.select(col(Tournament.id)).where(
+                col(Tournament.status) == "signup", col(Tournament.starts_at).is_not(None),
+                col(Tournament.starts_at) <= now))).scalars()
+            return [int(pk or 0) for pk in found]
+
+    async def clear_start(self, tournament_id: int) -> None:
+        """Forget a start time that came and could not be kept (the creator starts it by hand)."""
+        async with self._write() as session:
+            (await self._tournament_row(session, tournament_id)).starts_at = None
 
     async def running_tournaments(self) -> list[int]:
         async with self._read() as session:
@@ -495,7 +511,8 @@ class TournamentCommands(SeekCommands):
         return TournamentInfo(row.id, row.guild_id, row.channel_id, row.thread_id, row.message_id, row.created_by,
                               row.game_id, title, row.format, row.rounds, row.pace, loads(row.options) or {},
                               row.double, row.status, row.round,
-                              [(p.user_id, p.display_name, p.withdrawn_at is not None) for p in players])
+                              [(p.user_id, p.display_name, p.withdrawn_at is not None) for p in players],
+                              row.starts_at)
 
 
 def _table(t: TournamentGame) -> Table:

@@ -111,6 +111,7 @@ def upgrade() -> None:
         sa.Column("double", sa.Boolean(), nullable=False),
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("round", sa.Integer(), nullable=False),
+        sa.Column("starts_at", sa.DateTime(), nullable=True),
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.PrimaryKeyConstraint("id", name="pk_tournament"),
     )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import re
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Self
 
 import discord
@@ -28,6 +29,7 @@ from bot.discord.cogs.base import Worker
 from bot.discord.cogs.lobby import THREAD_ARCHIVE_MINUTES, display_name, is_manager
 from bot.discord.errors import UserError
 from bot.discord.table import Outgoing
+from bot.service import NotAllowed
 from bot.service.tournaments import FORMATS, Line, Table, TournamentInfo
 
 if TYPE_CHECKING:
@@ -36,6 +38,22 @@ if TYPE_CHECKING:
 log = logging.getLogger("bot.discord")
 
 SIGNUP = r"az:t:(?P<tournament>\d{1,18}):(?P<join>[01])"
+
+
+def parse_when(text: str, now: datetime) -> datetime:
+    """A start time: 'YYYY-MM-DD HH:MM' (UTC) or 'in 2h' / '3d' / '90m' from now."""
+    text = text.strip()
+    found = re.fullmatch(r"(?:in\s*)?(\d{1,4})\s*([mhd])", text)
+    if found:
+        n = int(found[1])
+        return now + {"m": timedelta(minutes=n), "h": timedelta(hours=n), "d": timedelta(days=n)}[found[2]]
+    try:
+        when = datetime.strptime(text, "%Y-%m-%d %H:%M")
+    except ValueError:
+        raise UserError("starts: give YYYY-MM-DD HH:MM (UTC) or a delay such as 2h or 3d.") from None
+    if when <= now:
+        raise UserError("starts: that time has passed.")
+    return when
 
 
 def _points(value: float) -> str:
@@ -100,15 +118,17 @@ class Tournaments(Worker):
     @app_commands.describe(game="Which game", format="swiss, round_robin (two seats) or pods (3 to 6 seats)",
                            rounds="Rounds (a round robin plays its full circle)", pace="Time allowed per move",
                            options="Game options as key=value (pods: players=N is the table size)",
-                           double="Round robin: two games per pairing, sides swapped")
+                           double="Round robin: two games per pairing, sides swapped",
+                           starts="When it starts by itself: YYYY-MM-DD HH:MM (UTC) or in Nh / Nd")
     @app_commands.choices(format=[app_commands.Choice(name=f, value=f) for f in FORMATS],
                           pace=[app_commands.Choice(name=f"{k} per move" if v else "live (no clock)", value=k)
                                 for k, v in present.PACES.items()])
     @app_commands.autocomplete(game=games_auto)
     async def new(self, inter: discord.Interaction, game: str, format: str, rounds: app_commands.Range[int, 1, 30],
                   pace: str = "72h", options: app_commands.Range[str, 0, 400] | None = None,
-                  double: bool = False) -> None:
+                  double: bool = False, starts: app_commands.Range[str, 0, 40] | None = None) -> None:
         async with self.table.guard(inter):
+            starts_at = parse_when(starts, self.bot.now()) if starts else None
             if inter.guild_id is None or not isinstance(inter.channel, discord.TextChannel):
                 raise UserError("Open tournaments in a server's text channel: they get a thread there.")
             if game not in engine.GAMES:
@@ -121,7 +141,8 @@ class Tournaments(Worker):
             except ValueError as exc:
                 raise UserError(f"Options: {exc}.") from None
             info = await self.service.create_tournament(inter.guild_id, inter.user.id, game, format, rounds, pace,
-                                                        opts, double=double, channel_id=inter.channel.id)
+                                                        opts, double=double, channel_id=inter.channel.id,
+                                                        starts_at=starts_at)
             thread = await inter.channel.create_thread(
                 name=present.clip(f"Tournament #{info.id} · {info.title}", 100),
                 type=discord.ChannelType.public_thread, auto_archive_duration=THREAD_ARCHIVE_MINUTES)
@@ -194,7 +215,9 @@ class Tournaments(Worker):
         return present.clip(
             f"🏆 **Tournament #{info.id}** · {info.title} · {info.format.replace('_', ' ')} · {rounds}"
             + (" (double)" if info.double else "") + f" · {present.pace_text(info.pace)}"
-            + (f" · {options}" if options else "") + f"\n{state.capitalize()}. Players ({len(info.players)}): {who}",
+            + (f" · {options}" if options else "")
+            + (f" · starts {present.when(info.starts_at)}" if info.starts_at and info.status == "signup" else "")
+            + f"\n{state.capitalize()}. Players ({len(info.players)}): {who}",
             present.MESSAGE_LIMIT)
 
     @staticmethod
@@ -268,6 +291,8 @@ class Tournaments(Worker):
         return 10.0
 
     async def cycle(self) -> float:
+        for tid in await self.service.due_tournaments(self.bot.now()):
+            await self.start_due(tid)
         for tid in await self.service.running_tournaments():
             if await self.service.settle_round(tid, self.bot.now()):
                 self.bot.poke()
@@ -289,6 +314,21 @@ class Tournaments(Worker):
         for table in await self.service.tables_to_open(self.bot.now()):
             await self.open(table)
         return 2.0  # a game's end does not wake this loop: a round's end is seen within 2 s
+
+    async def start_due(self, tid: int) -> None:
+        """A tournament whose start time came starts by itself (as its creator would start
+        it); too few players: it says so in its thread and waits for a start by hand."""
+        info = await self.service.tournament(tid)
+        if not self.bot.owns(info.guild_id):
+            return
+        try:
+            info = await self.service.start_tournament(tid, info.created_by)
+        except NotAllowed as exc:
+            await self.service.clear_start(tid)
+            await self.post(info, f"Tournament #{tid} could not start at its time: {exc}")
+            return
+        await self.refresh_signup(info)
+        await self.post(info, await self.pairings_text(info, 1))
 
     async def open(self, table: Table) -> None:
         """A round's game: its own thread in the tournament's channel, the start and the lobby

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 
 import pytest
 
 from bot.service import GameService
-from tests.bot.discord.conftest import Harness, components, png_ok
+from tests.bot.discord.conftest import Clock, Harness, components, png_ok
 
 
 async def until(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 60.0) -> None:
@@ -224,3 +225,44 @@ async def test_a_five_player_round_robin_of_granada(table: Harness) -> None:
     assert final.content.splitlines()[1:6] == [
         "1. bob · **4** · 4 games · 0 / 3", "2. mod · **3** · 4 games · 2 / 2", "3. alice · **3** · 4 games · 1 / 2",
         "4. dave · **3** · 4 games · 0 / 2", "5. carol · **2** · 4 games · 0 / 1"]
+
+
+async def test_a_tournament_starts_at_its_time(clocked_table: Harness, clock: Clock) -> None:
+    h = clocked_table
+    bad = answer(h, await h.cmd(h.alice, "tournament new", game="navas", format="swiss", rounds=2,
+                                starts="tomorrow"))
+    assert bad == "starts: give YYYY-MM-DD HH:MM (UTC) or a delay such as 2h or 3d."
+    await h.cmd(h.alice, "tournament new", game="navas", format="swiss", rounds=2, starts="in 2h")
+    thread = h.si.threads(h.channel)[-1].id
+    signup = h.si.channel_messages(thread)[0]
+    assert "· starts " in signup.content
+    join = next(c["custom_id"] for c in components(signup) if c["label"] == "Join")
+    await h.settle(await h.si.click(h.bob, signup.id, join))
+    svc = GameService.open(h.settings.db_url)
+    try:
+        clock.offset += timedelta(hours=2, minutes=1)
+
+        async def told() -> bool:
+            return any("could not start at its time" in m.content for m in h.si.channel_messages(thread))
+
+        await until(told, "the note that one player is too few")
+        assert (await svc.tournament(1)).status == "signup"
+        await h.settle(await h.si.click(h.carol, signup.id, join))
+        # Its time is gone: the creator starts it by hand.
+        await h.cmd(h.alice, "tournament start", tournament=1)
+        assert [t.players for t in await svc.tables(1, 1)] == [[h.bob, h.carol]]
+        # A second one, with two players at its time, starts by itself.
+        await h.cmd(h.mod, "tournament new", game="navas", format="swiss", rounds=1, starts="30m")
+        second = h.si.threads(h.channel)[-1].id
+        message = h.si.channel_messages(second)[0]
+        for user in (h.alice, h.bob):
+            await h.settle(await h.si.click(user, message.id, join.replace(":1:", ":2:")))
+        clock.offset += timedelta(minutes=31)
+
+        async def started() -> bool:
+            return (await svc.tournament(2)).status == "running"
+
+        await until(started, "the second tournament's start")
+        assert [t.players for t in await svc.tables(2, 1)] == [[h.alice, h.bob]]
+    finally:
+        await svc.close()
