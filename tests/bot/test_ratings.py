@@ -301,3 +301,12 @@ def test_of_those_who_left_the_last_to_leave_is_placed_first() -> None:
     result = {"winner": "red", "score": {"red": 30, "blue": 20, "green": 10}}
     assert ranking("granada_city", seats, result, vs_bot=True) == [
         Placed("u:103", 1, CID, "Cid"), Placed("u:102", 2, BOB, "Bob"), Placed("u:101", 3, ANN, "Ann")]
+
+
+async def test_the_leaderboard_adds_the_callers_own_line(service: GameService) -> None:
+    await play_out(service, await toy_game(service, ANN, BOB), "red")
+    await play_out(service, await toy_game(service, CID, BOB), "red")
+    board = await service.leaderboard(GUILD, "toy", BOB, top=2)
+    assert [line.entry for line in board.lines] == ["u:101", "u:103"]  # Ann and Cid won their game each
+    assert board.own is not None and (board.own.rank, board.own.entry, board.entries) == (3, "u:102", 3)
+    assert len(board.own.trend) == 2 and board.own.trend[1] < board.own.trend[0]

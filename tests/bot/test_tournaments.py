@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.models import utcnow
-from bot.service import GameService, NotAllowed
+from bot.service import GameService, NotAllowed, ServiceError
 
 GUILD = 9
 ROOT = Path(__file__).resolve().parents[2]
@@ -197,3 +197,19 @@ async def test_a_process_killed_while_making_a_round_leaves_it_whole_or_absent(s
         await service.start_tournament(tid, by=1)
     assert await service.make_round(tid, 1) is False
     assert _counts(db_path, tid) == (1, 32, 32)
+
+
+async def test_sign_up_refusals(service: GameService) -> None:
+    with pytest.raises(ServiceError, match="swiss pairs two players"):
+        await service.create_tournament(GUILD, 1, "granada_city", "swiss", 3, "72h")
+    with pytest.raises(ServiceError, match="Pods are tables of 3 to 6"):
+        await service.create_tournament(GUILD, 1, "navas", "pods", 3, "72h")
+    tid = await signed_up(service, "navas", "swiss", 64)
+    with pytest.raises(NotAllowed, match="is full \\(64 players\\)"):
+        await service.join_tournament(tid, 65, "p65")
+    with pytest.raises(NotAllowed, match="signed up for tournament #1 already"):
+        await service.join_tournament(tid, 3, "p3")
+    with pytest.raises(NotAllowed, match="not signed up"):
+        await service.leave_tournament(tid, 99)
+    await service.leave_tournament(tid, 64)
+    assert len((await service.tournament(tid)).players) == 63
