@@ -134,18 +134,29 @@ def swiss_round(ranked: Sequence[int], games: Sequence[Played]) -> tuple[list[tu
         bye = next((p for p in reversed(players) if p not in byes), players[-1])
         players.remove(bye)
     met = opponents(games)
-    pairs = _pair(players, met, allow_repeat=False) or _pair(players, met, allow_repeat=True) or []
+    pairs = (_pair(players, met, False, [PAIRING_BUDGET]) or _pair(players, met, True, [PAIRING_BUDGET])
+             or [])
     return [_sides(a, b, games, players) for a, b in pairs], bye
 
 
-def _pair(players: list[int], met: Mapping[int, list[int]], allow_repeat: bool) -> list[tuple[int, int]] | None:
+PAIRING_BUDGET = 200_000
+"""Choices the search for a round without repeats may try before it settles for repeats
+(a long Swiss of few players can leave no way without one, and proving that could take
+exponential time)."""
+
+
+def _pair(players: list[int], met: Mapping[int, list[int]], allow_repeat: bool,
+          budget: list[int]) -> list[tuple[int, int]] | None:
     if not players:
         return []
     top, rest = players[0], players[1:]
     for i, other in enumerate(rest):
         if not allow_repeat and other in met.get(top, []):
             continue
-        found = _pair(rest[:i] + rest[i + 1:], met, allow_repeat)
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        found = _pair(rest[:i] + rest[i + 1:], met, allow_repeat, budget)
         if found is not None:
             return [(top, other), *found]
     return None

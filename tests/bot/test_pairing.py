@@ -111,3 +111,11 @@ def test_pods_of_three_and_four_for_seven_players() -> None:
     table = standings(list(range(1, 8)), games, "pods", SEEDS)
     assert [(s.player, s.points) for s in table] == [(1, 1.0), (6, 1.0), (2, 0.5), (3, 0.5), (5, 0.5),
                                                     (4, 0.0), (7, 0.0)]
+
+
+def test_a_swiss_longer_than_its_players_allow_repeats_after_a_bounded_search() -> None:
+    # Four players, everyone has met everyone: round 4 must repeat a pairing, and finds one.
+    games = [two(1, 1, 2, 1), two(1, 3, 4, 3), two(2, 1, 3, 1), two(2, 2, 4, 2), two(3, 1, 4, 1),
+             two(3, 2, 3, 2)]
+    pairs, bye = swiss_round([1, 2, 3, 4], games)
+    assert bye is None and sorted(sorted(p) for p in pairs) == [[1, 2], [3, 4]]
