@@ -213,3 +213,34 @@ async def test_sign_up_refusals(service: GameService) -> None:
         await service.leave_tournament(tid, 99)
     await service.leave_tournament(tid, 64)
     assert len((await service.tournament(tid)).players) == 63
+
+
+async def _two_processes_advance(service: GameService, url: str) -> None:
+    tid = await signed_up(service, "navas", "swiss", 4, rounds=2)
+    await service.start_tournament(tid, by=1)
+    for t in await service.tables(tid):
+        await service.start(t.game_pk or 0)
+    await resign_losers(service, tid, {1, 3})
+    other = GameService.open(url)
+    try:
+        done = await asyncio.gather(service.advance_tournament(tid), other.advance_tournament(tid),
+                                    return_exceptions=True)
+    finally:
+        await other.close()
+    assert sorted(d is None for d in done) == [False, True], done  # one made round 2, the other nothing
+    assert len(await service.tables(tid, 2)) == 2
+    posted = await asyncio.gather(service.standings_posted(tid, 1), service.standings_posted(tid, 1))
+    assert sorted(posted) == [False, True]  # the round's standings are posted once
+
+
+async def test_two_processes_advance_a_round_once(service: GameService, db_path: Path) -> None:
+    from bot.settings import sqlite_url
+
+    await _two_processes_advance(service, sqlite_url(db_path))
+
+
+@pytest.mark.postgres
+async def test_two_processes_advance_a_round_once_on_postgresql(pg_service: GameService) -> None:
+    from tests.bot.conftest import PG_URL
+
+    await _two_processes_advance(pg_service, PG_URL)
