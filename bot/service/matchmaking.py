@@ -224,10 +224,17 @@ class SeekCommands(ServiceCore):
     async def expire_tickets(self, now: datetime | None = None) -> int:
         """Open tickets past their time: 'expired'. How many."""
         now = now or utcnow()
+        if not await self._any(sa.select(col(SeekTicket.id)).where(col(SeekTicket.status) == "open",
+                                                                  col(SeekTicket.expires_at) <= now)):
+            return 0  # the loop's usual pass: a read, no write transaction
         async with self._write() as session:
             done = await session.execute(sa.update(SeekTicket).where(
                 col(SeekTicket.status) == "open", col(SeekTicket.expires_at) <= now).values(status="expired"))
             return _rowcount(done)
+
+    async def _any(self, query: Any) -> bool:
+        async with self._read() as session:
+            return (await session.execute(query.limit(1))).first() is not None
 
     async def match_tickets(self, *, now: datetime | None = None, gather_seconds: float = GATHER_SECONDS,
                             guild_ids: Sequence[int] | None = None) -> list[Match]:
@@ -235,6 +242,10 @@ class SeekCommands(ServiceCore):
         with its seats and its players' DMs in the transaction that took the tickets."""
         now = now or utcnow()
         made: list[Match] = []
+        if not await self._any(sa.select(col(SeekTicket.id)).where(
+                col(SeekTicket.status) == "open", col(SeekTicket.expires_at) > now,
+                col(SeekTicket.created_at) <= now - timedelta(seconds=gather_seconds))):
+            return made  # no pool is ripe: a read, no write transaction
         async with self._write() as session:
             query = (sa.select(SeekTicket).where(col(SeekTicket.status) == "open", col(SeekTicket.expires_at) > now)
                      .order_by(col(SeekTicket.id)).with_for_update(skip_locked=True))
@@ -326,6 +337,9 @@ class SeekCommands(ServiceCore):
         each is taken for this caller for another lease."""
         now = worker_now or utcnow()
         out: list[Match] = []
+        if not await self._any(sa.select(col(SeekTicket.id)).where(col(SeekTicket.status) == "matched",
+                                                                  col(SeekTicket.expires_at) <= now)):
+            return out
         async with self._write() as session:
             query = (sa.select(col(SeekTicket.game_pk)).where(col(SeekTicket.status) == "matched",
                                                               col(SeekTicket.expires_at) <= now).distinct())

@@ -388,6 +388,10 @@ class TournamentCommands(SeekCommands):
         for the caller for a lease."""
         now = now or utcnow()
         out: list[Table] = []
+        if not await self._any(sa.select(col(TournamentGame.id)).where(
+                col(TournamentGame.game_pk).is_not(None), col(TournamentGame.opened_at).is_(None),
+                sa.or_(col(TournamentGame.lease_until).is_(None), col(TournamentGame.lease_until) <= now))):
+            return out  # the loop's usual pass: a read, no write transaction
         async with self._write() as session:
             rows = list((await session.execute(sa.select(TournamentGame).where(
                 col(TournamentGame.game_pk).is_not(None), col(TournamentGame.opened_at).is_(None),
