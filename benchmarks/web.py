@@ -42,7 +42,7 @@ async def web_figures(bench: Bench) -> None:
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
         base = f"http://127.0.0.1:{runner.addresses[0][1]}"
-        history = await service.history(info.id)
+        history = await service.public_history(info.id)
         reps = 50 if bench.plan.quick else 300
         frames = 10 if bench.plan.quick else 40
         async with aiohttp.ClientSession() as session:

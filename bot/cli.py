@@ -466,6 +466,37 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     return _with_service(url, work)
 
 
+def cmd_ratings(args: argparse.Namespace, settings: Settings) -> int:
+    """``ratings rebuild``: every rating made again from the games counted, in order (prints
+    what differed, exit 1 if anything did); ``ratings rate GAME_ID [--unrated]``: a manager's
+    mark (an imported game counts only so)."""
+    from bot.service import GameNotFound
+
+    url = url_for_db_option(args.db, settings)
+    _require_existing_db(url)
+    _migrate(url)
+
+    async def work(service: Any) -> int:
+        if args.action == "rebuild":
+            report = await service.rebuild_ratings()
+            print(f"{report.games} rated games replayed, {report.ratings} ratings written, "
+                  f"{len(report.differed)} differed from the stored values")
+            for name in report.differed:
+                print(f"  differed: {name}")
+            return 1 if report.differed else 0
+        if args.game_id is None:
+            raise CommandError("ratings rate needs a GAME_ID")
+        try:
+            why = await service.set_rated(args.game_id, not args.unrated)
+        except GameNotFound as exc:
+            raise CommandError(str(exc), 1) from None
+        print(f"game {args.game_id}: " + ("unrated" if args.unrated else "rated" if why is None
+                                           else f"marked rated, but it does not count: {why}"))
+        return 0
+
+    return _with_service(url, work)
+
+
 def cmd_replay_check(args: argparse.Namespace, settings: Settings) -> int:
     from bot.service import GameNotFound
 
@@ -666,6 +697,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p.add_argument("--db", metavar="PATH", help="SQLite file or database URL")
     p.add_argument("--details", action="store_true",
                    help="also print each divergence's moves and state keys (may show hidden information)")
+
+    p = add("ratings", cmd_ratings, "ratings: rebuild them all from the rated games, or mark a game rated/unrated")
+    p.add_argument("action", choices=("rebuild", "rate"))
+    p.add_argument("game_id", metavar="GAME_ID", type=int, nargs="?", help="the game to mark (rate)")
+    p.add_argument("--unrated", action="store_true", help="rate: mark the game unrated")
+    p.add_argument("--db", metavar="PATH", help="SQLite file or database URL")
 
     p = add("bench", cmd_bench, "benchmark figures, one JSON object per line")
     p.add_argument("--quick", action="store_true", help="a short run")

@@ -382,3 +382,167 @@ class WebMember(SQLModel, table=True):
 
     user_id: int = Field(sa_type=sa.BigInteger, primary_key=True)
     revoked: int = Field(default=0)
+
+
+# --------------------------------------------------------------------------- campaigns
+# Ratings, player records and matchmaking (migration 0010, issue 29; bot/service/ratings.py,
+# bot/service/matchmaking.py).
+
+
+class Rating(SQLModel, table=True):
+    """One rating: a player's (``entry`` 'u:<user id>') or a built-in player level's
+    ('bot:<level>', Sabika's Yusuf 'bot:yusuf') in one game on one Discord server
+    (``guild_id`` 0: games played outside a server). Derived data: ``alcazaba ratings
+    rebuild`` makes every row again from :class:`RatedGame` rows, in their order."""
+
+    __tablename__ = "rating"
+
+    guild_id: int = Field(sa_type=sa.BigInteger, primary_key=True)
+    game_id: str = Field(sa_type=sa.String(40), primary_key=True)
+    entry: str = Field(sa_type=sa.String(40), primary_key=True)
+    user_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    mu: float = Field(sa_type=sa.Float)
+    sigma: float = Field(sa_type=sa.Float)
+    games: int = Field(default=0)
+    wins: int = Field(default=0)
+    last_name: str = Field(default="", sa_type=sa.String(100), description="the name last seen in a rated game")
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
+class RatedGame(SQLModel, table=True):
+    """A game that counted for ratings, in the order it counted (``id``): its ranking
+    (``ranks``: JSON list of [entry, rank, user id, name], rank 1 best, equal ranks shared)
+    and what it changed (``changes``: JSON {entry: [mu, sigma, mu after, sigma after]}).
+    Unique per game: a game counts once, whatever retries or restarts happen."""
+
+    __tablename__ = "rated_game"
+    __table_args__ = (
+        sa.UniqueConstraint("game_pk"),
+        sa.Index("ix_rated_game_guild_id_game_id", "guild_id", "game_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_pk: int = Field(sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], nullable=False)
+    guild_id: int = Field(sa_type=sa.BigInteger)
+    game_id: str = Field(sa_type=sa.String(40))
+    ranks: str = Field(sa_type=sa.Text)
+    changes: str = Field(sa_type=sa.Text)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
+class GameRated(SQLModel, table=True):
+    """A manager's word on whether a game counts for ratings (a game without a row counts
+    when the rules say so; an imported game gets ``rated`` False)."""
+
+    __tablename__ = "game_rated"
+
+    game_pk: int = Field(
+        sa_column_args=[sa.ForeignKey("game.id", ondelete="CASCADE")], primary_key=True, nullable=False
+    )
+    rated: bool
+    set_by: int | None = Field(default=None, sa_type=sa.BigInteger)
+    set_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
+class CampaignGuild(SQLModel, table=True):
+    """A Discord server's campaign settings (``/server ratings``)."""
+
+    __tablename__ = "campaign_guild"
+
+    guild_id: int = Field(sa_type=sa.BigInteger, primary_key=True)
+    ratings_vs_bot: bool = Field(default=False, description="games against the built-in player count for people")
+
+
+class SeekTicket(SQLModel, table=True):
+    """A player waiting for an opponent (``/game seek``). ``status``: open, matched,
+    cancelled, expired. ``game_pk`` names the game a match started. A ticket is taken by a
+    conditional UPDATE (status 'open' to 'matched') in the transaction that creates the game,
+    so two processes never match one ticket twice."""
+
+    __tablename__ = "seek_ticket"
+    __table_args__ = (sa.Index("ix_seek_ticket_guild_id_status", "guild_id", "status"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    guild_id: int = Field(sa_type=sa.BigInteger)
+    channel_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    user_id: int = Field(sa_type=sa.BigInteger)
+    display_name: str = Field(default="", sa_type=sa.String(100))
+    game_id: str = Field(sa_type=sa.String(40))
+    pace: str = Field(sa_type=sa.String(32))
+    options: str = Field(default="{}", sa_type=sa.Text, description="canonical JSON object")
+    players: int = Field(default=2)
+    status: str = Field(default="open", sa_type=sa.String(16))
+    game_pk: int | None = Field(default=None, sa_type=sa.Integer)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+    expires_at: datetime = Field(sa_type=sa.DateTime)
+
+
+class Tournament(SQLModel, table=True):
+    """A league or tournament (``/tournament``; bot/service/tournaments.py). ``status``:
+    signup, running, finished. ``round``: the round being played (0 before the start)."""
+
+    __tablename__ = "tournament"
+
+    id: int | None = Field(default=None, primary_key=True)
+    guild_id: int = Field(sa_type=sa.BigInteger)
+    channel_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    thread_id: int | None = Field(default=None, sa_type=sa.BigInteger)
+    message_id: int | None = Field(default=None, sa_type=sa.BigInteger, description="the sign-up message")
+    created_by: int = Field(sa_type=sa.BigInteger)
+    game_id: str = Field(sa_type=sa.String(40))
+    format: str = Field(sa_type=sa.String(16), description="swiss | round_robin | pods")
+    rounds: int
+    pace: str = Field(sa_type=sa.String(32))
+    options: str = Field(default="{}", sa_type=sa.Text)
+    double: bool = Field(default=False)
+    status: str = Field(default="signup", sa_type=sa.String(16))
+    round: int = Field(default=0)
+    starts_at: datetime | None = Field(default=None, sa_type=sa.DateTime, description="starts itself then")
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+
+
+class TournamentPlayer(SQLModel, table=True):
+    """A member signed up; ``seed``: his rating when the tournament started (a tie-break)."""
+
+    __tablename__ = "tournament_player"
+
+    tournament_id: int = Field(sa_column_args=[sa.ForeignKey("tournament.id", ondelete="CASCADE")],
+                               primary_key=True, nullable=False)
+    user_id: int = Field(sa_type=sa.BigInteger, primary_key=True)
+    display_name: str = Field(default="", sa_type=sa.String(100))
+    seed: float = Field(default=0.0, sa_type=sa.Float)
+    joined_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+    withdrawn_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+
+
+class TournamentRound(SQLModel, table=True):
+    """A round, made once: its row is written in the transaction that creates its games, so a
+    process that dies while creating it leaves either the whole round or nothing."""
+
+    __tablename__ = "tournament_round"
+
+    tournament_id: int = Field(sa_column_args=[sa.ForeignKey("tournament.id", ondelete="CASCADE")],
+                               primary_key=True, nullable=False)
+    round: int = Field(primary_key=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime)
+    finished_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+    posted_at: datetime | None = Field(default=None, sa_type=sa.DateTime, description="standings posted")
+
+
+class TournamentGame(SQLModel, table=True):
+    """A table of a round: its players in seat order (JSON list of user ids), its game (None
+    for a bye, or a game not played because a player withdrew: ``forfeit`` names him), and
+    the lease of its opening (thread, start) by a bot process."""
+
+    __tablename__ = "tournament_game"
+    __table_args__ = (sa.UniqueConstraint("tournament_id", "round", "table_no"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int = Field(sa_column_args=[sa.ForeignKey("tournament.id", ondelete="CASCADE")], nullable=False)
+    round: int
+    table_no: int
+    players: str = Field(sa_type=sa.Text)
+    game_pk: int | None = Field(default=None, sa_column_args=[sa.ForeignKey("game.id", ondelete="SET NULL")])
+    forfeit: int | None = Field(default=None, sa_type=sa.BigInteger)
+    opened_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
+    lease_until: datetime | None = Field(default=None, sa_type=sa.DateTime)

@@ -43,7 +43,8 @@ SHUTDOWN_WAIT = 10.0
 log = logging.getLogger("bot.discord")
 
 COGS = ("bot.discord.cogs.lobby", "bot.discord.cogs.play", "bot.discord.cogs.delivery",
-        "bot.discord.cogs.deadlines", "bot.discord.cogs.web")
+        "bot.discord.cogs.deadlines", "bot.discord.cogs.web", "bot.discord.cogs.campaign",
+        "bot.discord.cogs.matchmaking", "bot.discord.cogs.tournaments")
 
 
 @dataclass
@@ -78,6 +79,9 @@ class Tuning:
     """A reminder goes out when this fraction of the time per move is left."""
     rate_per_10s: int = 12
     """Commands and clicks one user may give in 10 seconds."""
+    seek_gather_seconds: float = 20.0
+    """A matchmaking pool is matched once its oldest ticket waited this long, so that members
+    asking at about the same time are paired by rating (bot/service/matchmaking.py)."""
     now: Any = field(default=utcnow)
     """The clock (naive UTC), for tests of deadlines."""
 

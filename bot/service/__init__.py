@@ -19,6 +19,8 @@ from bot.service.core import EXPORT_FORMAT, _bot_seed, rules_version, state_hash
 from bot.service.lobby import LobbyCommands
 from bot.service.outbox import OutboxCommands
 from bot.service.play import PlayCommands
+from bot.service.records import RecordCommands
+from bot.service.tournaments import TournamentCommands
 from bot.service.types import (
     GameInfo,
     GameNotFound,
@@ -61,7 +63,8 @@ __all__ = [
 ]
 
 
-class GameService(LobbyCommands, PlayCommands, ArchiveCommands, OutboxCommands, ClaimCommands, WebCommands):
+class GameService(LobbyCommands, PlayCommands, ArchiveCommands, OutboxCommands, ClaimCommands, WebCommands,
+                  RecordCommands, TournamentCommands):
     """All game commands over one database. Safe to share within one event loop; several
     processes may serve the same database (versions and locks keep them consistent).
 

@@ -9,7 +9,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import engine
-from bot.models import Game, GameState, Move, RulesUpgrade, Seat, WebGame, dumps, loads, new_public_id, utcnow
+from bot.models import (
+    Game,
+    GameRated,
+    GameState,
+    Move,
+    RulesUpgrade,
+    Seat,
+    WebGame,
+    dumps,
+    loads,
+    new_public_id,
+    utcnow,
+)
 from bot.service.core import (
     _SEED_LIMIT,
     EXPORT_FORMAT,
@@ -101,6 +113,7 @@ class ArchiveCommands(ServiceCore):
             session.add(game)
             await session.flush()
             assert game.id is not None
+            session.add(GameRated(game_pk=game.id, rated=False))  # counts only when a manager rates it
             for role in roles:
                 p = players.get(role, {})
                 session.add(Seat(game_pk=game.id, role=role, user_id=None, display_name=str(p.get("name") or "")[:100],

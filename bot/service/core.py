@@ -24,6 +24,7 @@ from sqlmodel import col
 import engine
 from bot.db import WRITE, PgDrivers, make_engine
 from bot.models import Game, GameState, Move, Outbox, RulesUpgrade, Seat, dumps, loads, utcnow
+from bot.service import ratings
 from bot.service.canon import Canonical, canonical, same_text, text_delta
 from bot.service.types import (
     GameInfo,
@@ -1166,6 +1167,8 @@ class ServiceCore:
         if result is not None:
             values.update(status="finished", result=dumps(result))
         await _run(session, _UPDATE_GAME, {"game_pk": game.id, **values})
+        if result is not None:
+            await self._rate(session, loaded, result)
         for name, value in values.items():
             # The row object says what the database now holds, without an ORM flush.
             set_committed_value(game, name, value)
@@ -1189,6 +1192,18 @@ class ServiceCore:
                        if loaded.undo is not None and kind == "step" else None)
         return StepResult(game_pk=game.id, version=version, role=role, kind=kind, active=active, result=result,
                           log=visible_log(new_entries, role), barrier=barrier)
+
+    async def _rate(self, session: _Sql, loaded: _Loaded, result: dict[str, Any]) -> str | None:
+        """Count a game that ends now for ratings, in the transaction that records its result
+        (``bot.service.ratings``); why it does not count, or None."""
+        game = loaded.game
+        assert game.id is not None
+        order = {r: i for i, r in enumerate(loaded.module.roles(loads(game.options)))}
+        seats = sorted(loaded.seats.values(), key=lambda s: order.get(s.role, len(order)))
+        return await ratings.rate_finished(
+            lambda statement, values: _fetch(session, statement, values),
+            lambda statement, values: _run(session, statement, values), self.db.dialect.name,
+            game_pk=game.id, guild_id=game.guild_id, game_id=game.game_id, seats=seats, result=result)
 
     async def _step(self, session: _Sql, loaded: _Loaded, role: str, action: dict[str, Any],
                     user_id: int | None, prompt_again: bool = True) -> StepResult:

@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from sqlmodel import col
 
 from bot.models import Game, GameState, Outbox, Seat, WebGame, dumps, loads, new_public_id, utcnow
+from bot.service import ratings
 from bot.service.core import (
     _SEED_LIMIT,
     ServiceCore,
@@ -243,10 +244,12 @@ class LobbyCommands(ServiceCore):
                 game.status = "finished"
                 game.result = dumps(result)
                 game.active = "[]"
+                await self._rate(session, loaded, result)
                 self._notify(session, loaded, game.version, [f"{event}."], [], result,
                              {"type": "resigned", "role": role, "reason": reason})
             else:
                 if seat is not None:
+                    ratings.mark_departed(seat)
                     seat.is_bot = True
                     seat.user_id = None
                     seat.display_name = "built-in player"

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
 from bot.models import Game, Outbox, Seat, dumps, loads, utcnow
-from bot.service import orders
+from bot.service import orders, ratings
 from bot.service.core import (
     _GAME_ID_AT,
     _MARK_AT,
@@ -308,6 +308,7 @@ class PlayCommands(ServiceCore):
                 raise NotAllowed(f"The built-in player already holds the {role} seat.")
             level = self._level(loaded, role)
             late_user = seat.user_id
+            ratings.mark_departed(seat)
             seat.is_bot = True
             seat.user_id = None
             seat.display_name = "built-in player"

@@ -177,7 +177,7 @@ class WebCommands(ServiceCore):
 
     # ------------------------------------------------------------------ history
 
-    async def history(self, game_pk: int) -> History:
+    async def public_history(self, game_pk: int) -> History:
         """The game's public history now (the spectator's log, move by move)."""
         return (await self._replay(game_pk)).history
 

@@ -221,13 +221,13 @@ class WebApp:
         key = ("game", pk, info.version, info.updated_at)
         if self.page_cache.get(key) is not None:
             return self._cached_page(key, str)
-        history = await self.service.history(pk)
+        history = await self.service.public_history(pk)
         return self._cached_page(key, lambda: pages.game_page(public_id, info, history))
 
     async def replay(self, request: web.Request) -> web.Response:
         public_id = request.match_info["pid"]
         pk, info = await self._watched(public_id)
-        history = await self.service.history(pk)
+        history = await self.service.public_history(pk)
         last = len(history.steps)
         raw = request.match_info.get("n") or request.query.get("n")
         try:

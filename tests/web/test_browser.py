@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 async def test_the_game_page_loads_with_no_error_and_reads_on_a_phone(site: Site, games: Games, browser: Any) -> None:
     public_id = await site.public_id(games.finished)
     info = await site.service.game(games.finished)
-    history = await site.service.history(games.finished)
+    history = await site.service.public_history(games.finished)
     page = await browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                                   is_mobile=True, has_touch=True)
     watch = Watch(page)
@@ -133,7 +133,7 @@ async def test_the_replay_works_without_javascript(site: Site, games: Games, bro
     await page.goto(f"{site.base}/g/{public_id}/replay/5")
     await page.click("a[data-step=next]")
     assert page.url.endswith("/replay/6")
-    history = await site.service.history(games.finished)
+    history = await site.service.public_history(games.finished)
     assert await page.get_attribute("#picture", "src") == f"/g/{public_id}/at/{history.seq_at(6)}.png"
     assert await page.locator("#log li:not([hidden])").count() == 7
     await page.fill("#slider", "40")  # the form's Go button
@@ -165,7 +165,7 @@ async def test_a_move_shows_on_an_open_page_within_two_seconds(site: Site, games
         await page.wait_for_function(  # the new picture loaded (the next move would abort it)
             "seq => { const i = document.getElementById('picture');"
             " return i.complete && i.src.endsWith('/at/' + seq + '.png'); }", arg=step.version)
-    history = await site.service.history(games.running)
+    history = await site.service.public_history(games.running)
     assert await page.get_attribute("#picture", "src") == f"/g/{public_id}/at/{history.steps[-1].seq}.png" != before
     assert await page.locator(f"#log li[data-move='{len(history.steps)}']").count() == 1
     # the player's name is shown as text, never as markup

@@ -144,12 +144,12 @@ async def test_the_history_leaves_out_the_steps_taken_back(toy: None, tmp_path: 
         _, after_one = await service.state(pk)
         await service.apply(pk, "red", {"type": "add", "n": 2}, 1, ANN)
         await service.undo(pk, "red", 2, ANN)
-        history = await service.history(pk)
+        history = await service.public_history(pk)
         assert [s.seq for s in history.steps] == [1]
         assert await service.view_at(pk, 2) is None, "a step taken back has no position"
         assert await service.view_at(pk, 1) == toygame.view(after_one, None)
         await service.apply(pk, "red", {"type": "add", "n": 1}, 3, ANN)
-        history = await service.history(pk)
+        history = await service.public_history(pk)
         assert [(s.number, s.seq, s.role) for s in history.steps] == [(1, 1, "red"), (2, 4, "red")]
         assert history.position_of(4) == 2 and history.position_of(2) is None
         exported = await service.export(pk)
@@ -162,7 +162,7 @@ async def test_an_imported_game_replays_on_the_web(site: Site, games: Games) -> 
     exported = await site.service.export(games.finished)
     pk = await site.service.import_game(exported)
     public_id = await site.public_id(pk)
-    history = await site.service.history(pk)
+    history = await site.service.public_history(pk)
     assert len(history.steps) == len(exported["moves"])
     status, _body, _h = await get(f"{site.base}/g/{public_id}/replay/10")
     assert status == 200

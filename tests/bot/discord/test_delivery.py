@@ -142,10 +142,11 @@ async def test_commands_sync_to_the_dev_server_at_start_and_globally_only_by_alc
     puts = [r.route for r in standin.requests if r.method == "PUT"]
     assert puts == [f"/applications/{standin.application_id}/guilds/{h.guild}/commands"]
     names = {c["name"] for c in standin.guild_commands[h.guild]}
-    assert names == {"game", "play", "undo", "status", "map", "hand", "log", "prefs", "vacation"}
+    assert names == {"game", "play", "undo", "status", "map", "hand", "log", "prefs", "vacation",
+                     "rating", "leaderboard", "stats", "history", "server", "tournament"}  # campaigns (issue 29)
     game = next(c for c in standin.guild_commands[h.guild] if c["name"] == "game")
     assert {o["name"] for o in game["options"]} == {"new", "join", "start", "list", "resign", "abort",
-                                                    "substitute", "rematch", "claim"}
+                                                    "substitute", "rematch", "claim", "seek"}
     identifies = len(standin.identifies)
     settings = h.settings.model_copy(update={"discord_dev_guild_id": None})
     await sync_global(settings)

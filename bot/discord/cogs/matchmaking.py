@@ -1,0 +1,165 @@
+"""``/game seek``: matchmaking tickets, and the loop that pairs them into games (issue 29).
+
+``/game seek game:<id> [pace] [options] [players]`` puts the member on the waiting list of
+that pool (server, game, pace, options, seats); ``/game seek`` alone lists his tickets;
+``/game seek cancel:<ticket>`` withdraws one. Answers are ephemeral.
+
+The loop (one per bot process, woken by each new ticket) expires tickets, makes the games of
+ripe pools (``bot.service.matchmaking``: the game, its seats and the players' DMs are
+written with the tickets' change of status) and opens each game: a public thread in the
+channel where its first ticket was asked, the start, the lobby message. A process that dies
+between the match and the opening leaves it to the next pass of any process, once the
+opening's lease runs out; each step of the opening is skipped when already done.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+import engine
+from bot.discord import present
+from bot.discord.cogs.base import Worker
+from bot.discord.cogs.lobby import THREAD_ARCHIVE_MINUTES, display_name
+from bot.discord.errors import UserError
+from bot.service.matchmaking import GATHER_SECONDS, Match, Ticket
+
+if TYPE_CHECKING:
+    from bot.discord.client import AlcazabaBot
+
+log = logging.getLogger("bot.discord")
+
+
+def ticket_line(t: Ticket) -> str:
+    title = engine.get(t.game_id).title if t.game_id in engine.GAMES else t.game_id
+    options = ", ".join(f"{k}={v}" for k, v in sorted(t.options.items()) if k != "players")
+    return (f"#{t.id} {title} · {t.players} players · {present.pace_text(t.pace)}"
+            + (f" · {options}" if options else "") + f" · expires {present.when(t.expires_at)}")
+
+
+class Matchmaker(Worker):
+    task_name = "matchmaker"
+
+    def __init__(self, bot: AlcazabaBot) -> None:
+        super().__init__(bot)
+        self.gather = float(getattr(bot.tuning, "seek_gather_seconds", GATHER_SECONDS))
+
+    async def cog_load(self) -> None:
+        # ``/game seek`` joins the lobby's /game group (loaded before this cog).
+        lobby = self.bot.get_cog("Lobby")
+        group = getattr(lobby, "game", None)
+        if isinstance(group, app_commands.Group) and group.get_command("seek") is None:
+            group.add_command(self._seek_command())
+        await super().cog_load()
+
+    def _seek_command(self) -> app_commands.Command[Any, ..., None]:
+        cog = self
+
+        @app_commands.describe(
+            game="Which game (leave out to list your tickets)", pace="Time allowed per move",
+            options="Game options as key=value, separated by spaces", players="Number of players",
+            cancel="Withdraw one of your tickets (its number)")
+        @app_commands.choices(pace=[app_commands.Choice(name=f"{k} per move" if v else "live (no clock)", value=k)
+                                    for k, v in present.PACES.items()])
+        async def seek(inter: discord.Interaction, game: str | None = None, pace: str = "72h",
+                       options: app_commands.Range[str, 0, 400] | None = None,
+                       players: app_commands.Range[int, 2, 6] | None = None,
+                       cancel: int | None = None) -> None:
+            await cog.seek(inter, game, pace, options, players, cancel)
+
+        command: app_commands.Command[Any, ..., None] = app_commands.Command(
+            name="seek", description="Find an opponent: a ticket matched by rating", callback=seek)
+        lobby = self.bot.get_cog("Lobby")
+
+        async def game_auto(inter: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+            auto = getattr(lobby, "games_auto", None)
+            return [] if auto is None else list(await auto(inter, current))
+
+        command.autocomplete("game")(game_auto)
+        return command
+
+    async def seek(self, inter: discord.Interaction, game: str | None, pace: str, options: str | None,
+                   players: int | None, cancel: int | None) -> None:
+        async with self.table.guard(inter):
+            guild = inter.guild_id
+            if guild is None:
+                raise UserError("Matchmaking pairs members of a server: ask in one of its channels.")
+            now = self.bot.now()
+            if cancel is not None:
+                gone = await self.service.cancel_ticket(guild, inter.user.id, cancel)
+                await inter.followup.send(f"Ticket #{gone.id} withdrawn.", ephemeral=True)
+                return
+            if game is None:
+                mine = await self.service.tickets(guild, inter.user.id, now=now)
+                text = ("Your tickets:\n" + "\n".join(f"• {ticket_line(t)}" for t in mine) +
+                        "\nWithdraw one with `/game seek cancel:<number>`.") if mine else \
+                    "You hold no ticket. Ask for a game with `/game seek game:<game>`."
+                await inter.followup.send(present.clip(text, present.MESSAGE_LIMIT), ephemeral=True)
+                return
+            if game not in engine.GAMES:
+                raise UserError(f"There is no game {present.clip(game, 40)!r}; pick one from the list "
+                                f"({', '.join(sorted(engine.GAMES))}).")
+            spec = getattr(engine.get(game), "OPTIONS", {}) or {}
+            try:
+                opts = present.parse_options(options, switches={k for k, v in spec.items()
+                                                                 if isinstance(v, dict) and v.get("type") == "bool"})
+            except ValueError as exc:
+                raise UserError(f"Options: {exc}.") from None
+            channel = inter.channel
+            parent = channel.parent if isinstance(channel, discord.Thread) else channel
+            ticket = await self.service.seek(guild, inter.user.id, display_name(inter.user), game, pace, opts,
+                                             players, channel_id=getattr(parent, "id", None), now=now)
+            self.wake.set()
+            await inter.followup.send(
+                f"Ticket #{ticket.id}: you wait for {ticket_line(ticket).split(' · ', 1)[1]}. You will be told by DM "
+                "when your game starts.", ephemeral=True)
+
+    # ------------------------------------------------------------------ the loop
+
+    def idle(self) -> float:
+        return max(1.0, self.gather)
+
+    async def cycle(self) -> float:
+        now = self.bot.now()
+        await self.service.expire_tickets(now)
+        owned = [g.id for g in self.bot.guilds if self.bot.owns(g.id)]
+        for match in await self.service.match_tickets(now=now, gather_seconds=self.gather, guild_ids=owned):
+            await self.open(match)
+        for match in await self.service.matches_to_open(now, guild_ids=owned):
+            await self.open(match)
+        return max(0.2, min(10.0, self.gather / 4))
+
+    async def open(self, match: Match) -> None:
+        """The matched game's thread, start and lobby message (each skipped when done)."""
+        try:
+            info = await self.service.game(match.game_pk)
+            thread_id = info.thread_id
+            if thread_id is None:
+                if match.channel_id is None:
+                    raise LookupError("the ticket names no channel")
+                parent = self.bot.get_channel(match.channel_id) or await self.bot.fetch_channel(match.channel_id)
+                if not isinstance(parent, discord.TextChannel):
+                    raise LookupError(f"channel {match.channel_id} is not a text channel")
+                thread = await parent.create_thread(
+                    name=present.clip(present.game_name(info.title, info.id), 100),
+                    type=discord.ChannelType.public_thread, auto_archive_duration=THREAD_ARCHIVE_MINUTES)
+                await self.service.set_place(info.id, thread_id=thread.id)
+                thread_id = thread.id
+                players = " vs ".join(f"<@{user}> ({role})" for role, user, _name in match.seats)
+                await parent.send(f"🎯 Matchmaking: **{present.game_name(info.title, info.id)}** "
+                                  f"({present.pace_text(match.pace)}), {players}, in <#{thread.id}>.")
+            if info.status == "open":
+                await self.bot.lobby.begin(info.id, fill_with_bots=False)
+            if (await self.store.game(info.id)).lobby_message_id is None:
+                where = self.bot.get_partial_messageable(thread_id, guild_id=match.guild_id)
+                await self.bot.lobby.post_lobby(info.id, where)
+            await self.service.match_opened(info.id)
+        except Exception:
+            log.exception("opening matched game %s failed; a later pass tries again", match.game_pk)
+
+
+async def setup(bot: AlcazabaBot) -> None:
+    await bot.add_cog(Matchmaker(bot))
