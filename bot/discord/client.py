@@ -43,7 +43,7 @@ SHUTDOWN_WAIT = 10.0
 log = logging.getLogger("bot.discord")
 
 COGS = ("bot.discord.cogs.lobby", "bot.discord.cogs.play", "bot.discord.cogs.delivery",
-        "bot.discord.cogs.deadlines", "bot.discord.cogs.web", "bot.discord.cogs.campaign",
+        "bot.discord.cogs.deadlines", "bot.discord.cogs.campaign", "bot.discord.cogs.web",
         "bot.discord.cogs.matchmaking", "bot.discord.cogs.tournaments")
 
 

@@ -55,21 +55,35 @@ async def answer_web(bot: AlcazabaBot, inter: discord.Interaction, game: int | N
 
 
 class WebPages(Cog):
-    server = app_commands.Group(name="server", description="Settings of this server (managers)", guild_only=True)
-    web_group = app_commands.Group(name="web", description="This server's games on the web", parent=server)
+    """``/server web listed``: a subgroup of the one ``/server`` group, which the campaign cog
+    owns (loaded before this one): Discord allows one top-level command of a name."""
 
-    @web_group.command(name="listed", description="List this server's games on the web index page (or stop)")
-    @app_commands.describe(listed="True: the index lists this server's games; False: it does not (the default)")
-    async def listed(self, inter: discord.Interaction, listed: bool) -> None:
-        async with self.table.guard(inter):
-            if inter.guild_id is None or not is_manager(inter):
-                raise UserError("Only a manager of this server can list its games on the web.")
-            await self.service.set_web_listed(inter.guild_id, listed)
-            where = f" ({self.bot.settings.web_base_url.rstrip('/')}/)" if self.bot.settings.web_base_url else ""
-            await inter.followup.send(
-                f"The web index{where} now lists this server's games." if listed else
-                "The web index no longer lists this server's games (each game's own page still opens by its link).",
-                ephemeral=True)
+    async def cog_load(self) -> None:
+        campaign = self.bot.get_cog("Campaign")
+        server = getattr(campaign, "server", None)
+        if isinstance(server, app_commands.Group) and server.get_command("web") is None:
+            server.add_command(self._web_group())
+        await super().cog_load()
+
+    def _web_group(self) -> app_commands.Group:
+        cog = self
+        group = app_commands.Group(name="web", description="This server's games on the web")
+
+        @group.command(name="listed", description="List this server's games on the web index page (or stop)")
+        @app_commands.describe(listed="True: the index lists this server's games; False: it does not (the default)")
+        async def listed(inter: discord.Interaction, listed: bool) -> None:
+            async with cog.table.guard(inter):
+                if inter.guild_id is None or not is_manager(inter):
+                    raise UserError("Only a manager of this server can list its games on the web.")
+                await cog.service.set_web_listed(inter.guild_id, listed)
+                base = cog.bot.settings.web_base_url
+                where = f" ({base.rstrip('/')}/)" if base else ""
+                await inter.followup.send(
+                    f"The web index{where} now lists this server's games." if listed else
+                    "The web index no longer lists this server's games (each game's own page still opens by its "
+                    "link).", ephemeral=True)
+
+        return group
 
 
 async def setup(bot: AlcazabaBot) -> None:

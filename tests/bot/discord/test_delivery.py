@@ -146,7 +146,7 @@ async def test_commands_sync_to_the_dev_server_at_start_and_globally_only_by_alc
                      "rating", "leaderboard", "stats", "history", "server", "tournament"}  # campaigns (issue 29)
     game = next(c for c in standin.guild_commands[h.guild] if c["name"] == "game")
     assert {o["name"] for o in game["options"]} == {"new", "join", "start", "list", "resign", "abort",
-                                                    "substitute", "rematch", "claim", "seek"}
+                                                    "substitute", "rematch", "claim", "seek", "web"}
     identifies = len(standin.identifies)
     settings = h.settings.model_copy(update={"discord_dev_guild_id": None})
     await sync_global(settings)
