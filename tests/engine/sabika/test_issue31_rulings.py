@@ -3,6 +3,8 @@ Yusuf's Minor Construction, Poem colours and tribute (RULINGS.md quotes the book
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import engine.sabika as sabika
@@ -15,7 +17,7 @@ B = "blue"
 Y = "yusuf"
 
 
-def tribute_of(s: dict, owed_space: int = 1) -> dict:  # type: ignore[type-arg]
+def tribute_of(s: dict[str, Any], owed_space: int = 1) -> dict[str, Any]:
     """Run the narrator and tribute steps from Narrator space ``owed_space`` (tribute 2 at space 2)."""
     s["narrator"] = owed_space
     s["wishes"] = {"2": "A1", "4": "C1", "6": "B2"}  # A1 scores nothing here
