@@ -3,8 +3,12 @@
 Each legal step is tried and the resulting position valued for the player (PP first, then
 what turns into PP later: Materials by their value, Goods, Parias against the coming tribute,
 Dinars, Seals, storage). Steps whose worth only shows later (moving a Worker, choosing a main
-action, putting a Material on a Scaffold) get a prior: the value of what the square or the
-choice leads to. Ties are broken by the seed, so the player is deterministic per seed.
+action) get a prior: the value of what the square or the choice leads to. The PP a Scaffold
+will earn count as soon as a Material is on it, so an extra Material is added when its PP
+beat what the Material is still worth (Gypsum and Wood are worth nothing at the end, Marble
+and Glazed Ceramic 1 PP). A tribute is paid with Parias first: a Paria is good for nothing
+else, and Parias left at the end score nothing. Ties are broken by the seed, so the player is
+deterministic per seed.
 """
 
 from __future__ import annotations
@@ -20,6 +24,22 @@ ACTION_WORTH = {"construction": 5.0, "export": 5.0, "carve": 4.5, "consolidate":
 
 
 MATERIAL_WORTH = {"gypsum": 1.8, "wood": 1.5, "marble": 2.2, "ceramic": 2.8}
+END_WORTH = {"gypsum": 0.0, "wood": 0.0, "marble": 1.0, "ceramic": 1.0}  # leftovers at the final scoring
+
+
+def material_worth(s: State, m: str) -> float:
+    """A Material in store: its use in later constructions, fading towards what it scores as a
+    leftover as the game runs out of rounds (round 5: half way, after the last round: nothing more)."""
+    if s["phase"] == "over" or (s["round"] == 5 and s["phase"] == "end"):
+        return END_WORTH[m]
+    fade = {4: 0.75, 5: 0.5}.get(s["round"], 1.0)
+    return END_WORTH[m] + (MATERIAL_WORTH[m] - END_WORTH[m]) * fade
+
+
+def scaffold_pp(s: State, role: str) -> float:
+    """The PP of the Materials already on a Scaffold under way: earned when it is finished."""
+    return float(sum(PP_VALUE[m] for d in s["stack"] if d["kind"] == "scaffold" and d["role"] == role
+                     for m in d["used"]))
 
 
 def value(s: State, role: str) -> float:
@@ -27,8 +47,8 @@ def value(s: State, role: str) -> float:
     h = rules.holdings(p)
     rounds_left = 6 - s["round"]
     tribute_left = sum(int(v) for k, v in rules.DATA["rounds"]["tribute"].items() if int(k) > s["narrator"])
-    v = float(p["pp"]) + 0.7 * p["dinars"] + 1.0 * p["seals"]
-    v += sum(MATERIAL_WORTH[m] * h.get(m, 0) for m in MATERIALS)
+    v = float(p["pp"]) + 0.7 * p["dinars"] + 1.0 * p["seals"] + scaffold_pp(s, role)
+    v += sum(material_worth(s, m) * h.get(m, 0) for m in MATERIALS)
     v += sum(2.2 * h.get(g, 0) for g in GOODS) + 1.0 * len(p["processing"])
     v += 1.1 * min(p["parias"], tribute_left)
     v += 0.25 * sum(rules.capacity(p, i) for i in range(4)) * min(rounds_left, 3)
@@ -70,8 +90,8 @@ def prior(s: State, role: str, a: Action) -> float:
         return square_worth(s, role, rondel, a["square"]) - 0.7 * rules.move_cost(s, role, top["worker"], a["square"])
     if kind == "square":
         return {"main": 3.0, "secondary": 1.0}.get(t, 0.0)
-    if kind == "scaffold" and t == "use":
-        return float(PP_VALUE[a["material"]])
+    if kind == "tribute":
+        return 3.0 if a.get("means") == "track" else 0.0
     if kind == "construct":
         return {"major": 3.0, "minor": 2.5, "refresh": -1.5, "skip": 0.0}[t]
     if kind == "carve":

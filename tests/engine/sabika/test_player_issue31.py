@@ -1,0 +1,69 @@
+"""The built-in player's findings of issue 31, on constructed positions: the tribute is paid
+with Parias first, and extra Materials go on a Scaffold when their PP beat what they are
+still worth."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.sabika import choose, rules
+from tests.engine.sabika.helpers import blank, give, turn_of
+
+B = "blue"
+
+
+def _tribute(parias: int, pp: int = 5, narrator: int = 1) -> dict[str, Any]:
+    s = blank()
+    s["narrator"] = narrator
+    s["wishes"] = {"2": "A1", "4": "C1", "6": "B2"}
+    s["players"][B].update(parias=parias, pp=pp, seals=1)
+    s["stack"] = []
+    s["phase"] = "end"
+    s["steps"] = ["narrator", "tribute"]
+    rules._advance(s)
+    s["stack"] = [d for d in s["stack"] if d["role"] == B]
+    assert s["stack"][-1]["kind"] == "tribute"
+    return s
+
+
+def test_the_tribute_is_paid_with_parias_while_there_are_any() -> None:
+    for seed in range(4):
+        s = _tribute(parias=3)
+        while s["stack"] and s["stack"][-1]["kind"] == "tribute":
+            a = choose(s, B, seed)
+            assert a["means"] == "track", a
+            s = rules.apply(s, B, a)
+        p = s["players"][B]
+        assert (p["parias"], p["pp"], p["seals"], p["dinars"]) == (1, 5, 1, 10)
+
+
+def _scaffold(round_: int, *items: str) -> dict[str, Any]:
+    """Blue is finishing a Minor Construction on Gypsum in round ``round_``, holding ``items``."""
+    s = blank()
+    s["round"] = round_
+    turn_of(s, B)
+    give(s, B, *items)
+    card = next(iter(rules.MINORS))
+    s["stack"] += [{"kind": "place_minor", "role": B, "card": card},
+                   {"kind": "scaffold", "role": B, "mode": "minor", "used": ["gypsum"], "base_of": ["gypsum"],
+                    "extra_of": list(rules.MATERIALS), "extras": 2, "card": card}]
+    return s
+
+
+def test_in_the_last_round_leftover_wood_goes_on_the_scaffold() -> None:
+    s = _scaffold(5, "wood", "wood")
+    for seed in range(3):
+        a = choose(s, B, seed)
+        assert (a["type"], a.get("material")) == ("use", "wood"), a
+
+
+def test_marble_goes_on_the_scaffold_for_its_3_pp() -> None:
+    s = _scaffold(2, "marble")
+    a = choose(s, B, 1)
+    assert (a["type"], a.get("material")) == ("use", "marble"), a
+
+
+def test_early_on_gypsum_is_kept_for_a_major_construction() -> None:
+    s = _scaffold(2, "gypsum")
+    a = choose(s, B, 1)
+    assert a["type"] == "done", a
