@@ -42,12 +42,33 @@ def scaffold_pp(s: State, role: str) -> float:
                      for m in d["used"]))
 
 
+def future_wishes(s: State, role: str) -> float:
+    """The Sultan's Wishes' PP still to come for what the player shows now: each Wish tile is
+    scored at every Tower scoring from the one it joins on (all three tiles lie face up)."""
+    spaces = [int(x) for x in s["wishes"]]
+    later = [x for x in spaces if x > s["narrator"]]
+    total = 0.0
+    for space, tile in s["wishes"].items():
+        times = sum(1 for x in later if x >= int(space))
+        if times:
+            total += times * rules.wish_points(s, role, tile)
+    return total
+
+
+def end_points(s: State, role: str) -> float:
+    """The final scoring's PP for what the player holds now: his Major Poems and the Trade card."""
+    p = s["players"][role]
+    return float(sum(rules.major_poem_points(s, role, c) for c in p["grey"]) + rules.trade_points(s, role))
+
+
 def value(s: State, role: str) -> float:
     p = s["players"][role]
     h = rules.holdings(p)
     rounds_left = 6 - s["round"]
     tribute_left = sum(int(v) for k, v in rules.DATA["rounds"]["tribute"].items() if int(k) > s["narrator"])
     v = float(p["pp"]) + 0.7 * p["dinars"] + 1.0 * p["seals"] + scaffold_pp(s, role)
+    if s["phase"] != "over":
+        v += future_wishes(s, role) + end_points(s, role)
     v += sum(material_worth(s, m) * h.get(m, 0) for m in MATERIALS)
     v += sum(2.2 * h.get(g, 0) for g in GOODS) + 1.0 * len(p["processing"])
     v += 1.1 * min(p["parias"], tribute_left)
@@ -56,7 +77,19 @@ def value(s: State, role: str) -> float:
     return v
 
 
-def square_worth(s: State, role: str, rondel: str, sq: int) -> float:
+def _after_paying(s: State, role: str, cost: int) -> State:
+    """The state as the square will see it: the move's cost paid (a shallow copy, read only)."""
+    if cost <= 0:
+        return s
+    p = dict(s["players"][role])
+    p["dinars"] -= cost  # Seals may pay part of it: the total funds are what matter
+    return {**s, "players": {**s["players"], role: p}}
+
+
+def square_worth(s: State, role: str, rondel: str, sq: int, cost: int = 0) -> float:
+    """What a square offers once the Worker stands on it, its move paid: a main action that
+    the remaining funds can no longer carry out is worth nothing."""
+    s = _after_paying(s, role, cost)
     action = rules.square_action(rondel, sq)
     side = rules.DATA["rondels"][rondel][sq].get("side")
     worth = ACTION_WORTH[action] if rules.main_possible(s, role, action, side) else 0.0
@@ -80,14 +113,15 @@ def prior(s: State, role: str, a: Action) -> float:
     if kind == "turn":
         w = a["worker"]
         rondel = WORKER_RONDEL[w.rstrip("12")]
-        best = max([square_worth(s, role, rondel, sq) - 0.7 * rules.move_cost(s, role, w, sq)
-                    for sq in rules.destinations(s, role, w)] or [0.0])
+        costs = {sq: rules.move_cost(s, role, w, sq) for sq in rules.destinations(s, role, w)}
+        best = max([square_worth(s, role, rondel, sq, c) - 0.7 * c for sq, c in costs.items()] or [0.0])
         return best
     if kind == "work":
         if t == "rest":
             return -1.5
         rondel = WORKER_RONDEL[top["worker"].rstrip("12")]
-        return square_worth(s, role, rondel, a["square"]) - 0.7 * rules.move_cost(s, role, top["worker"], a["square"])
+        cost = rules.move_cost(s, role, top["worker"], a["square"])
+        return square_worth(s, role, rondel, a["square"], cost) - 0.7 * cost
     if kind == "square":
         return {"main": 3.0, "secondary": 1.0}.get(t, 0.0)
     if kind == "tribute":

@@ -67,3 +67,19 @@ def test_early_on_gypsum_is_kept_for_a_major_construction() -> None:
     s = _scaffold(2, "gypsum")
     a = choose(s, B, 1)
     assert a["type"] == "done", a
+
+
+def _major_choice(wish: str) -> dict[str, Any]:
+    s = blank()
+    turn_of(s, B)
+    s["narrator"] = 1
+    s["wishes"] = {"2": wish, "4": "B2", "6": "C2"}
+    s["majors"]["1"] = ["I1", "I2"]  # a Palace (3 Dinars) and a Fountain (2 Wood or Marble)
+    s["stack"].append({"kind": "major_tile", "role": B})
+    return s
+
+
+def test_it_builds_what_the_sultans_wishes_will_score() -> None:
+    """A Wish of the first Tower space is scored three times: its buildings are worth it."""
+    assert choose(_major_choice("A1"), B, 1)["tile"] == "I1"  # Palaces 2 PP each
+    assert choose(_major_choice("A2"), B, 1)["tile"] == "I2"  # Fountains 2 PP each
