@@ -1,8 +1,9 @@
 """The built-in Sabika player: a greedy heuristic, not a random one.
 
 Each legal step is tried and the resulting position valued for the player (PP first, then
-what turns into PP later: Materials by their value, Goods, Parias against the coming tribute,
-Dinars, Seals, storage). Steps whose worth only shows later (moving a Worker, choosing a main
+what turns into PP later: the Sultan's Wishes still to be scored for what the player shows,
+his Major Poems and the Trade card as they would score now, Materials by their value, Goods,
+Parias against the coming tribute, Dinars, Seals, storage). Steps whose worth only shows later (moving a Worker, choosing a main
 action) get a prior: the value of what the square or the choice leads to. The PP a Scaffold
 will earn count as soon as a Material is on it, so an extra Material is added when its PP
 beat what the Material is still worth (Gypsum and Wood are worth nothing at the end, Marble
