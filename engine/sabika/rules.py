@@ -975,7 +975,10 @@ def _r_work(s: State, dec: dict[str, Any], a: Action) -> None:
         p["dinars"] += rest
         log(s, f"{role} rests the {w.rstrip('12')}: back to the workshop, {rest} Dinars.")
         if "rest" not in blue_effects(p):
-            gain_pp(s, role, -1, "rest")
+            if p["pp"] > 0:
+                gain_pp(s, role, -1, "rest")
+            else:
+                log(s, f"{role} has no PP to lose (none of his Workers could move).")
         return
     rondel = WORKER_RONDEL[w.rstrip("12")]
     cost = move_cost(s, role, w, a["square"])

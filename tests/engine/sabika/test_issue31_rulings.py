@@ -89,6 +89,7 @@ def test_at_0_pp_a_player_whose_workers_cannot_move_rests_without_losing_pp() ->
     assert [a["type"] for a in rules.actions(s, B)] == ["rest", "back"]
     s = step(s, B, "rest")
     assert (s["players"][B]["dinars"], s["players"][B]["pp"]) == (3, 0)
+    assert s["log"][-1]["text"] == "blue has no PP to lose (none of his Workers could move)."
 
 
 @pytest.mark.rule("sabika:phases-of-the-game")
