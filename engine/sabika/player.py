@@ -8,16 +8,23 @@ action) get a prior: the value of what the square or the choice leads to. The PP
 will earn count as soon as a Material is on it, so an extra Material is added when its PP
 beat what the Material is still worth (Gypsum and Wood are worth nothing at the end, Marble
 and Glazed Ceramic 1 PP). A tribute is paid with Parias first: a Paria is good for nothing
-else, and Parias left at the end score nothing. Ties are broken by the seed, so the player is
-deterministic per seed.
+else, and Parias left at the end score nothing. Where a Worker goes is judged by the whole
+turn it leads to, played out by the one-step choice (the square's actions, their bonuses,
+the Materials put on a Scaffold), not by a guess of the square's worth.
+
+It judges every step in a world re-dealt (``redeal``) from a canonical form of the state, so
+what it cannot see (the decks' order, the bag, Yusuf's cards) never decides for it, and two
+states it cannot tell apart get the same decision. Ties are broken by the seed, so the player
+is deterministic per seed.
 """
 
 from __future__ import annotations
 
-from engine.api import Action, State
+from engine.api import Action, State, clone
 from engine.rng import Generator
 from engine.sabika import rules
-from engine.sabika.data import GOODS, MATERIALS, PP_VALUE, WORKER_RONDEL
+from engine.sabika.data import EVENTS, GOODS, MATERIALS, PP_VALUE, WORKER_RONDEL
+from engine.sabika.redeal import redeal
 
 ACTION_WORTH = {"construction": 5.0, "export": 5.0, "carve": 4.5, "consolidate": 4.0, "reactivate": 3.0,
                 "storehouse": 3.0, "minor_quarry": 3.0, "major_quarry": 3.5, "market": 2.5, "produce": 2.5,
@@ -143,22 +150,85 @@ def prior(s: State, role: str, a: Action) -> float:
     return 0.0
 
 
+ROLLOUT_STEPS = 24
+"""At most this many of its own steps are played ahead to judge where a Worker goes."""
+
+
+def _greedy(state: State, role: str, seed: int, legal: list[Action]) -> tuple[Action, State]:
+    """The one-step choice: each legal step valued by the position it leads to and its prior."""
+    gen = Generator(seed)
+    base = value(state, role)
+    best: tuple[float, float] | None = None
+    pick: tuple[Action, State] | None = None
+    for a in legal:
+        after = rules.apply(state, role, a)
+        score = value(after, role) - base + prior(state, role, a)
+        key = (score, gen.randbelow(1000) / 1000.0)
+        if best is None or key > best:
+            best, pick = key, (a, after)
+    assert pick is not None
+    return pick
+
+
+def _turn_played_out(state: State, role: str, seed: int) -> State:
+    """The position after the rest of the turn played by the one-step choice: the Worker's
+    square, its main and Secondary Action and their bonuses, until the player's next turn
+    (or another player's decision, or the end of the game)."""
+    for k in range(ROLLOUT_STEPS):
+        if state["phase"] == "over" or rules.active(state) != [role]:
+            break
+        if state["stack"] and state["stack"][-1]["kind"] == "turn":
+            break
+        legal = rules.actions(state, role)
+        if not legal:
+            break
+        state = _greedy(state, role, seed + k, legal)[1] if len(legal) > 1 else rules.apply(state, role, legal[0])
+    return state
+
+
+def canonical(state: State) -> State:
+    """One representative of the states a player cannot tell apart: the face-down piles in a
+    fixed order (the Minor Construction and Minor Poem decks, the Storehouse piles, Yusuf's
+    Worker tiles and cards, the face-down Events by polarity). Re-dealt from it, the world the
+    player judges its steps in depends only on what it may know."""
+    s = clone(state)
+    s["minor_deck"] = sorted(s["minor_deck"], key=str)
+    s["poem_deck"] = sorted(s["poem_deck"], key=str)
+    piles = sorted(s["store_piles"]["left"] + s["store_piles"]["right"], key=str)
+    n_left = len(s["store_piles"]["left"])
+    s["store_piles"] = {"left": piles[:n_left], "right": piles[n_left:]}
+    s["event_stack"] = sorted(s["event_stack"], key=lambda e: (EVENTS[e]["polarity"], e))
+    if rules.YUSUF in s:
+        s[rules.YUSUF]["pile"] = sorted(s[rules.YUSUF]["pile"])
+        for worker, deck in s[rules.YUSUF]["decks"].items():
+            s[rules.YUSUF]["decks"][worker] = sorted(deck)
+    return s
+
+
 def choose(state: State, role: str, seed: int) -> Action:
     legal = rules.actions(state, role)
     if not legal:
         raise ValueError(f"{role} has no legal action")
     if len(legal) == 1:
         return legal[0]
-    gen = Generator(seed)
-    base = value(state, role)
-    best: tuple[float, float] | None = None
-    pick: Action = legal[0]
-    for a in legal:
-        after = rules.apply(state, role, a)
-        score = value(after, role) - base + prior(state, role, a)
-        key = (score, gen.randbelow(1000) / 1000.0)
-        if best is None or key > best:
-            best, pick = key, a
-    return pick
+    # Every step is judged in a world re-dealt from what the player may know (the decks'
+    # order, the bag, Yusuf's cards): neither the one-step look nor the play-out of a turn
+    # reads what is hidden. The legal steps are the same in both.
+    world = redeal(canonical(state), role, seed)
+    top = state["stack"][-1] if state["stack"] else None
+    if top is not None and top["kind"] == "work":
+        # where a Worker goes is judged by the whole turn it leads to, played out greedily
+        gen = Generator(seed)
+        best: tuple[float, float] | None = None
+        pick = legal[0]
+        for a in legal:
+            if a["type"] == "back":
+                continue
+            end = _turn_played_out(rules.apply(world, role, a), role, seed)
+            key = (value(end, role) + prior(world, role, a) * 0.3, gen.randbelow(1000) / 1000.0)
+            if best is None or key > best:
+                best, pick = key, a
+        return pick
+    return _greedy(world, role, seed, legal)[0]
 
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+import engine.sabika as sabika
 from engine.sabika import choose, rules
 from tests.engine.sabika.helpers import blank, give, turn_of
 
@@ -83,3 +86,47 @@ def test_it_builds_what_the_sultans_wishes_will_score() -> None:
     """A Wish of the first Tower space is scored three times: its buildings are worth it."""
     assert choose(_major_choice("A1"), B, 1)["tile"] == "I1"  # Palaces 2 PP each
     assert choose(_major_choice("A2"), B, 1)["tile"] == "I2"  # Fountains 2 PP each
+
+
+def _poet_with_one_dinar() -> dict[str, Any]:
+    """Blue's Poet leaves the workshop holding 1 Dinar and a Gypsum: a blue Poem costs 1, but a
+    Sultan's Worker stands on each Carve Poem square, so going there costs that Dinar."""
+    s = blank(dinars=1)
+    p = s["players"][B]
+    for w in p["workers"].values():
+        w["up"] = False
+    p["workers"]["poet"].update(up=True, at=None)
+    give(s, B, "gypsum")
+    s["sultan"]["inner"] = [0, 2]
+    s["marble_squares"] = {k: False for k in s["marble_squares"]}
+    turn_of(s, B)
+    return rules.apply(s, B, {"type": "worker", "worker": "poet"})
+
+
+def test_a_worker_does_not_go_where_the_move_leaves_too_little_for_the_action() -> None:
+    s = _poet_with_one_dinar()
+    assert rules.move_cost(s, B, "poet", 0) == 1 and rules.move_cost(s, B, "poet", 3) == 0
+    for seed in range(3):
+        a = choose(s, B, seed)
+        assert a["type"] == "move" and a["square"] == 3, a  # Artisanal Labour, not an empty Carve Poem visit
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_its_decisions_depend_only_on_what_the_player_may_know(players: int) -> None:
+    """Its one-step looks and its play-outs of a turn run in a world re-dealt from what the
+    player may know, so a state re-dealt (the decks, the bag, Yusuf's cards shuffled) gives
+    the same decision."""
+    s = sabika.setup(3, {"players": players})
+    checked = 0
+    step = 0
+    while sabika.result(s) is None and step < 160:
+        role = sabika.active(s)[0]
+        if step % 4 == 0 and len(sabika.actions(s, role)) > 1:
+            mine = choose(s, role, step)
+            for k in (1, 2):
+                assert choose(sabika.redeal(s, role, k), role, step) == mine, (step, mine)
+            checked += 1
+        s = sabika.apply(s, role, choose(s, role, step))
+        step += 1
+    assert checked > 20
+
