@@ -152,6 +152,8 @@ def prior(s: State, role: str, a: Action) -> float:
 
 ROLLOUT_STEPS = 24
 """At most this many of its own steps are played ahead to judge where a Worker goes."""
+PLAYED_OUT = 4
+"""How many of a Worker's squares (the best by the guess of their worth) are played out."""
 
 
 def _greedy(state: State, role: str, seed: int, legal: list[Action]) -> tuple[Action, State]:
@@ -221,9 +223,11 @@ def choose(state: State, role: str, seed: int) -> Action:
         gen = Generator(seed)
         best: tuple[float, float] | None = None
         pick = legal[0]
-        for a in legal:
-            if a["type"] == "back":
-                continue
+        moves = [a for a in legal if a["type"] != "back"]
+        # only the squares the guess of their worth ranks highest are played out (the cost of
+        # a decision stays a few play-outs: the search levels play this player in their playouts)
+        moves = sorted(moves, key=lambda a: -prior(world, role, a))[:PLAYED_OUT]
+        for a in moves:
             end = _turn_played_out(rules.apply(world, role, a), role, seed)
             key = (value(end, role) + prior(world, role, a) * 0.3, gen.randbelow(1000) / 1000.0)
             if best is None or key > best:
