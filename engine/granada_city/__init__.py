@@ -50,8 +50,12 @@ from engine.granada_city.setup import new_state, roles_for
 from engine.granada_city.view import TITLE, view
 
 id = "granada_city"
-RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
-CHANGELOG: dict[int, str] = {1: "The rules as first released."}
+RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
+CHANGELOG: dict[int, str] = {
+    1: "The rules as first released.",
+    2: "The extra action of an exact payment must be taken (the book: the player \"must decide between "
+       "three possible actions\"); ending the turn is offered only when no action is possible.",
+}
 title = TITLE
 NAV_TYPES = frozenset({"page"})
 """Page turns of logs stored before navigation left the games (rules.py ``_page``)."""

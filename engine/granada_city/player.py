@@ -5,7 +5,12 @@ points its building would add at the scorings still to come (its type's place am
 competitors, with the price tie-break, times the scorings' multipliers) plus what it adds to
 the city's longest moat; money is worth a little less than its face value; an exact payment
 is worth an extra action. Payments are planned so that they overshoot as little as possible,
-exactly when possible. It reads only what its view shows: the public board and its own hand.
+exactly when possible. A flip is valued at what the hand would really pay for it (the least
+overshooting payment of 3 or more in one currency), not at 3. A leftover tile given out at
+the end is built when that scores (never kept in the supply, where it scores nothing); in
+the 2-player game a donation to Dirk is worth what it takes from the opponent; rebuilding
+(removing or exchanging a tile) is worth what it changes in the city's standing. It reads
+only what its view shows: the public board and its own hand.
 """
 
 from __future__ import annotations
@@ -64,12 +69,18 @@ def _standing(state: State, role: str, kind: str, buildings: dict[str, list[tupl
 
 
 def tile_gain(state: State, role: str, tid: str, side: str) -> float:
+    """What building the tile adds to the role's standing; in the 2-player game, less what it
+    adds to the opponent's (a building raises the type's total, which pays his majority too)."""
     f = face(tid, side)
     assert f is not None
     buildings = _buildings(state)
     before = _standing(state, role, f.type, buildings)
+    rivals = _rivals_standing(state, role, buildings, f.type) if state["dirk"] is not None else 0.0
     buildings[role] = buildings[role] + [(f.type, f.price)]
-    return _standing(state, role, f.type, buildings) - before
+    gain = _standing(state, role, f.type, buildings) - before
+    if state["dirk"] is not None:
+        gain -= _rivals_standing(state, role, buildings, f.type) - rivals
+    return gain
 
 
 def _moat_factor(state: State) -> int:
@@ -103,6 +114,80 @@ def build_value(state: State, role: str, tid: str, side: str) -> float:
     return tile_gain(state, role, tid, side) + pos
 
 
+def flip_cost(hand: list[str]) -> int | None:
+    """What flipping a tile would really cost from ``hand``: the least overshooting payment of
+    at least 3 in one currency (None when no currency holds 3)."""
+    best: int | None = None
+    for cur, amount in totals(hand).items():
+        if amount < FLIP_PRICE:
+            continue
+        plan = plan_payment([c for c in hand if currency_of(c) == cur], FLIP_PRICE)
+        assert plan is not None
+        paid = sum(value_of(c) for c in plan)
+        if best is None or paid < best:
+            best = paid
+    return best
+
+
+def flip_value(state: State, role: str, tid: str, side: str, hand: list[str]) -> float:
+    """Building the tile's other side, paid at its real flip price from ``hand``; -inf if unaffordable."""
+    cost = flip_cost(hand)
+    if cost is None:
+        return float("-inf")
+    return build_value(state, role, tid, other(side)) - cost * MONEY - 1.0
+
+
+def city_worth(state: State, role: str, cityd: C.City) -> float:
+    """What a city (the role's, as it is or as it would be) is worth at the scorings to come:
+    its majorities against the other competitors plus its longest moat."""
+    buildings = _buildings(state)
+    buildings[role] = built(cityd)
+    kinds = {k for k, _p in buildings[role]} | {k for k, _p in built(state["cities"][role])}
+    return sum(_standing(state, role, k, buildings) for k in kinds) \
+        + C.longest_moat(cityd) * _moat_factor(state)
+
+
+def _removal_gain(state: State, role: str, cell: C.Cell) -> float:
+    cityd = dict(state["cities"][role])
+    now = city_worth(state, role, cityd)
+    del cityd[C.key(cell)]
+    return city_worth(state, role, cityd) - now
+
+
+def _exchange_gain(state: State, role: str, cell: C.Cell, index: int) -> float:
+    cityd = dict(state["cities"][role])
+    now = city_worth(state, role, cityd)
+    cityd[C.key(cell)] = list(state["supplies"][role][index])
+    return city_worth(state, role, cityd) - now
+
+
+def _best_exchange(state: State, role: str, cell: C.Cell | None = None) -> float:
+    """The best gain of an exchange (at ``cell``, or anywhere), -inf when none is possible."""
+    best = float("-inf")
+    cells = [cell] if cell is not None else rules._cells(state, role)
+    for c in cells:
+        for i in rules._exchangeable(state, role, c):
+            best = max(best, _exchange_gain(state, role, c, i))
+    return best
+
+
+def _rivals_standing(state: State, role: str, buildings: dict[str, list[tuple[str, int]]], kind: str) -> float:
+    return sum(_standing(state, r, kind, buildings) for r in state["roles"] if r != role)
+
+
+def donate_value(state: State, role: str, tid: str, side: str) -> float:
+    """A donation to Dirk (2 players): what it changes in the role's standing minus what it
+    changes in the opponent's (a tile that takes a majority from him is worth as much)."""
+    f = face(tid, side)
+    assert f is not None
+    buildings = _buildings(state)
+    mine = _standing(state, role, f.type, buildings)
+    theirs = _rivals_standing(state, role, buildings, f.type)
+    buildings["dirk"] = buildings["dirk"] + [(f.type, f.price)]
+    return (_standing(state, role, f.type, buildings) - mine) - (_rivals_standing(state, role, buildings, f.type)
+                                                                 - theirs) - 0.5
+
+
 def plan_payment(cards: list[str], target: int) -> list[str] | None:
     """The cards to pay at least ``target`` with the least overpayment (then the fewest cards)."""
     cards = sorted(cards, key=value_of, reverse=True)
@@ -132,9 +217,12 @@ def _buy_value(state: State, role: str, space: int) -> float:
     plan = plan_payment([c for c in state["hands"][role] if currency_of(c) == cur], target)
     assert plan is not None
     paid = sum(value_of(c) for c in plan)
-    worth = max(build_value(state, role, tid, side),
-                build_value(state, role, tid, other(side)) - FLIP_PRICE * MONEY - 1.0,
-                SUPPLY * max(tile_gain(state, role, tid, s) for s in ("even", "odd")))
+    rest = [c for c in state["hands"][role] if c not in plan]
+    options = [build_value(state, role, tid, side), flip_value(state, role, tid, side, rest),
+               SUPPLY * max(tile_gain(state, role, tid, s) for s in ("even", "odd"))]
+    if state["dirk"] is not None:
+        options.append(donate_value(state, role, tid, side))
+    worth = max(options)
     return worth - paid * MONEY + (EXACT if paid == target else 0.0)
 
 
@@ -182,36 +270,52 @@ def _rate(state: State, role: str, action: Action) -> float:
     if kind == "rebuild":
         if action["how"] == "extend":
             return max(SUPPLY + build_value(state, role, t, s) for t, s in state["supplies"][role]) - 0.5
-        return -5.0
+        if action["how"] == "remove":
+            return max(_removal_gain(state, role, c) for c in rules._removable(state, role)) - 1.0
+        return _best_exchange(state, role) - 0.5
     if kind == "back":
         return -10.0
     if kind == "tile":
         t = state["turn"]["bought"][action["index"]]
         return -len(C.positions(state["cities"][role], t[0]))  # the most constrained tile first
     if kind == "supply_tile":
+        if pending["how"] == "exchange":
+            return _exchange_gain(state, role, (pending["x"], pending["y"]), action["index"])
         t = state["supplies"][role][action["index"]]
         return build_value(state, role, t[0], t[1])
     if kind == "build":
         idx = pending["index"]
         tid, side, _space = state["turn"]["bought"][idx]
         if action["flip"]:
-            return build_value(state, role, tid, other(side)) - FLIP_PRICE * MONEY - 1.0
+            return flip_value(state, role, tid, side, state["hands"][role])
         return build_value(state, role, tid, side)
     if kind == "supply":
         if state["stage"] == "award":
-            return SUPPLY * tile_gain(state, role, *state["pending"]["tile"])
+            return 0.0  # the last scoring is next: a tile in the supply scores nothing
         tid = state["turn"]["bought"][pending["index"]][0]
         return SUPPLY * tile_gain(state, role, tid, action["side"]) - 0.5
     if kind == "dirk":
-        return -8.0
+        tid, side, _space = state["turn"]["bought"][pending["index"]]
+        if action["flip"]:
+            cost = flip_cost(state["hands"][role])
+            if cost is None:
+                return float("-inf")
+            return donate_value(state, role, tid, other(side)) - cost * MONEY - 1.0
+        return donate_value(state, role, tid, side)
     if kind == "pay":
         return _pay_rating(state, role, action["card"])
     if kind in ("position",):
         tid = rules._tile_to_place(state, role)
         assert tid is not None
-        return position_score(state, role, tid, (action["x"], action["y"]))
+        where = position_score(state, role, tid, (action["x"], action["y"]))
+        if state["stage"] == "award":  # build or supply: the building's majorities count too
+            return where + tile_gain(state, role, tid, state["pending"]["tile"][1])
+        return where
     if kind == "cell":
-        return 0.0
+        cell = (action["x"], action["y"])
+        if pending["how"] == "remove":
+            return _removal_gain(state, role, cell)
+        return _best_exchange(state, role, cell)
     return 0.0
 
 

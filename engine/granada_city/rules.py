@@ -215,9 +215,7 @@ def _choices(state: State, role: str, want: str | None = None) -> tuple[list[Act
                         "label": f"Buy the {tile_text(entry[0], entry[1])} at space {i + 1} "
                                  f"(pay {cur}; you hold {have[cur]})"})
     fixed: list[Action] = []
-    if turn["actions"]:
-        fixed.append({"type": "end", "label": "End your turn without another action"})
-    if want not in (None, "rebuild", "pass"):
+    if want not in (None, "rebuild", "pass", "end"):
         return out, fixed
     if _extendable(state, role, first=True):
         out.append({"type": "rebuild", "how": "extend", "label": "Rebuild: extend your city from your supply"})
@@ -226,8 +224,13 @@ def _choices(state: State, role: str, want: str | None = None) -> tuple[list[Act
     if state["supplies"][role] and any(_exchangeable(state, role, c) for c in _cells(state, role)):
         out.append({"type": "rebuild", "how": "exchange",
                     "label": "Rebuild: exchange a tile of your city for one of your supply"})
-    if not turn["actions"] and not out:
-        fixed.append({"type": "pass", "pass": True, "label": "Pass: no action is possible"})
+    if not out:
+        # the extra action of an exact payment is an action like the first one ("again deciding
+        # between the three possible actions"): it ends the turn only when none is possible
+        if turn["actions"]:
+            fixed.append({"type": "end", "label": "End your turn: no further action is possible"})
+        else:
+            fixed.append({"type": "pass", "pass": True, "label": "Pass: no action is possible"})
     return out, fixed
 
 
@@ -385,7 +388,7 @@ def _dispatch(state: State, role: str, action: Action) -> None:
         first = "supply" if action["how"] == "extend" else "cell"
         state["pending"] = {"kind": "rebuild", "how": action["how"], "stage": first}
     elif kind == "end":
-        log(state, f"{name(role)} takes no further action.")
+        log(state, f"{name(role)} can take no further action.")
         state["turn"]["free"] = False
         _continue(state)
     elif kind == "pass":

@@ -41,8 +41,14 @@ from engine.sabika.rules import COLOURS, YUSUF, actions, active, apply, new_stat
 from engine.sabika.view import TITLE, view
 
 id = "sabika"
-RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
-CHANGELOG: dict[int, str] = {1: "The rules as first released."}
+RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
+CHANGELOG: dict[int, str] = {
+    1: "The rules as first released.",
+    2: "At 0 PP a player can no longer pay the tribute or Rest with PP he does not have (the tribute falls "
+       "on the other means; Rest only when no Worker can move); a two-branch bonus offers only a branch that "
+       "can be carried out; Yusuf takes the lowest numbered desired Minor Construction, pays the tribute "
+       "with his Seals before PP, and his Minor Poems count as blue or red only for Major Poem A3.",
+}
 title = TITLE
 YUSUF_NAME = "Yusuf"
 """How a result names the solo opponent when he wins (he holds no seat: never a role)."""

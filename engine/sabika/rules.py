@@ -311,7 +311,8 @@ def describe_effect(e: dict[str, Any]) -> str:
     if k == "market":
         return f"{e['n']} transaction{'s' * (e['n'] > 1)}"
     if k == "action":
-        return f"a {ACTION_NAME[e['a']]} Action"
+        act = ACTION_NAME[e["a"]]
+        return f"{'an' if act[0] in 'AEIOU' else 'a'} {act} Action"
     if k == "dp":
         return f"{e['n']} Dinars or Parias"
     if k == "favour":
@@ -489,9 +490,20 @@ def _o_work(s: State, dec: dict[str, Any]) -> list[Action]:
         cost = move_cost(s, role, w, sq)
         out.append(_opt("move", f"Move to square {sq} ({ACTION_NAME[square_action(rondel, sq)]}), cost {cost}",
                         square=sq))
-    out.append(_opt("rest", "Rest: back to the workshop, earn 3 Dinars, lose 1 PP"))
+    if rest_allowed(s, role):
+        out.append(_opt("rest", "Rest: back to the workshop, earn 3 Dinars, lose 1 PP"))
     out.append(_opt("back", "Choose another worker"))
     return out
+
+
+def rest_allowed(s: State, role: str) -> bool:
+    """Rest costs 1 PP ("earn 3 Dinars and lose 1 PP"): a player with no PP cannot pay it (see
+    RULINGS.md), unless a blue Poem waives the cost or none of his standing Workers can move
+    (a turn must be taken; the Rest then costs nothing, the PP track has no space below 0)."""
+    p = s["players"][role]
+    if p["pp"] > 0 or "rest" in blue_effects(p):
+        return True
+    return not any(info["up"] and destinations(s, role, w) for w, info in p["workers"].items())
 
 
 def _o_square(s: State, dec: dict[str, Any]) -> list[Action]:
@@ -574,7 +586,28 @@ def _o_process(s: State, dec: dict[str, Any]) -> list[Action]:
 
 
 def _o_or(s: State, dec: dict[str, Any]) -> list[Action]:
-    return [_opt("choose", describe_bonus(part), index=i) for i, part in enumerate(dec["effect"]["of"])]
+    return [_opt("choose", describe_bonus(part), index=i) for i, part in enumerate(dec["effect"]["of"])
+            if branch_possible(s, dec["role"], part)]
+
+
+def effect_possible(s: State, role: str, e: dict[str, Any]) -> bool:
+    """Whether a bonus effect can do anything now (an Export with no Goods, a Raw Material
+    with none left on the rondel cannot)."""
+    k = e["k"]
+    if k == "action":
+        return main_possible(s, role, e["a"], None)
+    if k in ("raw", "good"):
+        return _raw_available(s)
+    if k == "process":
+        return bool(s["players"][role]["processing"])
+    if k == "or":
+        return any(branch_possible(s, role, part) for part in e["of"])
+    return True
+
+
+def branch_possible(s: State, role: str, part: list[dict[str, Any]]) -> bool:
+    """A branch of a bonus "A OR B" is offered only when it can be carried out (part of it at least)."""
+    return any(effect_possible(s, role, e) for e in part)
 
 
 def _o_dp(s: State, dec: dict[str, Any]) -> list[Action]:
@@ -838,6 +871,12 @@ def _o_reactivate(s: State, dec: dict[str, Any]) -> list[Action]:
     return [_opt("poem", f"Reapply red Poem {c}: {describe_bonus(POEMS[c]['red'])}", card=c) for c in p["red"]]
 
 
+def tribute_means(p: dict[str, Any]) -> bool:
+    """Whether a player can still pay a Paria of the tribute: at 0 PP "lose 1 PP" pays nothing
+    (see RULINGS.md), so the tribute falls on the other means while there are any."""
+    return p["parias"] > 0 or p["dinars"] >= 2 or p["seals"] > 0 or p["pp"] > 0
+
+
 def _o_tribute(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
     out = []
@@ -847,7 +886,8 @@ def _o_tribute(s: State, dec: dict[str, Any]) -> list[Action]:
         out.append(_opt("paria", "Pay 2 Dinars for 1 Paria", means="dinars"))
     if p["seals"] > 0:
         out.append(_opt("paria", "Discard 1 Seal for 1 Paria", means="seal"))
-    out.append(_opt("paria", "Lose 1 PP for 1 Paria", means="pp"))
+    if p["pp"] > 0:
+        out.append(_opt("paria", "Lose 1 PP for 1 Paria", means="pp"))
     return out
 
 
@@ -935,7 +975,10 @@ def _r_work(s: State, dec: dict[str, Any], a: Action) -> None:
         p["dinars"] += rest
         log(s, f"{role} rests the {w.rstrip('12')}: back to the workshop, {rest} Dinars.")
         if "rest" not in blue_effects(p):
-            gain_pp(s, role, -1, "rest")
+            if p["pp"] > 0:
+                gain_pp(s, role, -1, "rest")
+            else:
+                log(s, f"{role} has no PP to lose (none of his Workers could move).")
         return
     rondel = WORKER_RONDEL[w.rstrip("12")]
     cost = move_cost(s, role, w, a["square"])
@@ -1030,7 +1073,10 @@ def _r_effect(s: State, dec: dict[str, Any], a: Action) -> None:
         else:
             log(s, f"{role} cannot carry out the bonus {ACTION_NAME[act]} Action now.")
     elif k == "or":
-        push(s, {"kind": "or", "role": role, "effect": e, "why": why})
+        if effect_possible(s, role, e):
+            push(s, {"kind": "or", "role": role, "effect": e, "why": why})
+        else:
+            log(s, f"{role} can carry out no part of the bonus {describe_effect(e)} now ({why}): it is lost.")
     elif k == "dp":
         push(s, {"kind": "dp", "role": role, "effect": e})
     elif k == "favour":
@@ -1430,14 +1476,20 @@ def _r_tribute(s: State, dec: dict[str, Any], a: Action) -> None:
         p["pp"] = max(0, p["pp"] - 1)
     paid = dict(dec.get("paid", {}))
     paid[means] = paid.get(means, 0) + 1
-    if dec["left"] > 1:
+    if dec["left"] > 1 and tribute_means(p):
         push(s, {**dec, "left": dec["left"] - 1, "paid": paid})
     else:
-        names = {"track": "Paria track", "dinars": "Dinars", "seal": "Seals", "pp": "PP"}
-        log(s, f"{role} pays the tribute of {dec['total']} Parias: "
-               # In the fixed order of the means, not the dict's: a state read back from JSON
-               # with sorted keys must log the same.
-               + ", ".join(f"{paid[m]} by {names[m]}" for m in names if m in paid) + ".")
+        _log_tribute(s, role, dec["total"], paid, dec["left"] - 1)
+
+
+def _log_tribute(s: State, role: str, total: int, paid: dict[str, int], unpaid: int) -> None:
+    names = {"track": "Paria track", "dinars": "Dinars", "seal": "Seals", "pp": "PP"}
+    # In the fixed order of the means, not the dict's: a state read back from JSON with sorted
+    # keys must log the same.
+    parts = [f"{paid[m]} by {names[m]}" for m in names if m in paid]
+    if unpaid:
+        parts.append(f"{unpaid} unpaid (no Paria, Dinars, Seal or PP left to pay with)")
+    log(s, f"{role} pays the tribute of {total} Parias: " + ", ".join(parts) + ".")
 
 
 def _r_start_player(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -1621,7 +1673,7 @@ def wish_count(s: State, role: str, element: str) -> int:
     if element == "seal":
         return int(holder["seals"])
     if role == YUSUF and element in ("blue_poem", "red_poem"):
-        return len(holder["poems"])  # each Minor Poem of Yusuf counts as either colour
+        return 0  # Yusuf's Minor Poems have no colour; only Major Poem A3 counts them as blue or red
     if role == YUSUF and element == "poem":
         return len(holder["poems"]) + len(holder["grey"])
     if element == "blue_poem":
@@ -1645,7 +1697,10 @@ def _step_tribute(s: State) -> None:
             push(s, {"kind": "yusuf", "role": s["roles"][0], "step": "tribute", "owed": owed})
         else:
             mine = owed + (1 if event_is(s, r, "heavy_tribute") else 0)
-            push(s, {"kind": "tribute", "role": r, "left": mine, "total": mine})
+            if tribute_means(s["players"][r]):
+                push(s, {"kind": "tribute", "role": r, "left": mine, "total": mine})
+            else:
+                _log_tribute(s, r, mine, {}, mine)
 
 
 def _step_event(s: State) -> None:
@@ -1983,8 +2038,9 @@ def _yusuf_step(s: State, dec: dict[str, Any]) -> None:
         slots = [i for i in range(len(s["minor_display"]) - 1, -1, -1) if s["minor_display"][i] is not None]
         if not slots:
             return
-        match = [i for i in slots if MINORS[s["minor_display"][i]]["type"] in wanted] or slots
-        i = match[0]
+        match = [i for i in slots if MINORS[s["minor_display"][i]]["type"] in wanted]
+        # the lowest numbered matching card; with none, the card of the rightmost column
+        i = min(match, key=lambda k: MINORS[s["minor_display"][k]]["num"]) if match else slots[0]
         card_id = s["minor_display"][i]
         s["minor_display"][i] = None
         y["minors"].append(card_id)
@@ -2024,10 +2080,15 @@ def _yusuf_step(s: State, dec: dict[str, Any]) -> None:
         if track:
             s["stamp"] += 1
             y["stamp"] = s["stamp"]
-        short = owed - track
-        y["pp"] = max(0, y["pp"] - short)
-        log(s, f"Yusuf pays the tribute of {owed} Parias: {track} by Paria track"
-               + (f", {short} by PP." if short else "."))
+        seals = min(owed - track, y["seals"])
+        y["seals"] -= seals
+        short = min(owed - track - seals, y["pp"])
+        y["pp"] -= short
+        unpaid = owed - track - seals - short
+        parts = [f"{n} by {what}" for n, what in ((track, "Paria track"), (seals, "Seals"), (short, "PP")) if n]
+        if unpaid:
+            parts.append(f"{unpaid} unpaid (nothing left to pay with)")
+        log(s, f"Yusuf pays the tribute of {owed} Parias: " + (", ".join(parts) or "nothing") + ".")
 
 
 def _yusuf_reveal(s: State, worker: str, name: str) -> tuple[str, str]:
@@ -2059,7 +2120,7 @@ def yusuf_major_poem_points(s: State, card: str) -> int:
     types = [MINORS[c]["type"] for c in y["minors"]]
     regions = [CITIES[c]["region"] for c in _presence(s, YUSUF)]
     count = {
-        "blue_poem": len(y["poems"]), "red_poem": len(y["poems"]),
+        "blue_poem": 0, "red_poem": 0,  # his Minor Poems have no colour (the book's clarification is A3's)
         "poem_trio": min(len(y["grey"]), len(y["poems"]) // 2),  # A3: two Minor Poems and one Major Poem
         "palace": wish_count(s, YUSUF, "palace"), "fountain": wish_count(s, YUSUF, "fountain"), "door": wish_count(s, YUSUF, "door"),
         "minor": len(y["minors"]), "minor_set": min(types.count("garden"), types.count("tower"), types.count("window")),

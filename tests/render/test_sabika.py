@@ -113,8 +113,9 @@ def test_the_map_draws_each_city_in_its_colour_with_ships_and_seals() -> None:
         assert _count(img, (x - 16, y - 16, x + 16, y + 16), colour) > 200, city
         seal = _count(img, (x + 10, y - 28, x + 34, y - 4), (212, 175, 55))
         assert (seal > 20) == bool(info["seal"]), city
-        ships = _count(img, (x - 80, y - 10, x + 80, y + 10), picture.PLAYER_COLOURS["yusuf"])
-        assert (ships > 30) == bool(info["left"] or info["right"]), city
+        for owner, colour in picture.PLAYER_COLOURS.items():  # each Ship in its owner's colour
+            ships = _count(img, (x - 80, y - 10, x + 80, y + 10), colour)
+            assert (ships > 30) == (owner in info["left"] + info["right"]), (city, owner)
     assert any(info["left"] or info["right"] for info in cities.values())
 
 

@@ -156,3 +156,20 @@ def test_the_quick_exchange_check_agrees_with_the_whole_city_check() -> None:
                     assert quick == whole
                     compared += 1
     assert compared >= 5000
+
+
+@R("granada_city:building-rules-for-granada", "granada_city:the-following-tile-placements-are-illegal")
+def test_an_enclosed_area_of_two_spaces_is_not_a_hole() -> None:
+    """RULINGS.md 12 (kept): a hole is "an empty space surrounded by tiles on all four sides";
+    each of two enclosed neighbouring spaces has an empty space beside it."""
+    plain = [t for t in CATALOG.tile_order if not moats_of(t)]
+    ring = [(1, 0), (2, 0), (3, 0), (3, 1), (3, 2), (2, 2), (1, 2), (0, 2)]
+    cells = {c: [plain[i], "even"] for i, c in enumerate(ring[:-1])}
+    # (0,1) is the last cell of the ring: it encloses (1,1) and (2,1) together
+    city = START | {C.key(c): e for c, e in cells.items()}
+    assert C.add_problem(city, plain[10], (0, 2)) is None
+    closed = city | {C.key((0, 2)): [plain[10], "even"]}
+    assert C.add_problem(closed, plain[11], (0, 1)) is None  # (1,1) and (2,1): two spaces, not a hole
+    two = closed | {C.key((0, 1)): [plain[11], "even"]}
+    assert C.problem(two) is None
+    assert C.add_problem(two, plain[12], (1, 1)) == C.R_HOLE  # now (2,1) alone would be enclosed

@@ -212,6 +212,7 @@ def test_supply_takes_either_side_free_and_a_supply_tile_is_never_flipped() -> N
     turn_of(s, "red")
     s = step(s, "red", type="buy", space=1)
     s = step(s, "red", type="pay", card=card("blue", 6))
+    s["display"] = []  # nothing left to do in the extra action: the turn may end
     s = step(s, "red", type="end")
     assert {a["label"] for a in rules.actions(s, "red") if a["type"] == "supply"} == {
         "Put it in your supply as the Bath House 6", f"Put it in your supply as the {tile_text(entry[0], 'odd')}"}
@@ -277,3 +278,21 @@ def test_an_exhausted_money_deck_is_replaced_by_the_shuffled_discard_pile() -> N
     assert len(s["display"]) == 4
     assert any("discard pile is shuffled" in e["text"] for e in s["log"])
     assert s["discard"] == [] and len(s["deck"]) == pile - 1
+
+
+@R("granada_city:buying-a-building-tile", "granada_city:sequence-of-play")
+def test_the_extra_action_of_an_exact_payment_must_be_taken_while_one_is_possible() -> None:
+    """RULINGS.md 6: "they perform another turn, again deciding between the three possible
+    actions"; the active player "must decide between three possible actions"."""
+    s = game()
+    put_in_yard(s, 1, tile("bath_house", 6))
+    set_hand(s, "red", card("blue", 6))
+    turn_of(s, "red")
+    s = step(s, "red", type="buy", space=1)
+    s = step(s, "red", type="pay", card=card("blue", 6))
+    menu = rules.actions(s, "red")
+    assert s["stage"] == "play" and menu and {a["type"] for a in menu} == {"take"}
+    with pytest.raises(RuleError):
+        apply(s, "red", {"type": "end"})
+    s["display"] = []
+    assert [a["type"] for a in rules.actions(s, "red")] == ["end"]

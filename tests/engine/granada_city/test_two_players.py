@@ -59,8 +59,8 @@ def test_three_players_cannot_donate() -> None:
     s = step(s, "red", type="buy", space=1)
     while s["pending"] is not None and s["pending"]["kind"] == "buy":
         s = rules.apply(s, "red", [a for a in rules.actions(s, "red") if a["type"] == "pay"][0])
-    if s["stage"] == "play":
-        s = step(s, "red", type="end")
+    while s["stage"] == "play":  # an exact payment: the extra action takes money
+        s = rules.apply(s, "red", next(a for a in rules.actions(s, "red") if a["type"] in ("take", "done")))
     assert not any(a["type"] == "dirk" for a in rules.actions(s, "red"))
 
 
@@ -78,3 +78,28 @@ def test_dirk_scores_majorities_but_no_moats_and_cannot_win() -> None:
     s["scores"] = {"red": 10, "blue": 12, "dirk": 99}
     rules.finish(s)
     assert s["result"]["winner"] == "blue" and s["result"]["score"]["dirk"] == 99
+
+
+def test_scoring_a_comes_after_the_yard_refill_and_dirk_takes_the_side_the_moved_marker_shows() -> None:
+    """RULINGS.md 17 and 22 (kept): "When a scoring card is revealed it is removed from the game
+    and replaced by a money card. Then, before the next player's turn, scoring takes place."
+    The yard refill and the marker's move are part of the turn's end ("Then the next player to
+    the left performs their turn"), so Dirk's 6 new tiles take the side of the moved marker
+    and are drawn after the yard's."""
+    s = game(2)
+    turn_of(s, "red")
+    top = s["deck"].index("A")
+    s["deck"].insert(0, s["deck"].pop(top))
+    s["yard"][1] = None  # a space to refill: the marker moves
+    s["marker"] = "odd"
+    dirk = len(s["dirk"])
+    s = rules.apply(s, "red", {"type": "take", "card": s["display"][0]})
+    if s["pending"] is not None:
+        s = rules.apply(s, "red", {"type": "done"})
+    texts = [e["text"] for e in s["log"]]
+    refill = next(i for i, t in enumerate(texts) if t.startswith("The construction yard is refilled (odd side up)"))
+    scored = next(i for i, t in enumerate(texts) if t.startswith("Scoring A"))
+    given = next(i for i, t in enumerate(texts) if t.startswith("Dirk receives 6 more tiles (even side up)"))
+    assert refill < scored < given
+    assert s["yard"][1][1] == "odd" and s["marker"] == "even"
+    assert len(s["dirk"]) == dirk + 6 and all(side == "even" for _t, side in s["dirk"][dirk:])

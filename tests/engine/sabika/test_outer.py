@@ -300,6 +300,7 @@ def test_the_construction_action_needs_a_base_material_to_build_or_to_hope_for()
 def test_balance_bonuses_offer_their_two_alternatives(colour: str, first: list[str]) -> None:
     s, r = at_turn()
     s["stack"] = []
+    give(s, r, "sugar" if colour == "green" else "gypsum")  # a Good to export, a Material to carve with
     rules.push_bonus(s, r, rules.DATA["balances"]["bonus"][colour], "balance")
     rules._advance(s)
     labels = [a["label"] for a in rules.actions(s, r)]

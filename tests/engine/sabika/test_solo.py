@@ -218,9 +218,9 @@ def test_yusuf_no_income_seals_only_leftovers_and_major_poems_a3_c3() -> None:
 
 
 @pytest.mark.rule("sabika:solo-end-of-game")
-def test_yusuf_pays_parias_from_his_track_then_with_pp() -> None:
+def test_yusuf_pays_parias_from_his_track_then_with_pp_when_he_has_no_seal() -> None:
     s = after_setup()
-    s[Y]["parias"], s[Y]["pp"] = 1, 5
+    s[Y]["parias"], s[Y]["pp"], s[Y]["seals"] = 1, 5, 0
     rules._yusuf_step(s, {"kind": "yusuf", "role": B, "step": "tribute", "owed": 3})
     assert s[Y]["parias"] == 0 and s[Y]["pp"] == 3
 
