@@ -41,8 +41,9 @@ from engine.sabika.rules import COLOURS, actions, active, apply, new_state
 from engine.sabika.view import TITLE, view
 
 id = "sabika"
-RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
-CHANGELOG: dict[int, str] = {1: "The rules as first released."}
+RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
+CHANGELOG: dict[int, str] = {1: "The rules as first released.",
+                             2: "Log lines name cards and tiles by what they are and do, not by their ids (issue 35)."}
 title = TITLE
 
 OPTIONS: dict[str, dict[str, Any]] = {
