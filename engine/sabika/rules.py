@@ -907,7 +907,7 @@ def _reveal_start_tiles(s: State) -> None:
         if r == YUSUF:
             continue
         s["players"][r]["dinars"] += dinars[pos]
-        push_bonus(s, r, STARTING[chosen[r]]["bonus"], f"Starting tile {chosen[r]}")
+        push_bonus(s, r, STARTING[chosen[r]]["bonus"], f"Starting tile {STARTING[chosen[r]]['num']}")
     if s["n"] == 1:  # Yusuf's first Ship is placed with his components, before the Starting tiles pay
         push(s, {"kind": "yusuf", "role": s["roles"][0], "step": "initial_ship"})
     log(s, "Starting Dinars by turn order: " + ", ".join(f"{r} {dinars[i]}" for i, r in enumerate(roles)
