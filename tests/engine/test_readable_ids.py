@@ -91,6 +91,36 @@ def bare_ids(game: str, text: str) -> list[str]:
     return [m for m in _pattern(table).findall(text) if not any(n.lower() in low for n in table[m])]
 
 
+NEAR = 10
+"""Records drawn just before or after a picture text that may hold its name (a card's id tag
+drawn at its foot, its name at its head): within this many records..."""
+NEAR_PX = 250
+"""...and this many pixels, on a picture of the same size (a card sprite is drawn on its own)."""
+
+
+def _centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def picture_bare_ids(game: str, records: list[Any]) -> list[tuple[str, list[str]]]:
+    """(text, ids) for each drawn text holding an id whose name is not drawn beside it: in the
+    same text or in a text drawn near it (the same card, the same line of a panel)."""
+    out = []
+    for i, r in enumerate(records):
+        bad = bare_ids(game, r.text)
+        if not bad:
+            continue
+        cx, cy = _centre(r.box)
+        near = " ".join(o.text for o in records[max(0, i - NEAR):i + NEAR + 1]
+                        if o.image_size == r.image_size and abs(_centre(o.box)[0] - cx) < NEAR_PX
+                        and abs(_centre(o.box)[1] - cy) < NEAR_PX)
+        still = bare_ids(game, near)
+        bad = [b for b in bad if b in still]
+        if bad:
+            out.append((r.text, bad))
+    return out
+
+
 def _log_texts(view: dict[str, Any]) -> Iterator[str]:
     for entry in view.get("log") or []:
         if isinstance(entry, str):
@@ -112,8 +142,8 @@ def _findings(game: str, options: dict[str, Any], seed: int) -> list[str]:
     states = random_game(game, seed, options, stop=STOP)
     found: list[str] = []
 
-    def check(where: str, text: str) -> None:
-        bad = bare_ids(game, text)
+    def check(where: str, text: str, bad: list[str] | None = None) -> None:
+        bad = bare_ids(game, text) if bad is None else bad
         if bad and len(found) < 40:
             found.append(f"{where}: {sorted(set(bad))} in {text!r}")
 
@@ -132,8 +162,8 @@ def _findings(game: str, options: dict[str, Any], seed: int) -> list[str]:
             view = module.view(state, role)
             with recording() as texts:
                 render.images(game, view)
-            for t in texts:
-                check("picture", t.text)
+            for text, bad in picture_bare_ids(game, texts):
+                check("picture", text, bad)
     return found
 
 
