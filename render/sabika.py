@@ -423,7 +423,7 @@ def _yusuf_board(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> 
     """Yusuf's board (solo): his tokens, his Worker tiles (revealed, the pile and the three
     decks as counts only), where his Workers stand, what he has built and carved."""
     from engine.sabika import names as N
-    from engine.sabika.data import MAJORS, MINORS
+    from engine.sabika.data import CITIES, MAJORS, MINORS
 
     y_ = view["yusuf"]
     x0, y0, x1, y1 = box
@@ -452,11 +452,11 @@ def _yusuf_board(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> 
     lines = [f"Workers on squares: {workers}",
              f"Worker tiles revealed: {', '.join(y_['revealed']) or '-'}",
              f"Card in play: {N.yusuf_card(y_['card']) if y_['card'] else '-'}   discards: {discards}",
-             f"Majors: {', '.join(MAJORS[t]['type'].capitalize() for t in y_['majors']) or '-'}   "
+             f"Majors: {', '.join(MAJORS[t]['type'].capitalize() for t in y_['majors']) or '-'};  "
              f"Minors: {', '.join(MINORS[c]['type'].capitalize() for c in y_['minors']) or '-'}",
              f"Poems: {len(y_['poems'])} Minor" + "".join(f"; grey {_grey(c)}" for c in y_["grey"]),
              f"Storehouses: {', '.join(N.storehouse(t).split(' (')[0] for t in y_['storehouses']) or '-'}",
-             f"Trades with: {', '.join(y_['presence']) or '-'}   desires: {', '.join(y_['desired_types']) or '-'}"]
+             f"Trades with: {', '.join(CITIES[c]['name'] for c in y_['presence']) or '-'}   desires: {', '.join(y_['desired_types']) or '-'}"]
     C.paragraph(draw, (x0 + 12, y, x1 - 12, y1 - 4), "\n".join(lines), fs - 1, spacing=(fs + 5) / (fs - 1))
 
 

@@ -55,8 +55,9 @@ def _data_ids(game: str) -> dict[str, list[str]]:
 
 @cache
 def names(game: str) -> dict[str, tuple[str, ...]]:
-    """id -> the names that may stand beside it. Ids that read as their own name (a city
-    ``barcelona`` named Barcelona) are left out: they are not codes."""
+    """id -> the names that may stand beside it. An id that is its own name is left out; one
+    that differs only in case (a city ``ragusa`` named Ragusa) is a code like any other: a
+    text must show the name as the data spells it."""
     ids = _data_ids(game)
     if game == "sabika":
         from engine.sabika import names as N
@@ -75,7 +76,7 @@ def names(game: str) -> dict[str, tuple[str, ...]]:
             ids[cid] = [f"{value} {currency}"]
         for tid, tile in CATALOG.tiles.items():
             ids[tid] = [CATALOG.type_names[f.type] for f in (tile.even, tile.odd)]
-    return {i: tuple(n for n in ns if n) for i, ns in ids.items() if not any(n.lower() == i.lower() for n in ns)
+    return {i: tuple(n for n in ns if n) for i, ns in ids.items() if i not in ns
             and len(i) > 1}
 
 
@@ -87,8 +88,7 @@ def _pattern(ids: Iterable[str]) -> re.Pattern[str]:
 def bare_ids(game: str, text: str) -> list[str]:
     """The ids in ``text`` without any of their names beside them (in the same text)."""
     table = names(game)
-    low = text.lower()
-    return [m for m in _pattern(table).findall(text) if not any(n.lower() in low for n in table[m])]
+    return [m for m in _compiled(game).findall(text) if not any(n in text for n in table[m])]
 
 
 NEAR = 10
@@ -167,6 +167,11 @@ def _findings(game: str, options: dict[str, Any], seed: int) -> list[str]:
     return found
 
 
+@cache
+def _compiled(game: str) -> re.Pattern[str]:
+    return _pattern(names(game))
+
+
 @pytest.mark.parametrize(("game", "options"), GAMES, ids=[f"{g}-{o.get('players', '')}" for g, o in GAMES])
 def test_no_bare_ids_where_players_read(game: str, options: dict[str, Any]) -> None:
     found = [f for seed in (1, 2) for f in _findings(game, options, seed)]
@@ -183,3 +188,5 @@ def test_the_check_catches_a_bare_id() -> None:
     assert bare_ids("granada_city", "You hold 1 blue") == []
     assert bare_ids("granada", "Castile 2-shield cavalry (W10)") == []
     assert bare_ids("granada", "W10 moves") == ["W10"]
+    assert bare_ids("sabika", "Trades with: ragusa") == ["ragusa"]
+    assert bare_ids("sabika", "Trades with: Ragusa") == []
