@@ -27,6 +27,12 @@ from engine.sabika.data import (
     YUSUF_CARDS,
 )
 
+RAW_NAME = {"sugar": "sugar cane", "clothes": "silk", "pottery": "clay"}
+ITEM_NAME = {"gypsum": "Gypsum", "wood": "Wood", "marble": "Marble", "ceramic": "Glazed Ceramic",
+             "sugar": "Sugar", "clothes": "Clothes", "pottery": "Pottery"}
+ACTION_NAME = {"minor_quarry": "Minor Quarry", "major_quarry": "Major Quarry", "storehouse": "Storehouse",
+               "market": "Market", "construction": "Construction", "export": "Export", "consolidate": "Consolidate",
+               "produce": "Produce", "carve": "Carve Poem", "reactivate": "Reactivate", "artisanal": "Artisanal Labour"}
 REGION_NAME = {"europe": "Europe", "maghreb": "the Maghreb", "near_east": "the Near East"}
 WISH_ITEM = {"palace": "Palace", "fountain": "Fountain", "door": "Door", "garden": "Garden", "tower": "Tower",
              "window": "Window", "presence": "City with your Ship", "consolidated": "consolidated City",
@@ -41,18 +47,43 @@ def plural(n: int, word: str) -> str:
 
 
 def describe_bonus(bonus: list[dict[str, Any]]) -> str:
-    """A bonus (a list of effects) in words: the rules' own wording (imported late, as the
-    rules import this module for their labels)."""
-    from engine.sabika import rules
+    """A bonus (a list of effects) in words."""
+    return ", ".join(describe_effect(e) for e in bonus)
 
-    return rules.describe_bonus(bonus)
+
+def describe_effect(e: dict[str, Any]) -> str:
+    """One effect of a bonus in words (its keys are checked by ``data.load``)."""
+    k = e["k"]
+    if k == "dinars":
+        return f"{e['n']} Dinar{'s' * (e['n'] > 1)}"
+    if k == "parias":
+        return f"{e['n']} Paria{'s' * (e['n'] > 1)}"
+    if k == "pp":
+        return f"{e['n']} PP"
+    if k == "mat":
+        return f"{e['n']} {ITEM_NAME[e['m']]}"
+    if k == "matchoice":
+        return f"{e['n']} of {'/'.join(ITEM_NAME[m] for m in e['of'])}"
+    if k == "raw":
+        return f"{e['n']} Raw Material{'s' * (e['n'] > 1)}"
+    if k == "good":
+        return f"{e['n']} Good{'s' * (e['n'] > 1)}"
+    if k == "process":
+        return f"process {e['n']} Raw Material{'s' * (e['n'] > 1)}"
+    if k == "market":
+        return f"{e['n']} transaction{'s' * (e['n'] > 1)}"
+    if k == "action":
+        return f"a {ACTION_NAME[e['a']]} Action"
+    if k == "dp":
+        return f"{e['n']} Dinars or Parias"
+    if k == "favour":
+        return "advance on the Favour track"
+    return " OR ".join(describe_bonus(part) for part in e["of"])
 
 
 def item_name(item: str) -> str:
     """A Material or Good by the rulebook's name (``Glazed Ceramic``, ``Pottery``)."""
-    from engine.sabika import rules
-
-    return rules.ITEM_NAME[item]
+    return ITEM_NAME[item]
 
 
 def minor(c: str) -> str:

@@ -38,16 +38,11 @@ from engine.sabika.data import (
     WISHES,
     WORKER_RONDEL,
 )
+from engine.sabika.names import ACTION_NAME, ITEM_NAME, RAW_NAME, describe_bonus
 
 COLOURS: list[str] = DATA["players"]["colours"]
 YUSUF = "yusuf"
 WORKERS = ("builder1", "builder2", "merchant", "poet")
-RAW_NAME = {"sugar": "sugar cane", "clothes": "silk", "pottery": "clay"}
-ITEM_NAME = {"gypsum": "Gypsum", "wood": "Wood", "marble": "Marble", "ceramic": "Glazed Ceramic",
-             "sugar": "Sugar", "clothes": "Clothes", "pottery": "Pottery"}
-ACTION_NAME = {"minor_quarry": "Minor Quarry", "major_quarry": "Major Quarry", "storehouse": "Storehouse",
-               "market": "Market", "construction": "Construction", "export": "Export", "consolidate": "Consolidate",
-               "produce": "Produce", "carve": "Carve Poem", "reactivate": "Reactivate", "artisanal": "Artisanal Labour"}
 
 # rule slugs (see data/headings.json)
 R_SETUP = "game-setup"
@@ -285,39 +280,6 @@ def push_pay(s: State, role: str, amount: int, why: str) -> None:
 
 def push_store(s: State, role: str, item: str) -> None:
     push(s, {"kind": "store", "role": role, "item": item})
-
-
-def describe_bonus(bonus: list[dict[str, Any]]) -> str:
-    return ", ".join(describe_effect(e) for e in bonus)
-
-
-def describe_effect(e: dict[str, Any]) -> str:
-    k = e["k"]
-    if k == "dinars":
-        return f"{e['n']} Dinar{'s' * (e['n'] > 1)}"
-    if k == "parias":
-        return f"{e['n']} Paria{'s' * (e['n'] > 1)}"
-    if k == "pp":
-        return f"{e['n']} PP"
-    if k == "mat":
-        return f"{e['n']} {ITEM_NAME[e['m']]}"
-    if k == "matchoice":
-        return f"{e['n']} of {'/'.join(ITEM_NAME[m] for m in e['of'])}"
-    if k == "raw":
-        return f"{e['n']} Raw Material{'s' * (e['n'] > 1)}"
-    if k == "good":
-        return f"{e['n']} Good{'s' * (e['n'] > 1)}"
-    if k == "process":
-        return f"process {e['n']} Raw Material{'s' * (e['n'] > 1)}"
-    if k == "market":
-        return f"{e['n']} transaction{'s' * (e['n'] > 1)}"
-    if k == "action":
-        return f"a {ACTION_NAME[e['a']]} Action"
-    if k == "dp":
-        return f"{e['n']} Dinars or Parias"
-    if k == "favour":
-        return "advance on the Favour track"
-    return " OR ".join(describe_bonus(part) for part in e["of"])
 
 
 # ---------------------------------------------------------------------------- the rondels

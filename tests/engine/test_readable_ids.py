@@ -153,13 +153,14 @@ def _findings(game: str, options: dict[str, Any], seed: int) -> list[str]:
             for a in module.actions(state, role):
                 check("label", describe(a))
     last = states[-1]
-    for role in [*roles, None]:
-        for line in _log_texts(module.view(last, role)):
+    seers: list[str | None] = [*roles, None]
+    for seer in seers:
+        for line in _log_texts(module.view(last, seer)):
             check("log", line)
     picks = [states[len(states) * (i + 1) // (PICTURES_PER_GAME + 1)] for i in range(PICTURES_PER_GAME)] + [last]
     for state in picks:
-        for role in [*roles[:1], None]:
-            view = module.view(state, role)
+        for seer in seers[:1] + [None]:
+            view = module.view(state, seer)
             with recording() as texts:
                 render.images(game, view)
             for text, bad in picture_bare_ids(game, texts):
