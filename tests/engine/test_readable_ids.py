@@ -161,6 +161,7 @@ def _findings(game: str, options: dict[str, Any], seed: int) -> list[str]:
     for state in picks:
         for seer in seers[:1] + [None]:
             view = module.view(state, seer)
+            check("prompt", str(view.get("prompt") or ""))
             with recording() as texts:
                 render.images(game, view)
             for text, bad in picture_bare_ids(game, texts):
