@@ -25,6 +25,7 @@ from render import common as C
 
 WIDTH, HEIGHT = 1600, 1500
 SHOP_TOP = 900
+OFFER_HEIGHT = 400
 HEADER = 56
 CENTRE = (400.0, HEADER + 400.0)
 RINGS = {"outer": (250.0, 370.0), "middle": (150.0, 250.0), "inner": (50.0, 150.0)}
@@ -35,7 +36,8 @@ ACTION_SHORT = {"minor_quarry": "Minor\nquarry", "major_quarry": "Major\nquarry"
                 "produce": "Produce", "carve": "Carve", "reactivate": "React.", "artisanal": "Artisan"}
 RING_FILL = {"outer": (226, 214, 186), "middle": (206, 222, 214), "inner": (222, 210, 226)}
 WORKER_LETTER = {"builder1": "B", "builder2": "B", "merchant": "M", "poet": "P"}
-RAW_LETTER = {"sugar": "Su", "clothes": "Si", "pottery": "Cl"}
+RAW_LETTER = {"sugar": "Cn", "clothes": "Sk", "pottery": "Cy"}
+"""Raw Materials (Sugar cane, Silk, Clay), keyed by the Good they become: never the Goods' symbols."""
 CERAMIC: dict[str, C.RGB] = {"yellow": C.OI.YELLOW, "green": C.OI.GREEN, "blue": C.OI.SKY, "white": (245, 245, 245)}
 
 
@@ -148,36 +150,53 @@ def _draw_rondels(img: Image.Image, view: dict[str, Any]) -> None:
             _disc(draw, _polar(r0 + 24, a), 13, colour, letter, lying)
 
 
-def _panel_displays(draw: ImageDraw.ImageDraw, view: dict[str, Any], x: float, y: float, w: float) -> float:
-    from engine.sabika.data import MAJOR_POEMS, MAJORS, MINORS, STOREHOUSES
+def _panel_displays(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> None:
+    """What can be taken, each thing by its name and what it does (issue 35): the Minor
+    Construction cards (type, base Material, ceramic halves), the Minor Poems (their blue and
+    red sides), the Major Poems (what they score), the Major Constructions (their bonus), the
+    Storehouses (boxes and bonus), the Sultan's Wishes in the Tower and the active Event."""
+    from engine.sabika import names as N
+    from engine.sabika.data import MINORS
 
     b = view["board"]
-    y = C.panel(draw, (x, y, x + w, y + 250), "On offer")
-    bottom = y + 250 - 8 - 18 * 1.45 - 8
+    x, y0, x1, y1 = box
+    w = x1 - x
+    y = C.panel(draw, box, "On offer")
     for i, c in enumerate(b["minor_display"]):
-        bx = x + 12 + i * 96
+        bx = x + 12 + i * 106
         if c is None:
-            draw.rectangle((bx, y, bx + 88, y + 56), outline=C.MUTED)
+            draw.rectangle((bx, y, bx + 98, y + 56), outline=C.MUTED)
             continue
         card = MINORS[c]
-        draw.rectangle((bx, y, bx + 88, y + 56), fill=C.PAPER, outline=C.INK)
-        draw.rectangle((bx, y + 40, bx + 44, y + 56), fill=CERAMIC[card["left"]], outline=C.INK)
-        draw.rectangle((bx + 44, y + 40, bx + 88, y + 56), fill=CERAMIC[card["right"]], outline=C.INK)
-        C.fit_text(draw, (bx + 3, y + 1, bx + 86, y + 19), f"{c} {card['type']}", 12, bold=True)
-        C.fit_text(draw, (bx + 3, y + 19, bx + 86, y + 39), card["base"], 12)
+        draw.rectangle((bx, y, bx + 98, y + 56), fill=C.PAPER, outline=C.INK)
+        draw.rectangle((bx, y + 40, bx + 49, y + 56), fill=CERAMIC[card["left"]], outline=C.INK)
+        draw.rectangle((bx + 49, y + 40, bx + 98, y + 56), fill=CERAMIC[card["right"]], outline=C.INK)
+        C.fit_text(draw, (bx + 3, y + 1, bx + 96, y + 19), card["type"].capitalize(), 13, bold=True)
+        C.fit_text(draw, (bx + 3, y + 19, bx + 96, y + 39), f"on {N.item_name(card['base'])}", 12)
     last = len(b["minor_display"])
-    C.fit_text(draw, (x + 12 + last * 96, y, x + w - 12, y + 22), f"deck {b['minor_deck']}", 14, fill=C.MUTED)
-    y += 64
-    poems = ", ".join(p for p in b["poem_display"] if p) or "none"
-    majors = ", ".join(f"{p} {MAJOR_POEMS[p]['crit']}" for p in b["major_poems"] if p) or "none"
+    C.fit_text(draw, (x + 12 + last * 106, y, x + w - 12, y + 22), f"deck {b['minor_deck']}", 14, fill=C.MUTED)
+    y += 62
+    poems = [f"- blue: {N.poem_blue(p)} | red: {N.describe_bonus(_poem_red(p))}" for p in b["poem_display"] if p]
+    majors = "; ".join(f"{N.major_poem(p).removeprefix('Major Poem (').removesuffix(')')}"
+                       for p in b["major_poems"] if p) or "none"
     era = str(view["era"])
-    built = ", ".join(f"{t} {MAJORS[t]['type']}" for t in b["majors"][era])
-    lines = [f"Minor Poems: {poems} (deck {b['poem_deck']})", f"Major Poems: {majors}",
-             f"Major Constructions (Era {'I' * int(era)}): {built or 'none'}"]
+    built = "; ".join(N.major(t) for t in b["majors"][era]) or "none"
+    lines = [f"Minor Poems (deck {b['poem_deck']}): {'' if poems else 'none'}", *poems,
+             f"Major Poems: {majors}", f"Major Constructions (Era {'I' * int(era)}): {built}"]
     for side in ("left", "right"):
-        tiles = ", ".join(f"{t}({STOREHOUSES[t]['boxes']})" for t in b["store_display"][side] if t) or "none"
-        lines.append(f"Storehouses {side}: {tiles}  (pile {b['store_piles'][side]})")
-    return C.paragraph(draw, (x + 12, y, x + w - 12, bottom), "\n".join(lines), 14, spacing=18 / 14) + 16
+        tiles = "; ".join(N.storehouse(t).removeprefix("Storehouse of ") for t in b["store_display"][side] if t)
+        lines.append(f"Storehouses {side} (pile {b['store_piles'][side]}): {tiles or 'none'}")
+    if b["tower"]:
+        lines.append("Sultan's Wishes in the Tower: " + "; ".join(N.wish(t).removeprefix("Wish: ") for t in b["tower"]))
+    if view["events"]["text"]:
+        lines.append(f"Event: {view['events']['text']}")
+    C.paragraph(draw, (x + 12, y, x + w - 12, y1 - 8), "\n".join(lines), 14, spacing=17 / 14, min_size=9)
+
+
+def _poem_red(p: str) -> list[dict[str, Any]]:
+    from engine.sabika.data import POEMS
+
+    return list(POEMS[p]["red"])
 
 
 MAP_POS: dict[str, tuple[float, float]] = {
@@ -192,8 +211,13 @@ REGION_LABEL = {"europe": (0.30, 0.02, "EUROPE"), "maghreb": (0.20, 0.94, "MAGHR
 ITEM_COLOUR: dict[str, C.RGB] = {"gypsum": (245, 245, 240), "wood": (150, 100, 55), "marble": (185, 195, 210),
                                  "ceramic": (40, 150, 150), "sugar": (255, 255, 255), "clothes": (180, 60, 150),
                                  "pottery": (200, 110, 60)}
-ITEM_LETTER = {"gypsum": "Gy", "wood": "Wd", "marble": "Ma", "ceramic": "Ce", "sugar": "Su", "clothes": "Si",
-               "pottery": "Cl"}
+ITEM_LETTER = {"gypsum": "Gy", "wood": "Wd", "marble": "Ma", "ceramic": "Ce", "sugar": "Sg", "clothes": "Ct",
+               "pottery": "Pt"}
+LEGEND = ["Materials: Gy Gypsum, Wd Wood, Ma Marble, Ce Glazed Ceramic.  Goods: Sg Sugar, Ct Clothes, "
+          "Pt Pottery.  Raw: Cn Sugar cane, Sk Silk, Cy Clay",
+          "Gy Gypsum, Wd Wood, Ma Marble, Ce Glazed Ceramic; Sg Sugar, Ct Clothes, Pt Pottery; "
+          "raw Cn Sugar cane, Sk Silk, Cy Clay"]
+"""The symbols of the Materials, Goods and Raw Materials, drawn once on the map panel."""
 Rect = tuple[float, float, float, float]
 
 
@@ -204,7 +228,7 @@ def _who_order(view: dict[str, Any]) -> list[str]:
 
 def _map_area(box: Rect) -> Rect:
     x0, y0, x1, y1 = box
-    return x0 + 60, y0 + 8 + 18 * 1.45 + 14, x1 - 70, y1 - 30
+    return x0 + 60, y0 + 8 + 18 * 1.45 + 14, x1 - 70, y1 - 56
 
 
 def map_points(box: Rect) -> dict[str, tuple[float, float]]:
@@ -216,11 +240,13 @@ def map_points(box: Rect) -> dict[str, tuple[float, float]]:
 def _panel_map(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> None:
     """The Cities as a schematic map: routes with their Dinar cost, each City's colour, demand,
     Seal (gold star while it lies there) and the Ships on its two sides."""
+    from engine.sabika import names as N
     from engine.sabika.data import CITIES, DATA
 
     b = view["board"]
     x0, y0, x1, y1 = box
-    C.panel(draw, box, f"Map of the Cities (Trade card {b['trade']})")
+    trade = N.trade(b["trade"])
+    C.panel(draw, box, [f"Map of the Cities - {trade}", f"Map - {trade}"])
     mx0, my0, mx1, my1 = _map_area(box)
     points = map_points(box)
 
@@ -253,24 +279,30 @@ def _panel_map(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> No
             for k, who in enumerate(info[side]):
                 sx = cx + sign * (30 + 20 * k)
                 _disc(draw, (sx, cy), 9, PLAYER_COLOURS.get(who, C.MUTED), who[0].upper())
+    C.fit_text(draw, (x0 + 12, y1 - 46, x1 - 12, y1 - 26), LEGEND, 13, fill=C.MUTED)
     C.fit_text(draw, (x0 + 12, y1 - 24, x1 - 12, y1 - 4),
                ["city: demand inside, star = Seal still there, discs = Ships (left | right)",
                 "demand inside, star = Seal, discs = Ships (left | right)"], 13, fill=C.MUTED)
 
 
-def _item(draw: ImageDraw.ImageDraw, box: Rect, item: str | None, size: int) -> None:
+def _item(draw: ImageDraw.ImageDraw, box: Rect, item: str | None, size: int, raw: bool = False) -> None:
+    """A Material or Good in its colour with its symbol (see ``LEGEND``); ``raw``: the Raw
+    Material of that Good (Sugar cane, Silk, Clay), its own symbol on the same colour."""
     if item is None:
         draw.rectangle(box, fill=C.PAPER, outline=C.MUTED)
         return
     colour = ITEM_COLOUR.get(item, C.MUTED)
     draw.rectangle(box, fill=colour, outline=C.INK, width=1)
-    C.fit_text(draw, (box[0] + 1, box[1] + 1, box[2] - 1, box[3] - 1), ITEM_LETTER.get(item, item[:2]), size,
-               bold=True, fill=C.contrast_ink(colour), align="c", min_size=8)
+    C.fit_text(draw, (box[0] + 1, box[1] + 1, box[2] - 1, box[3] - 1), (RAW_LETTER if raw else ITEM_LETTER).get(item, item[:2]),
+               size, bold=True, fill=C.contrast_ink(colour), align="c", min_size=8)
 
 
 def _workshop(draw: ImageDraw.ImageDraw, view: dict[str, Any], who: str, box: Rect, large: bool) -> None:
     """A player's workshop: tokens, the four Storehouses with their boxes filled, raw materials
     waiting to be processed, constructions and poems. ``large`` for the viewer's own."""
+    from engine.sabika import names as N
+    from engine.sabika.data import MAJORS
+
     p = view["players"][who]
     x0, y0, x1, y1 = box
     fs = 17 if large else 13
@@ -291,7 +323,7 @@ def _workshop(draw: ImageDraw.ImageDraw, view: dict[str, Any], who: str, box: Re
         items = list(st["items"])
         w = max(cap, len(items), 1) * (cell + 3) + 10
         draw.rectangle((sx, y, sx + w, y + cell + (22 if large else 16)), fill=(228, 214, 186), outline=C.INK)
-        C.fit_text(draw, (sx + 3, y, sx + w - 2, y + (18 if large else 13)), f"S{i + 1} {','.join(st['tiles']) or ''}",
+        C.fit_text(draw, (sx + 3, y, sx + w - 2, y + (18 if large else 13)), f"S{i + 1}" + (f" +{len(st['tiles'])}" if st["tiles"] else ""),
                    fs - 4, bold=True, min_size=9)
         for k in range(max(cap, len(items))):
             bx = sx + 5 + k * (cell + 3)
@@ -303,20 +335,21 @@ def _workshop(draw: ImageDraw.ImageDraw, view: dict[str, Any], who: str, box: Re
         C.fit_text(draw, (x0 + 12, y, x0 + (58 if large else 46), y + cell - 4), "Raw:", fs - 2, bold=True)
         for k, item in enumerate(p["processing"]):
             bx = x0 + 60 + k * (cell + 3) if large else x0 + 48 + k * (cell + 3)
-            _item(draw, (bx, y, bx + cell, y + cell - 4), item, fs - 4)
+            _item(draw, (bx, y, bx + cell, y + cell - 4), item, fs - 4, raw=True)
         y += cell + 4
     if large:
         y = _cards(draw, p, x0 + 12, y + 4, x1 - 12)
-        lines = [f"Balances: {', '.join(p['balances']) or '-'}"]
+        lines = [f"Architectural Balances achieved: {', '.join(p['balances']) or '-'}"]
     else:
-        lines = [f"Constructions: {' '.join(p['row']) or '-'}   Majors: {' '.join(p['majors']) or '-'}",
-                 f"Balances: {', '.join(p['balances']) or '-'}",
-                 f"Poems blue: {' '.join(p['blue']) or '-'}   red: {' '.join(p['red']) or '-'}   "
-                 f"grey: {' '.join(p['grey']) or '-'}"]
+        lines = [f"Row: {', '.join(_row_name(c) for c in p['row']) or '-'}",
+                 f"Majors: {', '.join(MAJORS[t]['type'].capitalize() for t in p['majors']) or '-'}   "
+                 f"Balances achieved: {', '.join(p['balances']) or '-'}",
+                 f"Poems: {len(p['blue'])} blue, {len(p['red'])} red" + "".join(
+                     f"; grey {_grey(c)}" for c in p["grey"])]
     if p.get("start_tile"):
-        lines.append(f"Starting tile {p['start_tile']}")
+        lines.append(N.starting(p["start_tile"]))
     elif p.get("offer"):
-        lines.append(f"Starting tiles offered: {' / '.join(p['offer'])}")
+        lines.append(f"Starting tiles offered: {' / '.join(N.starting(t) for t in p['offer'])}")
     elif p.get("start_tile_chosen"):
         lines.append("Starting tile chosen (face down)")
     C.paragraph(draw, (x0 + 12, y, x1 - 12, y1 - 4), "\n".join(lines), fs - 1, spacing=(fs + 4) / (fs - 1))
@@ -326,35 +359,72 @@ CARD_FILL: dict[str, C.RGB] = {"row": C.PAPER, "majors": (200, 170, 130), "blue"
                               "red": C.OI.VERMILLION, "grey": (170, 170, 170)}
 
 
-def _cards(draw: ImageDraw.ImageDraw, p: dict[str, Any], x: float, y: float, right: float) -> float:
-    """The viewer's cards face up, one row per kind: the construction row (in its order),
-    the Major Constructions, then the blue, red and grey Poems."""
-    from engine.sabika.data import MAJORS, MINORS
+def _row_name(c: str) -> str:
+    """A card of the construction row in short words: ``Garden (yellow|green)``, ``Balance (blue|any)``."""
+    from engine.sabika.data import BALANCES, MINORS
 
-    for kind, label in (("row", "Row"), ("majors", "Majors"), ("blue", "Blue poems"), ("red", "Red poems"),
-                        ("grey", "Grey poems")):
-        C.fit_text(draw, (x, y, x + 108, y + 28), label, 15, bold=True)
-        cx = x + 112
-        for c in p[kind]:
-            if cx + 70 > right:
-                break
-            fill = CARD_FILL[kind]
-            sub = MINORS[c]["type"] if c in MINORS else MAJORS[c]["type"] if c in MAJORS else ""
-            draw.rounded_rectangle((cx, y, cx + 70, y + 30), 4, fill=fill, outline=C.INK, width=1)
-            C.fit_text(draw, (cx + 2, y + 1, cx + 68, y + 17), c, 13, bold=True, fill=C.contrast_ink(fill), align="c")
-            if sub:
-                C.fit_text(draw, (cx + 2, y + 15, cx + 68, y + 29), sub, 11, fill=C.contrast_ink(fill), align="c",
-                           min_size=9)
-            cx += 76
-        if not p[kind]:
-            C.fit_text(draw, (cx, y, right, y + 28), "-", 15, fill=C.MUTED)
-        y += 36
+    if c in MINORS:
+        return f"{MINORS[c]['type'].capitalize()} ({MINORS[c]['left']}|{MINORS[c]['right']})"
+    return f"Balance ({BALANCES[c]['left']}|any)"
+
+
+def _row_halves(c: str) -> tuple[str, str | None]:
+    """The ceramic colours on a row card's two sides (None: the Balance card's wild half)."""
+    from engine.sabika.data import BALANCES, MINORS
+
+    if c in MINORS:
+        return MINORS[c]["left"], MINORS[c]["right"]
+    return BALANCES[c]["left"], None
+
+
+def _grey(c: str) -> str:
+    """What a grey (Major) Poem scores: ``2 PP per Palace``."""
+    from engine.sabika import names as N
+
+    return N.major_poem(c).removeprefix("Major Poem (").removesuffix(")")
+
+
+def _cards(draw: ImageDraw.ImageDraw, p: dict[str, Any], x: float, y: float, right: float) -> float:
+    """The viewer's cards face up, one row per kind: the construction row (in its order, each
+    card its type and ceramic halves), the Major Constructions (type and bonus), then what the
+    blue, red and grey Poems do."""
+    from engine.sabika import names as N
+
+    C.fit_text(draw, (x, y, x + 108, y + 34), "Row", 15, bold=True)
+    cx = x + 112
+    for c in p["row"]:
+        if cx + 86 > right:
+            break
+        left, rside = _row_halves(c)
+        draw.rounded_rectangle((cx, y, cx + 86, y + 34), 4, fill=C.PAPER, outline=C.INK, width=1)
+        draw.rectangle((cx + 1, y + 20, cx + 43, y + 33), fill=CERAMIC[left], outline=C.INK)
+        draw.rectangle((cx + 43, y + 20, cx + 85, y + 33), fill=CERAMIC[rside] if rside else C.PAPER, outline=C.INK)
+        label = _row_name(c).split(" (")[0]
+        C.fit_text(draw, (cx + 2, y + 1, cx + 84, y + 19), label, 13, bold=True, align="c")
+        if rside is None:
+            C.fit_text(draw, (cx + 44, y + 21, cx + 84, y + 32), "any", 10, align="c", min_size=8)
+        cx += 92
+    if not p["row"]:
+        C.fit_text(draw, (cx, y, right, y + 28), "-", 15, fill=C.MUTED)
+    y += 42
+    texts = [("Majors", "; ".join(N.major(t) for t in p["majors"]) if p["majors"] else "-"),
+             ("Blue poems", "; ".join(N.poem_blue(c) for c in p["blue"]) or "-"),
+             ("Red poems", "; ".join(N.describe_bonus(_poem_red(c)) for c in p["red"]) or "-"),
+             ("Grey poems", "; ".join(_grey(c) for c in p["grey"]) or "-")]
+    for label, text in texts:
+        C.fit_text(draw, (x, y, x + 108, y + 36), label, 15, bold=True, valign="t")
+        fill = C.MUTED if text == "-" else C.INK
+        C.fit_text(draw, (x + 112, y, right, y + 38), text, 14, fill=fill, valign="t", wrap_lines=True, min_size=9)
+        y += 42
     return y + 4
 
 
 def _yusuf_board(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> None:
     """Yusuf's board (solo): his tokens, his Worker tiles (revealed, the pile and the three
     decks as counts only), where his Workers stand, what he has built and carved."""
+    from engine.sabika import names as N
+    from engine.sabika.data import CITIES, MAJORS, MINORS
+
     y_ = view["yusuf"]
     x0, y0, x1, y1 = box
     top = C.panel(draw, box, "Yusuf's board", title_size=20)
@@ -381,11 +451,12 @@ def _yusuf_board(draw: ImageDraw.ImageDraw, view: dict[str, Any], box: Rect) -> 
     discards = ", ".join(f"{w} {len(y_['discards'].get(w, []))}" for w in ("builder", "merchant", "poet"))
     lines = [f"Workers on squares: {workers}",
              f"Worker tiles revealed: {', '.join(y_['revealed']) or '-'}",
-             f"Card in play: {y_['card'] or '-'}   discards: {discards}",
-             f"Majors: {' '.join(y_['majors']) or '-'}   Minors: {' '.join(y_['minors']) or '-'}",
-             f"Poems: {' '.join(y_['poems']) or '-'}   grey: {' '.join(y_['grey']) or '-'}",
-             f"Storehouses: {' '.join(y_['storehouses']) or '-'}",
-             f"Trades with: {', '.join(y_['presence']) or '-'}   desires: {', '.join(y_['desired_types']) or '-'}"]
+             f"Card in play: {N.yusuf_card(y_['card']) if y_['card'] else '-'}   discards: {discards}",
+             f"Majors: {', '.join(MAJORS[t]['type'].capitalize() for t in y_['majors']) or '-'};  "
+             f"Minors: {', '.join(MINORS[c]['type'].capitalize() for c in y_['minors']) or '-'}",
+             f"Poems: {len(y_['poems'])} Minor" + "".join(f"; grey {_grey(c)}" for c in y_["grey"]),
+             f"Storehouses: {', '.join(N.storehouse(t).split(' (')[0] for t in y_['storehouses']) or '-'}",
+             f"Trades with: {', '.join(CITIES[c]['name'] for c in y_['presence']) or '-'}   desires: {', '.join(y_['desired_types']) or '-'}"]
     C.paragraph(draw, (x0 + 12, y, x1 - 12, y1 - 4), "\n".join(lines), fs - 1, spacing=(fs + 5) / (fs - 1))
 
 
@@ -395,8 +466,8 @@ def layout(view: dict[str, Any]) -> dict[str, Rect]:
     Yusuf's board, in solo, takes the right column. Keys: ``rondels``, ``offer``, ``map``,
     ``workshop:<seat>``, ``yusuf``; everything is ordered by seats, never by a dict's keys."""
     rects: dict[str, Rect] = {"rondels": (0, HEADER, 810, SHOP_TOP - 50), "offer": (820, HEADER + 10, WIDTH - 10,
-                                                                                    HEADER + 260),
-                              "map": (820, HEADER + 270, WIDTH - 10, SHOP_TOP - 10)}
+                                                                                    HEADER + OFFER_HEIGHT),
+                              "map": (820, HEADER + OFFER_HEIGHT + 10, WIDTH - 10, SHOP_TOP - 10)}
     seats = [w for w in _who_order(view) if w != "yusuf"]
     me = view.get("role") if view.get("role") in seats else None
     others = [w for w in seats if w != me]
@@ -433,10 +504,10 @@ def _header(draw: ImageDraw.ImageDraw, view: dict[str, Any]) -> None:
     draw.rectangle((0, 0, WIDTH, HEADER), fill=(58, 44, 36))
     era = "I" * int(view["era"])
     ev = view["events"]
-    event = f"  Event: {ev['active']}" if ev["active"] else (f"  Events face down: {ev['face_down']}" if ev["face_down"]
-                                                              else "")
+    event = "  Event active" if ev["active"] else (f"  Events face down: {ev['face_down']}" if ev["face_down"]
+                                                    else "")
     title = (f"Sabika  Round {view['round']}/5 (Era {era})  Narrator {view['narrator']}  "
-             f"Tower: {', '.join(view['board']['tower']) or '-'}{event}")
+             f"Wishes in the Tower: {len(view['board']['tower'])}{event}")
     C.fit_text(draw, (16, 2, WIDTH - 16, HEADER - 2), title, 24, bold=True, fill=(255, 250, 235))
 
 
@@ -447,8 +518,7 @@ def draw_board(view: dict[str, Any]) -> Image.Image:
     draw = ImageDraw.Draw(img)
     _header(draw, view)
     rects = layout(view)
-    x0, y0, x1, _ = rects["offer"]
-    _panel_displays(draw, view, x0, y0, x1 - x0)
+    _panel_displays(draw, view, rects["offer"])
     _panel_map(draw, view, rects["map"])
     me = view.get("role")
     for who in _who_order(view):

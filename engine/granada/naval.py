@@ -107,7 +107,7 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
             for f in fleets_in(state, frame["zone"], side):
                 rec = state["blocks"][f]
                 if f not in frame["fleets"] and not rec["moved"] and not rec["fresh"]:
-                    acts.append({"type": "take_fleet", "fleet": f, "label": f"Designate {f}"
+                    acts.append({"type": "take_fleet", "fleet": f, "label": f"Designate {st.block_name(f)}"
                                  f"{' carrying ' + str(len(carried_by(state, f))) if carried_by(state, f) else ''}"})
         if frame["fleets"]:
             acts.append({"type": "confirm", "label": "These fleets move (7.5.1)"})

@@ -47,7 +47,8 @@ CHANGELOG: dict[int, str] = {
     2: "At 0 PP a player can no longer pay the tribute or Rest with PP he does not have (the tribute falls "
        "on the other means; Rest only when no Worker can move); a two-branch bonus offers only a branch that "
        "can be carried out; Yusuf takes the lowest numbered desired Minor Construction, pays the tribute "
-       "with his Seals before PP, and his Minor Poems count as blue or red only for Major Poem A3.",
+       "with his Seals before PP, and his Minor Poems count as blue or red only for Major Poem A3. Log lines "
+       "name cards and tiles by what they are and do, not by their ids (issue 35).",
 }
 title = TITLE
 YUSUF_NAME = "Yusuf"

@@ -18,6 +18,7 @@ from typing import Any
 
 from engine import rng
 from engine.api import Action, RuleError, State, clone, require_legal
+from engine.sabika import names as N
 from engine.sabika.data import (
     BALANCES,
     CITIES,
@@ -37,16 +38,11 @@ from engine.sabika.data import (
     WISHES,
     WORKER_RONDEL,
 )
+from engine.sabika.names import ACTION_NAME, ITEM_NAME, RAW_NAME, describe_bonus, describe_effect
 
 COLOURS: list[str] = DATA["players"]["colours"]
 YUSUF = "yusuf"
 WORKERS = ("builder1", "builder2", "merchant", "poet")
-RAW_NAME = {"sugar": "sugar cane", "clothes": "silk", "pottery": "clay"}
-ITEM_NAME = {"gypsum": "Gypsum", "wood": "Wood", "marble": "Marble", "ceramic": "Glazed Ceramic",
-             "sugar": "Sugar", "clothes": "Clothes", "pottery": "Pottery"}
-ACTION_NAME = {"minor_quarry": "Minor Quarry", "major_quarry": "Major Quarry", "storehouse": "Storehouse",
-               "market": "Market", "construction": "Construction", "export": "Export", "consolidate": "Consolidate",
-               "produce": "Produce", "carve": "Carve Poem", "reactivate": "Reactivate", "artisanal": "Artisanal Labour"}
 
 # rule slugs (see data/headings.json)
 R_SETUP = "game-setup"
@@ -286,40 +282,6 @@ def push_store(s: State, role: str, item: str) -> None:
     push(s, {"kind": "store", "role": role, "item": item})
 
 
-def describe_bonus(bonus: list[dict[str, Any]]) -> str:
-    return ", ".join(describe_effect(e) for e in bonus)
-
-
-def describe_effect(e: dict[str, Any]) -> str:
-    k = e["k"]
-    if k == "dinars":
-        return f"{e['n']} Dinar{'s' * (e['n'] > 1)}"
-    if k == "parias":
-        return f"{e['n']} Paria{'s' * (e['n'] > 1)}"
-    if k == "pp":
-        return f"{e['n']} PP"
-    if k == "mat":
-        return f"{e['n']} {ITEM_NAME[e['m']]}"
-    if k == "matchoice":
-        return f"{e['n']} of {'/'.join(ITEM_NAME[m] for m in e['of'])}"
-    if k == "raw":
-        return f"{e['n']} Raw Material{'s' * (e['n'] > 1)}"
-    if k == "good":
-        return f"{e['n']} Good{'s' * (e['n'] > 1)}"
-    if k == "process":
-        return f"process {e['n']} Raw Material{'s' * (e['n'] > 1)}"
-    if k == "market":
-        return f"{e['n']} transaction{'s' * (e['n'] > 1)}"
-    if k == "action":
-        act = ACTION_NAME[e["a"]]
-        return f"{'an' if act[0] in 'AEIOU' else 'a'} {act} Action"
-    if k == "dp":
-        return f"{e['n']} Dinars or Parias"
-    if k == "favour":
-        return "advance on the Favour track"
-    return " OR ".join(describe_bonus(part) for part in e["of"])
-
-
 # ---------------------------------------------------------------------------- the rondels
 
 
@@ -467,7 +429,7 @@ def options(s: State, dec: dict[str, Any]) -> list[Action]:
 
 def _o_start_tile(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
-    return [_opt("start_tile", f"Keep Starting tile {t} ({describe_bonus(STARTING[t]['bonus'])})", tile=t)
+    return [_opt("start_tile", f"Keep {N.tagged(t, N.starting)}", tile=t)
             for t in p["offer"]]
 
 
@@ -635,8 +597,7 @@ def _o_storehouse(s: State, dec: dict[str, Any]) -> list[Action]:
     out = []
     if any(len(st["tiles"]) < 2 for st in p["stores"]):
         for sd, i, t in _display_tiles(s, dec["side"]):
-            tile = STOREHOUSES[t]
-            out.append(_opt("expand", f"Expand with Storehouse {t} ({tile['boxes']} boxes; {describe_bonus(tile['bonus'])})",
+            out.append(_opt("expand", f"Expand with a {N.tagged(t, N.storehouse)}",
                             side=sd, slot=i))
     for i in _activatable(p):
         top = p["stores"][i]["tiles"][-1]
@@ -719,9 +680,7 @@ def _construct_options(s: State, role: str, refreshed: bool) -> list[Action]:
         out.append(_opt("major", f"Major Construction of Era {'I' * era(s)}"))
     for i, c in enumerate(s["minor_display"]):
         if c is not None and has(p, MINORS[c]["base"]):
-            card = MINORS[c]
-            out.append(_opt("minor", f"Minor Construction {c}: {card['type']} on {ITEM_NAME[card['base']]} "
-                                     f"({card['left']}|{card['right']})", slot=i))
+            out.append(_opt("minor", f"Minor Construction: {N.tagged(c, N.minor)}", slot=i))
     return out
 
 
@@ -746,7 +705,7 @@ def _o_scaffold(s: State, dec: dict[str, Any]) -> list[Action]:
 
 
 def _o_major_tile(s: State, dec: dict[str, Any]) -> list[Action]:
-    return [_opt("tile", f"Major Construction {t}: {MAJORS[t]['type']} ({describe_bonus(MAJORS[t]['bonus'])})", tile=t)
+    return [_opt("tile", f"Major Construction: {N.tagged(t, N.major)}", tile=t)
             for t in s["majors"][str(era(s))]]
 
 
@@ -851,13 +810,13 @@ def _carve_options(s: State, role: str) -> list[Action]:
         for colour in ("blue", "red"):
             if funds(p) >= carve_cost(p, colour, active_effect(s)):
                 what = DATA["minor_poems"]["blue_effects"][card["blue"]] if colour == "blue" else describe_bonus(card["red"])
-                out.append(_opt("poem", f"Minor Poem {c} in {colour} (cost {carve_cost(p, colour, active_effect(s))}): {what}",
+                out.append(_opt("poem", f"Minor Poem in {colour} (cost {carve_cost(p, colour, active_effect(s))}): {what} [{c}]",
                                 slot=i, colour=colour))
     if len(p["grey"]) < 2 and funds(p) >= carve_cost(p, "grey", active_effect(s)):
         for i, c in enumerate(s["major_poems"]):
             if c is not None:
                 crit = DATA["major_poems"]["criteria"][MAJOR_POEMS[c]["crit"]]
-                out.append(_opt("poem", f"Major Poem {c} (cost {carve_cost(p, 'grey', active_effect(s))}): {MAJOR_POEMS[c]['pp']} PP {crit}",
+                out.append(_opt("poem", f"Major Poem in grey (cost {carve_cost(p, 'grey', active_effect(s))}): {MAJOR_POEMS[c]['pp']} PP {crit} [{c}]",
                                 slot=i, colour="grey"))
     return out
 
@@ -868,7 +827,7 @@ def _o_carve(s: State, dec: dict[str, Any]) -> list[Action]:
 
 def _o_reactivate(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
-    return [_opt("poem", f"Reapply red Poem {c}: {describe_bonus(POEMS[c]['red'])}", card=c) for c in p["red"]]
+    return [_opt("poem", f"Reapply red Poem: {describe_bonus(POEMS[c]['red'])} [{c}]", card=c) for c in p["red"]]
 
 
 def tribute_means(p: dict[str, Any]) -> bool:
@@ -931,7 +890,7 @@ def _r_start_tile(s: State, dec: dict[str, Any], a: Action) -> None:
 def _reveal_start_tiles(s: State) -> None:
     s["reveals"] += 1
     chosen = {r: s["players"][r]["start_tile"] for r in s["roles"]}
-    log(s, "Starting tiles revealed: " + ", ".join(f"{r} {t}" for r, t in chosen.items()) + ".")
+    log(s, "Starting tiles revealed: " + ", ".join(f"{r} {N.starting(t)}" for r, t in chosen.items()) + ".")
     if s["n"] == 1:
         s["start"] = YUSUF
         log(s, "Yusuf is the Starting Player of the first round.")
@@ -949,7 +908,7 @@ def _reveal_start_tiles(s: State) -> None:
         if r == YUSUF:
             continue
         s["players"][r]["dinars"] += dinars[pos]
-        push_bonus(s, r, STARTING[chosen[r]]["bonus"], f"Starting tile {chosen[r]}")
+        push_bonus(s, r, STARTING[chosen[r]]["bonus"], f"Starting tile {STARTING[chosen[r]]['num']}")
     if s["n"] == 1:  # Yusuf's first Ship is placed with his components, before the Starting tiles pay
         push(s, {"kind": "yusuf", "role": s["roles"][0], "step": "initial_ship"})
     log(s, "Starting Dinars by turn order: " + ", ".join(f"{r} {dinars[i]}" for i, r in enumerate(roles)
@@ -1196,8 +1155,8 @@ def _r_expand_where(s: State, dec: dict[str, Any], a: Action) -> None:
     s["store_display"][dec["side"]][dec["slot"]] = None
     st = p["stores"][a["store"]]
     st["tiles"].append(tile)
-    gain_pp(s, role, len(st["tiles"]), f"Storehouse {a['store'] + 1} expanded with {tile}")
-    push_bonus(s, role, STOREHOUSES[tile]["bonus"], f"Storehouse {tile}")
+    gain_pp(s, role, len(st["tiles"]), f"Storehouse {a['store'] + 1} expanded")
+    push_bonus(s, role, STOREHOUSES[tile]["bonus"], "the new Storehouse")
 
 
 def _r_market(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -1265,7 +1224,7 @@ def _r_construct(s: State, dec: dict[str, Any], a: Action) -> None:
         s["minor_discard"].extend(c for c in s["minor_display"] if c is not None)
         s["minor_display"] = [_draw_minor(s) for _ in range(4)]
         s["reveals"] += 1
-        log(s, f"{role} pays 1 Dinar to replace the Minor Construction cards: {', '.join(str(c) for c in s['minor_display'])}.")
+        log(s, f"{role} pays 1 Dinar to replace the Minor Construction cards: {'; '.join(N.minor(c) for c in s['minor_display'] if c)}.")
         gain_pp(s, role, 1, "new Minor Construction cards")
         push(s, {"kind": "construct", "role": role, "refreshed": True})
         push_pay(s, role, 1, "new Minor Construction cards")
@@ -1316,8 +1275,8 @@ def _r_major_tile(s: State, dec: dict[str, Any], a: Action) -> None:
     t = a["tile"]
     s["majors"][str(era(s))].remove(t)
     s["players"][role]["majors"].append(t)
-    log(s, f"{role} builds {MAJORS[t]['type']} {t}.")
-    push_bonus(s, role, MAJORS[t]["bonus"], f"Major Construction {t}")
+    log(s, f"{role} builds a {N.tagged(t, N.major)}.")
+    push_bonus(s, role, MAJORS[t]["bonus"], f"the {MAJORS[t]['type'].capitalize()}")
     _advance_favour(s, role)  # the favour is earned first, then the construction bonus (left to right)
 
 
@@ -1330,7 +1289,7 @@ def _r_place_minor(s: State, dec: dict[str, Any], a: Action) -> None:
         p["row"].insert(0, card)
     else:
         p["row"].append(card)
-    log(s, f"{role} places {MINORS[card]['type']} {card} at the {a['side']} of the row.")
+    log(s, f"{role} places a {N.minor(card)} at the {a['side']} of the row.")
     if colour is not None:
         p["balances"].append(colour)
         log(s, f"{role} achieves an Architectural Balance in {colour}.")
@@ -1441,7 +1400,7 @@ def _r_carve(s: State, dec: dict[str, Any], a: Action) -> None:
     else:
         card = s["poem_display"][a["slot"]]
         s["poem_display"][a["slot"]] = None
-    log(s, f"{role} carves {'Major' if colour == 'grey' else 'Minor'} Poem {card} in {colour}, paying {cost}.")
+    log(s, f"{role} carves {'Major' if colour == 'grey' else 'Minor'} Poem in {colour}, paying {cost}: {N.name(card) if colour != 'grey' else N.major_poem(card)}.")
     push(s, {"kind": "effect", "role": role, "effect": {"k": "poem_done"}, "card": card, "colour": colour})
     push(s, {"kind": "scaffold", "role": role, "mode": "poem", "used": [], "base_of": ["gypsum", "wood", "marble"],
              "extra_of": list(MATERIALS), "extras": 1})
@@ -1453,11 +1412,11 @@ def _poem_done(s: State, dec: dict[str, Any]) -> None:
     p = s["players"][role]
     p[colour].append(card)
     if colour == "red":
-        push_bonus(s, role, POEMS[card]["red"], f"red Poem {card}")
+        push_bonus(s, role, POEMS[card]["red"], "the red Poem")
 
 
 def _r_reactivate(s: State, dec: dict[str, Any], a: Action) -> None:
-    push_bonus(s, dec["role"], POEMS[a["card"]]["red"], f"red Poem {a['card']} reactivated")
+    push_bonus(s, dec["role"], POEMS[a["card"]]["red"], "the red Poem reactivated")
 
 
 def _r_tribute(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -1652,7 +1611,7 @@ def _step_narrator(s: State) -> None:
     tile = s["wishes"].get(str(s["narrator"]))
     if tile is not None:
         s["tower"].append(tile)
-        log(s, f"Sultan's Wish {tile} joins the Tower; the Tower is scored: {', '.join(s['tower'])}.")
+        log(s, f"Sultan's Wish {N.wish(tile)} joins the Tower; the Tower is scored: {'; '.join(N.wish(w) for w in s['tower'])}.")
         for r in order(s):
             total = sum(wish_points(s, r, w) for w in s["tower"])
             gain_pp(s, r, total, "Sultan's Wishes")
@@ -1711,7 +1670,7 @@ def _step_event(s: State) -> None:
     s["events_seen"].append(s["event"])
     s["reveals"] += 1
     e = EVENTS[s["event"]]
-    log(s, f"Event {s['event']} ({e['polarity']}) is now active: {e['text']}")
+    log(s, f"An Event ({e['polarity']}) is now active: {e['text']}")
 
 
 def _step_reactivate(s: State) -> None:
@@ -1764,7 +1723,7 @@ def _step_start_player(s: State) -> None:
 
 def _step_era(s: State) -> None:
     if s["narrator"] == 3 and s["majors"]["1"]:
-        log(s, f"Era change: the Era I Major Constructions left ({', '.join(s['majors']['1'])}) leave the game.")
+        log(s, f"Era change: the Era I Major Constructions left ({'; '.join(N.major(t) for t in s['majors']['1'])}) leave the game.")
         s["majors"]["1"] = []
 
 
@@ -1784,8 +1743,8 @@ def _step_final(s: State) -> None:
             continue
         p = s["players"][r]
         for card in p["grey"]:
-            gain_pp(s, r, major_poem_points(s, r, card), f"Major Poem {card}")
-        gain_pp(s, r, trade_points(s, r), f"Trade card {s['trade']}")
+            gain_pp(s, r, major_poem_points(s, r, card), N.major_poem(card))
+        gain_pp(s, r, trade_points(s, r), N.trade(s["trade"]))
         h = holdings(p)
         left = p["seals"] + sum(h.get(g, 0) for g in GOODS) + h.get("marble", 0) + h.get("ceramic", 0) + p["dinars"] // 2
         gain_pp(s, r, left, "leftover Seals, Goods, Marble, Glazed Ceramic and Dinars")
@@ -2014,10 +1973,10 @@ def _yusuf_step(s: State, dec: dict[str, Any]) -> None:
     elif step == "reward":
         card = DATA_YUSUF_CARDS[dec["card"]]
         if card["pp"]:
-            gain_pp(s, YUSUF, card["pp"], f"card {dec['card']}")
+            gain_pp(s, YUSUF, card["pp"], N.yusuf_card(dec["card"]))
         if card["parias"]:
             gain_parias(s, YUSUF, card["parias"])
-            log(s, f"yusuf earns {card['parias']} Parias (card {dec['card']}).")
+            log(s, f"yusuf earns {card['parias']} Parias ({N.yusuf_card(dec['card'])}).")
         y["discards"][card["worker"]].append(dec["card"])
         y["card"] = None
     elif step == "major":
@@ -2031,7 +1990,7 @@ def _yusuf_step(s: State, dec: dict[str, Any]) -> None:
         tiles.remove(t)
         y["majors"].append(t)
         y["favour"] = min(y["favour"] + 1, len(DATA["favour_track"]["spaces"]))
-        log(s, f"Yusuf takes Major Construction {t} ({MAJORS[t]['type']}) and advances on the Favour track "
+        log(s, f"Yusuf takes a {N.major(t)} and advances on the Favour track "
                f"(no bonus).")
     elif step == "minor":
         wanted = desired_types(s)
@@ -2044,7 +2003,7 @@ def _yusuf_step(s: State, dec: dict[str, Any]) -> None:
         card_id = s["minor_display"][i]
         s["minor_display"][i] = None
         y["minors"].append(card_id)
-        log(s, f"Yusuf takes Minor Construction {card_id} ({MINORS[card_id]['type']}).")
+        log(s, f"Yusuf takes a {N.minor(card_id)}.")
     elif step == "storehouse":
         side = DATA["rondels"]["outer"][DATA_YUSUF_CARDS[dec["card"]]["square"]]["side"]
         for sd in (side, "right" if side == "left" else "left"):
@@ -2054,7 +2013,7 @@ def _yusuf_step(s: State, dec: dict[str, Any]) -> None:
                 tile = s["store_display"][sd][i]
                 s["store_display"][sd][i] = None
                 y["storehouses"].append(tile)
-                log(s, f"Yusuf takes Storehouse {tile} ({STOREHOUSES[tile]['boxes']} boxes, no bonus).")
+                log(s, f"Yusuf takes a {N.storehouse(tile)}, without its bonus.")
                 return
     elif step == "export":
         if y["ships"] > 0:
@@ -2065,14 +2024,14 @@ def _yusuf_step(s: State, dec: dict[str, Any]) -> None:
             card_id = s["poem_display"][slots[0]]
             s["poem_display"][slots[0]] = None
             y["poems"].append(card_id)
-            log(s, f"Yusuf takes Minor Poem {card_id}.")
+            log(s, f"Yusuf takes a Minor {N.poem(card_id)}.")
     elif step == "major_poem":
         slots = [i for i, c in enumerate(s["major_poems"]) if c is not None]
         if slots and len(y["grey"]) < 2:
             card_id = s["major_poems"][slots[0]]
             s["major_poems"][slots[0]] = None
             y["grey"].append(card_id)
-            log(s, f"Yusuf takes Major Poem {card_id}.")
+            log(s, f"Yusuf takes a {N.major_poem(card_id)}.")
     elif step == "tribute":
         owed = dec["owed"]
         track = min(owed, y["parias"])
@@ -2098,14 +2057,12 @@ def _yusuf_reveal(s: State, worker: str, name: str) -> tuple[str, str]:
     while True:
         card_id = _yusuf_draw(s, worker)
         card = DATA_YUSUF_CARDS[card_id]
-        acts = ", ".join(card["actions"]) or "no action"
-        log(s, f"Yusuf reveals {name} card {card_id}: square {card['square']}, {acts}, "
-               f"{card['pp']} PP, {card['parias']} Parias.")
+        log(s, f"Yusuf reveals a {N.yusuf_card(card_id)}.")
         w = _yusuf_builder(s, card["square"]) if worker == "builder" else worker
         if w is not None:
             return card_id, w
         y["discards"][worker].append(card_id)
-        log(s, f"Yusuf's other Master Builder is already there: card {card_id} is discarded unresolved.")
+        log(s, f"Yusuf's other Master Builder is already there: his {N.yusuf_card(card_id)} is discarded unresolved.")
 
 
 def desired_types(s: State) -> set[str]:
@@ -2139,8 +2096,8 @@ def yusuf_major_poem_points(s: State, card: str) -> int:
 def _yusuf_final(s: State) -> None:
     y = s[YUSUF]
     for card in y["grey"]:
-        gain_pp(s, YUSUF, yusuf_major_poem_points(s, card), f"Major Poem {card}")
-    gain_pp(s, YUSUF, trade_points(s, YUSUF), f"Trade card {s['trade']}")
+        gain_pp(s, YUSUF, yusuf_major_poem_points(s, card), N.major_poem(card))
+    gain_pp(s, YUSUF, trade_points(s, YUSUF), N.trade(s["trade"]))
     gain_pp(s, YUSUF, y["seals"], "leftover Seals (Yusuf manages no Resources)")
 
 

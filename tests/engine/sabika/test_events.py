@@ -53,7 +53,7 @@ def test_the_narrator_changes_the_active_event_on_spaces_2_3_and_4() -> None:
             s = rules.apply(s, r, rules.actions(s, r)[0])
         seen.append(s["event"])
     assert seen == ["ev2", "ev13", "ev6", "ev6", "ev6"]
-    assert any(e["text"].startswith("Event ev13 (negative) is now active") for e in s["log"])
+    assert any(e["text"] == f"An Event (negative) is now active: {EVENTS['ev13']['text']}" for e in s["log"])
 
 
 @pytest.mark.rule("sabika:advanced-mode")

@@ -171,7 +171,7 @@ def test_major_construction_worked_example_gypsum_and_marble_score_4_pp() -> Non
     assert s["players"][r]["favour"] == 1  # the first space: its bonus (2 Dinars) is the only choice
     texts = [e["text"] for e in s["log"]]
     favour = texts.index("blue earns 2 Dinars (Sultan's Favour space 1).")
-    bonus = texts.index("blue earns 3 Dinars (Major Construction I1).")
+    bonus = texts.index("blue earns 3 Dinars (the Palace).")
     assert favour < bonus  # (A) the Sultan's Favour first, (B) then the construction bonus
     assert s["players"][r]["dinars"] == 15
     assert s["players"][r]["majors"] == ["I1"] and "I1" not in s["majors"]["1"]

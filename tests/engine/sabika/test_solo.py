@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import engine.sabika as sabika
+from engine.sabika import names as N
 from engine.sabika import rules
 from engine.sabika.data import MAJORS, MINORS, STOREHOUSES
 from tests.engine.sabika.helpers import kinds
@@ -98,9 +99,9 @@ def test_yusuf_reveals_a_tile_then_a_card_moves_acts_top_to_bottom_and_scores() 
     s = yusuf_card(s, "builder", "Y12")  # storehouse then minor; square 5; discard icon
     texts = [e["text"] for e in s["log"]]
     assert any(t.startswith("Yusuf reveals a Worker tile: Master Builder") for t in texts)
-    assert any(t.startswith("Yusuf reveals Master Builder card Y12") for t in texts)
-    i_store = next(i for i, t in enumerate(texts) if t.startswith("Yusuf takes Storehouse"))
-    i_minor = next(i for i, t in enumerate(texts) if t.startswith("Yusuf takes Minor Construction"))
+    assert any(t == f"Yusuf reveals a {N.yusuf_card('Y12')}." for t in texts)
+    i_store = next(i for i, t in enumerate(texts) if t.startswith("Yusuf takes a Storehouse of"))
+    i_minor = next(i for i, t in enumerate(texts) if t.startswith("Yusuf takes a ") and " on " in t)
     assert i_store < i_minor
     assert s[Y]["pp"] == before  # Y12: 0 PP
     assert "builder" in s[Y]["revealed"] and "Y12" in s[Y]["discards"]["builder"]
@@ -123,7 +124,7 @@ def test_yusuf_moves_free_lays_down_discards_the_secondary_and_picks_the_closest
     s[Y]["pile"] = ["builder"]
     s = yusuf_card(s, "builder", "Y8", stand=False)
     texts = [e["text"] for e in s["log"]]
-    assert any("card Y8 is discarded unresolved" in t for t in texts)
+    assert any(f"his {N.yusuf_card('Y8')} is discarded unresolved" in t for t in texts)
     assert s[Y]["workers"]["builder2"]["at"] != 5
 
 
