@@ -42,6 +42,7 @@ from bot.service.types import (
 from bot.thinking import Decision, InlineThinker, Thinking
 from engine.api import GameModule, State, clone
 from engine.players import choose
+from engine.text import role_name
 
 
 class PlayCommands(ServiceCore):
@@ -360,6 +361,6 @@ class PlayCommands(ServiceCore):
             step = await self._record(session, loaded, role, user_id, state, kind="undo", action={},
                                       undoes_seq=target.seq, barrier=False,
                                       extra_notice={"type": "undo", "role": role, "undoes_seq": target.seq,
-                                                    "lines": [f"{role} takes back a step."]})
+                                                    "lines": [f"{role_name(role)} takes back a step."]})
         self._keep(loaded)
         return step

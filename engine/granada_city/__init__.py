@@ -46,6 +46,7 @@ from engine.granada_city.redeal import redeal
 from engine.granada_city.rules import actions, active, apply
 from engine.granada_city.setup import new_state, roles_for
 from engine.granada_city.view import TITLE, view
+from engine.text import noun
 
 id = "granada_city"
 RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
@@ -74,7 +75,7 @@ def roles(options: dict[str, Any]) -> list[str]:
 def setup(seed: int, options: dict[str, Any]) -> State:
     unknown = sorted(set(options or {}) - set(OPTIONS))
     if unknown:
-        raise ValueError(f"unknown option(s) for granada_city: {', '.join(unknown)}; known: {', '.join(OPTIONS)}")
+        raise ValueError(f"unknown {noun(len(unknown), 'option')} for granada_city: {', '.join(unknown)}; known: {', '.join(OPTIONS)}")
     state = new_state(seed, options or {})
     rules.start_turn(state, state["first"])
     return state

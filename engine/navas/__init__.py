@@ -74,6 +74,7 @@ from engine.navas.player import choose
 from engine.navas.redeal import canonical, redeal
 from engine.navas.rules import actions, active, apply
 from engine.navas.view import TITLE, view
+from engine.text import noun
 
 id = "navas"
 RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
@@ -103,7 +104,7 @@ def setup(seed: int, options: dict[str, Any]) -> State:
     known = set(OPTIONS)
     unknown = sorted(set(options or {}) - known)
     if unknown:
-        raise ValueError(f"unknown option(s) for navas: {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        raise ValueError(f"unknown {noun(len(unknown), 'option')} for navas: {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     return new_state(seed, options or {})
 
 

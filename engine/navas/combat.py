@@ -39,6 +39,7 @@ from engine.navas.core import (
     zone_power,
 )
 from engine.navas.data import NEIGHBOURS, RING2, ahead, distance
+from engine.text import plural
 
 MAX_COMBATS = 2
 MAX_ARCHERS = 1
@@ -120,7 +121,7 @@ def _limits(turn: dict[str, Any], role: str, kind: str) -> Refusal:
     if kind == "archers" and turn["archers"] >= MAX_ARCHERS:
         return "only one archer attack per turn", S_LIMITS
     if turn["ap"] < cost(role, kind):
-        return f"a {KIND_NAME[kind]} costs {cost(role, kind)} action points and {turn['ap']} remain", section(kind, role)
+        return f"a {KIND_NAME[kind]} costs {plural(cost(role, kind), 'action point')} and {turn['ap']} remain", section(kind, role)
     return None
 
 

@@ -32,6 +32,7 @@ from engine.navas.core import (
     units_in,
 )
 from engine.navas.data import COLUMN_NEIGHBOURS, ZONES
+from engine.text import plural
 
 REACTIONS = ("black-guard", "kurdish", "jund", "jihad", "al-husayni")
 
@@ -172,7 +173,7 @@ def turn_actions(state: State, role: str, occ: dict[str, list[str]]) -> list[dic
     bonus = CATALOG.special_modifiers["special_card_action_points"]
     for card_id in ("alfonso", "al-nasir"):
         if CATALOG.specials[card_id].side == role and usable(state, role, card_id):
-            found.append({"type": "special", "card": card_id, "label": f"Play {name(card_id)}: +{bonus} action points"})
+            found.append({"type": "special", "card": card_id, "label": f"Play {name(card_id)}: +{plural(bonus, 'action point')}"})
     if role != "christian":
         return found
     if usable(state, role, "militia") and not turn["acted"]:
@@ -195,7 +196,7 @@ def play_turn_card(state: State, role: str, action: dict[str, Any]) -> None:
     if card_id in ("alfonso", "al-nasir"):
         bonus = CATALOG.special_modifiers["special_card_action_points"]
         turn["ap"] += bonus
-        log(state, f"{role.capitalize()} gains {bonus} action points ({turn['ap']} now).")
+        log(state, f"{role.capitalize()} gains {plural(bonus, 'action point')} ({turn['ap']} now).")
     elif card_id == "militia":
         occ = occupancy(state)
         rallied = []
@@ -205,7 +206,7 @@ def play_turn_card(state: State, role: str, action: dict[str, Any]) -> None:
                     if state["units"][uid]["power"] == 1:
                         state["units"][uid]["power"] = 2
                         rallied.append(uid)
-        log(state, f"Council Militia rallies {len(rallied)} unit(s), free and without exhaustion.")
+        log(state, f"Council Militia rallies {plural(len(rallied), 'unit')}, free and without exhaustion.")
     elif card_id == "jimenez":
         hand = state["hands"]["muslim"]
         seen = hand[rng.randbelow(state, len(hand))]

@@ -39,6 +39,7 @@ from engine.sabika.player import choose
 from engine.sabika.redeal import redeal
 from engine.sabika.rules import COLOURS, actions, active, apply, new_state
 from engine.sabika.view import TITLE, view
+from engine.text import noun
 
 id = "sabika"
 RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
@@ -81,7 +82,7 @@ def roles(options: dict[str, Any]) -> list[str]:
 def setup(seed: int, options: dict[str, Any]) -> State:
     unknown = sorted(set(options or {}) - set(OPTIONS))
     if unknown:
-        raise ValueError(f"unknown option(s) for sabika: {', '.join(unknown)}; known: {', '.join(sorted(OPTIONS))}")
+        raise ValueError(f"unknown {noun(len(unknown), 'option')} for sabika: {', '.join(unknown)}; known: {', '.join(sorted(OPTIONS))}")
     n = _players(options)
     yusuf_pp = (options or {}).get("yusuf_pp", OPTIONS["yusuf_pp"]["default"])
     if yusuf_pp not in OPTIONS["yusuf_pp"]["choices"]:

@@ -37,6 +37,7 @@ from engine.sabika.data import (
     WISHES,
     WORKER_RONDEL,
 )
+from engine.text import plural, sentence
 
 COLOURS: list[str] = DATA["players"]["colours"]
 YUSUF = "yusuf"
@@ -190,7 +191,8 @@ def _draw_raw(s: State) -> str | None:
 
 
 def log(s: State, text: str) -> None:
-    s["log"].append({"text": text})
+    # a line that begins with a role begins with its name capitalised: "Blue takes clay"
+    s["log"].append({"text": sentence(text)})
 
 
 def order(s: State) -> list[str]:
@@ -313,7 +315,7 @@ def describe_effect(e: dict[str, Any]) -> str:
     if k == "action":
         return f"a {ACTION_NAME[e['a']]} Action"
     if k == "dp":
-        return f"{e['n']} Dinars or Parias"
+        return f"{plural(e['n'], 'Dinar')} or {plural(e['n'], 'Paria')}"
     if k == "favour":
         return "advance on the Favour track"
     return " OR ".join(describe_bonus(part) for part in e["of"])
@@ -448,7 +450,7 @@ def start_main(s: State, role: str, action: str, side: str | None, bonus: bool) 
         poems = len(p["blue"]) + len(p["red"]) + len(p["grey"])
         gain = 3 + poems // 2 + (2 if "artisan" in blue_effects(p) else 0)
         p["dinars"] += gain
-        log(s, f"{role} earns {gain} Dinars from Artisanal Labour ({poems} Poem cards).")
+        log(s, f"{role} earns {plural(gain, 'Dinar')} from Artisanal Labour ({plural(poems, 'Poem card')}).")
 
 
 # ---------------------------------------------------------------------------- options per decision
@@ -524,7 +526,7 @@ def _o_pay(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
     amount = dec["amount"]
     low = max(0, amount - p["dinars"])
-    return [_opt("seals", f"Pay {amount - k} Dinars and {k} Seals", n=k) for k in range(low, min(p["seals"], amount) + 1)]
+    return [_opt("seals", f"Pay {plural(amount - k, 'Dinar')} and {plural(k, 'Seal')}", n=k) for k in range(low, min(p["seals"], amount) + 1)]
 
 
 def _o_store(s: State, dec: dict[str, Any]) -> list[Action]:
@@ -579,7 +581,7 @@ def _o_or(s: State, dec: dict[str, Any]) -> list[Action]:
 
 def _o_dp(s: State, dec: dict[str, Any]) -> list[Action]:
     n = dec["effect"]["n"]
-    return [_opt("split", f"{n - k} Dinars and {k} Parias", parias=k) for k in range(n + 1)]
+    return [_opt("split", f"{plural(n - k, 'Dinar')} and {plural(k, 'Paria')}", parias=k) for k in range(n + 1)]
 
 
 def _o_favour(s: State, dec: dict[str, Any]) -> list[Action]:
@@ -933,7 +935,7 @@ def _r_work(s: State, dec: dict[str, Any], a: Action) -> None:
         info["at"] = None
         rest = 2 if event_is(s, role, "weary") else 3
         p["dinars"] += rest
-        log(s, f"{role} rests the {w.rstrip('12')}: back to the workshop, {rest} Dinars.")
+        log(s, f"{role} rests the {w.rstrip('12')}: back to the workshop, {plural(rest, 'Dinar')}.")
         if "rest" not in blue_effects(p):
             gain_pp(s, role, -1, "rest")
         return
@@ -999,10 +1001,10 @@ def _r_effect(s: State, dec: dict[str, Any], a: Action) -> None:
     why = dec.get("why", "")
     if k == "dinars":
         p["dinars"] += e["n"]
-        log(s, f"{role} earns {e['n']} Dinars ({why}).")
+        log(s, f"{role} earns {plural(e['n'], 'Dinar')} ({why}).")
     elif k == "parias":
         gain_parias(s, role, e["n"])
-        log(s, f"{role} earns {e['n']} Parias ({why}).")
+        log(s, f"{role} earns {plural(e['n'], 'Paria')} ({why}).")
     elif k == "pp":
         gain_pp(s, role, e["n"], why)
     elif k == "mat":
@@ -1125,7 +1127,7 @@ def _r_dp(s: State, dec: dict[str, Any], a: Action) -> None:
     p["dinars"] += n - k
     if k:
         gain_parias(s, dec["role"], k)
-    log(s, f"{dec['role']} earns {n - k} Dinars and {k} Parias.")
+    log(s, f"{dec['role']} earns {plural(n - k, 'Dinar')} and {plural(k, 'Paria')}.")
 
 
 def _r_favour(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -1191,7 +1193,7 @@ def _r_market_sell(s: State, dec: dict[str, Any], a: Action) -> None:
     take_item(s, p, item)
     price = MARKET["sell"][item] if item in MATERIALS else MARKET["sell"]["good"]
     p["dinars"] += price
-    log(s, f"{role} sells 1 {ITEM_NAME[item]} for {price} Dinars.")
+    log(s, f"{role} sells 1 {ITEM_NAME[item]} for {plural(price, 'Dinar')}.")
 
 
 def _r_market_trade(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -1434,7 +1436,7 @@ def _r_tribute(s: State, dec: dict[str, Any], a: Action) -> None:
         push(s, {**dec, "left": dec["left"] - 1, "paid": paid})
     else:
         names = {"track": "Paria track", "dinars": "Dinars", "seal": "Seals", "pp": "PP"}
-        log(s, f"{role} pays the tribute of {dec['total']} Parias: "
+        log(s, f"{role} pays the tribute of {plural(dec['total'], 'Paria')}: "
                # In the fixed order of the means, not the dict's: a state read back from JSON
                # with sorted keys must log the same.
                + ", ".join(f"{paid[m]} by {names[m]}" for m in names if m in paid) + ".")
@@ -1639,7 +1641,7 @@ def wish_points(s: State, role: str, tile: str) -> int:
 
 def _step_tribute(s: State) -> None:
     owed = int(DATA["rounds"]["tribute"][str(s["narrator"])])
-    log(s, f"Tribute: every player pays {owed} Parias.")
+    log(s, f"Tribute: every player pays {plural(owed, 'Paria')}.")
     for r in reversed(order(s)):
         if r == YUSUF:
             push(s, {"kind": "yusuf", "role": s["roles"][0], "step": "tribute", "owed": owed})
@@ -1962,7 +1964,7 @@ def _yusuf_step(s: State, dec: dict[str, Any]) -> None:
             gain_pp(s, YUSUF, card["pp"], f"card {dec['card']}")
         if card["parias"]:
             gain_parias(s, YUSUF, card["parias"])
-            log(s, f"yusuf earns {card['parias']} Parias (card {dec['card']}).")
+            log(s, f"Yusuf earns {plural(card['parias'], 'Paria')} (card {dec['card']}).")
         y["discards"][card["worker"]].append(dec["card"])
         y["card"] = None
     elif step == "major":
@@ -2026,7 +2028,7 @@ def _yusuf_step(s: State, dec: dict[str, Any]) -> None:
             y["stamp"] = s["stamp"]
         short = owed - track
         y["pp"] = max(0, y["pp"] - short)
-        log(s, f"Yusuf pays the tribute of {owed} Parias: {track} by Paria track"
+        log(s, f"Yusuf pays the tribute of {plural(owed, 'Paria')}: {track} by Paria track"
                + (f", {short} by PP." if short else "."))
 
 
@@ -2039,7 +2041,7 @@ def _yusuf_reveal(s: State, worker: str, name: str) -> tuple[str, str]:
         card = DATA_YUSUF_CARDS[card_id]
         acts = ", ".join(card["actions"]) or "no action"
         log(s, f"Yusuf reveals {name} card {card_id}: square {card['square']}, {acts}, "
-               f"{card['pp']} PP, {card['parias']} Parias.")
+               f"{card['pp']} PP, {plural(card['parias'], 'Paria')}.")
         w = _yusuf_builder(s, card["square"]) if worker == "builder" else worker
         if w is not None:
             return card_id, w
