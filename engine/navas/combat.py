@@ -29,6 +29,7 @@ from engine.navas.core import (
     card_value,
     cost,
     describe_units,
+    distinct_groups,
     log,
     side_of,
     unit,
@@ -219,7 +220,7 @@ def unit_options(state: State, role: str, zone: str, order: dict[str, Any]) -> l
         groups = [g for g in groups if any("cavalry" in unit(u).icons for u in g)]
     if order.get("card") == "lopez":
         groups = [g for g in groups if any(unit(u).kind == "lopez" for u in g)]
-    return groups
+    return distinct_groups(state, groups)
 
 
 def units_label(kind: str, group: list[str]) -> str:

@@ -138,6 +138,22 @@ def capacity_left(state: State, zone: str) -> int:
     return ZONE_CAPACITY - len(units_in(state, zone))
 
 
+def distinct_groups(state: State, groups: list[list[str]]) -> list[list[str]]:
+    """One group per distinct choice: groups that differ only in which of two alike units
+    (same name, icons and face, both fresh or both exhausted) goes are one entry, the first
+    in the order given (three identical knights made seven ``Attack with`` entries, issue 38)."""
+    units = state["units"]
+    seen: set[tuple[Any, ...]] = set()
+    kept = []
+    for group in groups:
+        key = tuple(sorted((unit(u).name, unit(u).kind, unit(u).icons, unit(u).star, unit(u).immobile,
+                            units[u]["power"], units[u]["exhausted"]) for u in group))
+        if key not in seen:
+            seen.add(key)
+            kept.append(group)
+    return kept
+
+
 def describe_units(uids: list[str]) -> str:
     return ", ".join(unit_text(u) for u in uids) if uids else "no units"
 

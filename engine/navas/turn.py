@@ -23,6 +23,7 @@ from engine.navas.core import (
     card_text,
     card_value,
     cost,
+    distinct_groups,
     log,
     occupancy,
     unit,
@@ -209,7 +210,7 @@ def move_groups(state: State, zone: str, dest: str) -> list[list[str]]:
     there = occ.get(dest, [])
     if not there:
         return [movers]
-    return movement.unit_choices(movers, 3 - len(there))
+    return distinct_groups(state, movement.unit_choices(movers, 3 - len(there)))
 
 
 # ---------------------------------------------------------------- carrying out orders
