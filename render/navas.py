@@ -45,7 +45,7 @@ SHORT_NAMES = {
     "Jund Infantry": "Jund Infantry", "Kurdish Cavalry": "Kurdish Cav.", "Jihad Volunteers": "Jihad Vol.",
     "Aragonese Knights": "Aragon. Knights", "Castilian Knights": "Castil. Knights",
     "Navarrese Knights": "Navar. Knights", "Council Militia": "Council Militia", "Military Orders": "Mil. Orders",
-    "Jimenez de Rada": "Jiménez de Rada", "Lopez de Haro": "López de Haro",
+    "Jiménez de Rada": "Jiménez de Rada", "López de Haro": "López de Haro",
 }
 
 
@@ -504,9 +504,11 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
             used = ", ".join(str(u).replace("-", " ").title() for u in info.get("used", [])) or "none"
             draw.text((x0 + 14, top + i * 22), f"{SIDE_NAME[side]}: {info.get('hand', 0)} in hand · used: {used}",
                       font=f_s, fill=C.INK)
-    # eliminated units and last battle
+    # eliminated units (every one of the game: the view's units out of play) and, below them,
+    # the last battle; the title said "Eliminated units · last battle", read as the units the
+    # last battle eliminated (issue 38)
     y = HEADER + 768
-    top = C.panel(draw, (x0, y, x1, HEIGHT - 12), "Eliminated units · last battle")
+    top = C.panel(draw, (x0, y, x1, HEIGHT - 12), "Eliminated units (whole game)")
     dead = [uid for uid, u in view["units"].items() if u.get("eliminated")]
     ex = x0 + 14
     for uid in dead[:14]:
@@ -523,7 +525,7 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
         att = SIDE_NAME.get(last.get("attacker"), "?")
         kind = {"charge": "Cavalry charge", "standard": "Standard attack", "karr": "Karr wa-l-farr"}.get(
             str(last.get("kind")), str(last.get("kind", "")).title())
-        head = f"{kind} {last.get('from')}→{last.get('to')} by {att}"
+        head = f"Last battle: {kind} {last.get('from')}→{last.get('to')} by {att}"
         if last.get("damage") is not None:
             text = f"{head}: {last['damage']} damage."
         else:

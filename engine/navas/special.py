@@ -144,8 +144,8 @@ def attack_card_refusal(state: State, role: str, zone: str, target: str, kind: s
             return (f"the Sancho VII card needs a standard attack from the Navarrese column ({navarre}) "
                     f"into the central column ({castile})"), rule
     if card_id == "lopez" and not any(unit(u).kind == "lopez" for u in fresh):
-        return (f"the Lopez de Haro card needs the Lopez de Haro unit to join, and there is no "
-                f"unexhausted Lopez de Haro in {zone}"), rule
+        return (f"the López de Haro card needs the López de Haro unit to join, and there is no "
+                f"unexhausted López de Haro in {zone}"), rule
     return None
 
 
@@ -181,7 +181,7 @@ def turn_actions(state: State, role: str, occ: dict[str, list[str]]) -> list[dic
                       "label": "Play Council Militia: rally every unit in zones with a Council Militia unit"})
     if usable(state, role, "jimenez") and state["hands"]["muslim"]:
         found.append({"type": "special", "card": "jimenez",
-                      "label": "Play Jimenez de Rada: look at a random card of the Muslim's hand"})
+                      "label": "Play Jiménez de Rada: look at a random card of the Muslim's hand"})
     if usable(state, role, "peter"):
         for origin, dest in peter_moves(state, occ):
             found.append({"type": "special", "card": "peter", "from": origin, "to": dest,
@@ -213,8 +213,8 @@ def play_turn_card(state: State, role: str, action: dict[str, Any]) -> None:
         state["reveals"] += 1
         if seen not in state["known"]["christian"]:
             state["known"]["christian"].append(seen)
-        log(state, "Jimenez de Rada looks at a random card of the Muslim's hand.")
-        log(state, f"Jimenez de Rada: the Muslim holds {card_text(seen)}.", to=["christian"])
+        log(state, "Jiménez de Rada looks at a random card of the Muslim's hand.")
+        log(state, f"Jiménez de Rada: the Muslim holds {card_text(seen)}.", to=["christian"])
         log(state, f"The Christian has seen your card {card_text(seen)}.", to=["muslim"])
     elif card_id == "peter":
         origin, dest = action["from"], action["to"]
