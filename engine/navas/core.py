@@ -6,6 +6,7 @@ Section names are the rulebook's own headings (and its bold paragraph lead-ins),
 
 from __future__ import annotations
 
+import unicodedata
 from functools import cache
 from typing import Any
 
@@ -55,8 +56,11 @@ S_VICTORY = "Victory conditions"
 
 
 def special_section(card_id: str) -> str:
-    """The rulebook paragraph of a special card, e.g. ``Advanced variant / Black Guard``."""
-    return f"{S_ADVANCED} / {CATALOG.specials[card_id].name}"
+    """The rulebook paragraph of a special card, e.g. ``Advanced variant / Black Guard``: as the
+    English rulebook heads it, without the accents the game writes (``López de Haro`` is the
+    paragraph ``Lopez de Haro``)."""
+    name = unicodedata.normalize("NFD", CATALOG.specials[card_id].name)
+    return f"{S_ADVANCED} / {''.join(c for c in name if not unicodedata.combining(c))}"
 
 
 # ---------------------------------------------------------------- log
