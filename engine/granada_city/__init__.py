@@ -49,8 +49,12 @@ from engine.granada_city.view import TITLE, view
 from engine.text import noun
 
 id = "granada_city"
-RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
-CHANGELOG: dict[int, str] = {1: "The rules as first released."}
+RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
+CHANGELOG: dict[int, str] = {
+    1: "The rules as first released.",
+    2: ("Wording (issue 38): Dirk receives 1 more tile, not 1 more tiles. The rules are unchanged; a "
+        "log replays to the same position with a reworded line."),
+}
 title = TITLE
 
 OPTIONS: dict[str, dict[str, Any]] = {

@@ -42,8 +42,13 @@ from engine.sabika.view import TITLE, view
 from engine.text import noun
 
 id = "sabika"
-RULES_VERSION = 1  # bump when a change alters what a log replays to (data files included)
-CHANGELOG: dict[int, str] = {1: "The rules as first released."}
+RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
+CHANGELOG: dict[int, str] = {
+    1: "The rules as first released.",
+    2: ("Wording (issue 38): log lines begin with the player's colour capitalised (Blue takes clay ...); "
+        "1 Dinar, 1 Paria, 1 Seal. The rules are unchanged; a log replays to the same position with "
+        "reworded lines."),
+}
 title = TITLE
 
 OPTIONS: dict[str, dict[str, Any]] = {
