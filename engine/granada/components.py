@@ -28,7 +28,7 @@ FACTION_SIDE = {f: side for side, facs in FACTIONS.items() for f in facs}
 FACTION_NAMES = {"castile": "Castile", "aragon": "Aragón", "leon": "León",
                  "other_kingdoms": "Other Kingdoms", "andalusies": "Andalusíes",
                  "banu_bannigas": "Banu Bannigas", "banu_sarray": "Banu Sarray",
-                 "zegries": "Zegries"}
+                 "zegries": "Zegríes"}
 
 ROAD_KINDS = ("secondary", "main", "hybrid")
 COLOURS = {"white": "christian", "black": "muslim", "grey": "christian"}
