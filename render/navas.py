@@ -24,6 +24,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
+from engine.text import plural
 from render import common as C
 
 WIDTH, HEIGHT = 1500, 1000
@@ -380,7 +381,7 @@ def status_lines(view: dict[str, Any]) -> list[str]:
         who = SIDE_NAME.get(turn.get("role"), "?")
         lines.append(f"Turn {turn.get('number', '?')} of 4: {who}")
         if turn.get("card"):
-            lines.append(f"{turn.get('ap', 0)} action points left · combats {turn.get('combats', 0)}/2 · "
+            lines.append(f"{plural(turn.get('ap', 0), 'action point')} left · combats {turn.get('combats', 0)}/2 · "
                          f"archers {turn.get('archers', 0)}/1")
         else:
             lines.append("choosing the combat card of the turn (it gives the action points)")
