@@ -214,7 +214,8 @@ def unit_options(state: State, role: str, zone: str, order: dict[str, Any]) -> l
     fresh = _fresh(state, units_in(state, zone))
     kind = ORDER_KIND[order["type"]]
     if kind == "archers":
-        return distinct_groups(state, [[u] for u in fresh if "archer" in unit(u).icons])
+        # one entry per archer, alike or not: which one shoots (and is exhausted) is still asked
+        return [[u] for u in fresh if "archer" in unit(u).icons]
     groups = [list(c) for size in range(len(fresh), 0, -1) for c in combinations(fresh, size)]
     if kind == "charge":
         groups = [g for g in groups if any("cavalry" in unit(u).icons for u in g)]
