@@ -34,6 +34,7 @@ from bot.service.outcome import result_sentence
 from bot.thinking import Decision, InlineThinker, Thinking
 from bot.viewkeys import autopass_hint, pass_action
 from engine.api import RuleError, View, describe, view_held
+from engine.text import plural, role_name
 
 Output = Callable[[str], None]
 Input = Callable[[str], str]
@@ -157,7 +158,7 @@ class Table:
 
     async def show_whole_log(self, role: str) -> None:
         log = (await self.service.view(self.game_pk, role)).view.get("log") or []
-        self.out(f"--- the whole log, as {role} reads it ({len(log)} lines) ---")
+        self.out(f"--- the whole log, as {role_name(role)} reads it ({plural(len(log), 'line')}) ---")
         for entry in log:
             prefix = "  (private) " if "to" in entry else "  "
             self.out(f"{prefix}{entry.get('text', '')}")
@@ -445,7 +446,7 @@ class Table:
                 except (NotAllowed, StaleVersion) as exc:
                     self.out(str(exc))
                     return "same"
-                self.out(f"{who} takes back a step.")
+                self.out(f"{role_name(who)} takes back a step.")
                 await self.forget_taken_back([s.role for s in info.seats if s.is_terminal])
                 await self.remember_seen()
                 return "changed"

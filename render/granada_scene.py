@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.text import plural
 from render.granada_pieces import Face, _components, face_by_id
 
 SIDES = ("christian", "muslim")
@@ -332,7 +333,7 @@ def scene(view: dict[str, Any]) -> Scene:
     if mv:
         parts = [f"{mv['level']} movement"] if mv.get("level") else []     # no level before one is chosen
         if mv.get("activations_left") is not None:
-            parts.append(f"{mv['activations_left']} activation(s) left")
+            parts.append(f"{plural(mv['activations_left'], 'activation')} left")
         if mv.get("muster_left"):
             parts.append("muster available")
         if mv.get("stack"):

@@ -24,6 +24,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
+from engine.text import plural
 from render import common as C
 
 WIDTH, HEIGHT = 1500, 1000
@@ -45,7 +46,7 @@ SHORT_NAMES = {
     "Jund Infantry": "Jund Infantry", "Kurdish Cavalry": "Kurdish Cav.", "Jihad Volunteers": "Jihad Vol.",
     "Aragonese Knights": "Aragon. Knights", "Castilian Knights": "Castil. Knights",
     "Navarrese Knights": "Navar. Knights", "Council Militia": "Council Militia", "Military Orders": "Mil. Orders",
-    "Jimenez de Rada": "Jiménez de Rada", "Lopez de Haro": "López de Haro",
+    "Jiménez de Rada": "Jiménez de Rada", "López de Haro": "López de Haro",
 }
 
 
@@ -384,7 +385,7 @@ def status_lines(view: dict[str, Any]) -> list[str]:
         who = SIDE_NAME.get(turn.get("role"), "?")
         lines.append(f"Turn {turn.get('number', '?')} of 4: {who}")
         if turn.get("card"):
-            lines.append(f"{turn.get('ap', 0)} action points left · combats {turn.get('combats', 0)}/2 · "
+            lines.append(f"{plural(turn.get('ap', 0), 'action point')} left · combats {turn.get('combats', 0)}/2 · "
                          f"archers {turn.get('archers', 0)}/1")
         else:
             lines.append("choosing the combat card of the turn (it gives the action points)")
@@ -511,9 +512,11 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
             C.fit_text(draw, (x0 + 14, top - 2 + i * 22, x1 - 14, top + 18 + i * 22),
                        f"{SIDE_NAME[side]}: {info.get('hand', 0)} in hand · used: {used}", 12, family="condensed",
                        valign="t")
-    # eliminated units and last battle
+    # eliminated units (every one of the game: the view's units out of play) and, below them,
+    # the last battle; the title said "Eliminated units · last battle", read as the units the
+    # last battle eliminated (issue 38)
     y = HEADER + 768
-    top = C.panel(draw, (x0, y, x1, HEIGHT - 12), "Eliminated units · last battle")
+    top = C.panel(draw, (x0, y, x1, HEIGHT - 12), "Eliminated units (whole game)")
     dead = [uid for uid, u in view["units"].items() if u.get("eliminated")]
     ex = x0 + 14
     for uid in dead[:14]:
@@ -530,7 +533,7 @@ def _panel(img: Image.Image, view: dict[str, Any]) -> None:
         att = SIDE_NAME.get(last.get("attacker"), "?")
         kind = {"charge": "Cavalry charge", "standard": "Standard attack", "karr": "Karr wa-l-farr"}.get(
             str(last.get("kind")), str(last.get("kind", "")).title())
-        head = f"{kind} {last.get('from')}→{last.get('to')} by {att}"
+        head = f"Last battle: {kind} {last.get('from')}→{last.get('to')} by {att}"
         if last.get("damage") is not None:
             text = f"{head}: {last['damage']} damage."
         else:

@@ -44,6 +44,7 @@ from bot.service.types import (
 from bot.thinking import Decision, InlineThinker, Thinking
 from engine.api import GameModule, RuleError, State, clone
 from engine.players import choose
+from engine.text import role_name
 
 
 class PlayCommands(ServiceCore):
@@ -390,6 +391,6 @@ class PlayCommands(ServiceCore):
             step = await self._record(session, loaded, role, user_id, state, kind="undo", action={},
                                       undoes_seq=target.seq, barrier=False,
                                       extra_notice={"type": "undo", "role": role, "undoes_seq": target.seq,
-                                                    "lines": [f"{role} takes back a step."]})
+                                                    "lines": [f"{role_name(role)} takes back a step."]})
         self._keep(loaded)
         return step

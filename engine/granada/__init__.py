@@ -34,7 +34,7 @@ from engine.api import Action, RuleError, State, View, clone, describe, find_act
 from engine.rng import Generator
 
 id = "granada"
-RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
+RULES_VERSION = 3  # bump when a change alters what a log replays to (data files included)
 CHANGELOG: dict[int, str] = {
     1: "The rules as first released.",
     2: ("Rules review: the Palace Guard meets a Christian retreat into Granada (10.10), a retreat "
@@ -42,6 +42,10 @@ CHANGELOG: dict[int, str] = {
         "the Watchtower card waits for the defender's initiative (8.2, 10.3); auto-pass is a player "
         "preference, no longer a menu choice; the optional rules of section 11 as options; coastal "
         "towns for Naval Bombardment in the map data."),
+    3: ("Wording (issue 38): numbers with their nouns in the log and menus (1 block, 2 blocks), sides "
+        "capitalised in battle lines, the Andalusíes written with their accent (card names), the "
+        "Movement Phase heading says what its menu offers. The rules are unchanged; a log replays "
+        "to the same position with reworded lines."),
 }
 title = "Granada: Last Stand of the Moors"
 # Section 11 optional rules (options.py): each off by default, "all" turns every one on.

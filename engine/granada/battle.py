@@ -31,6 +31,7 @@ from engine.granada import cards as cd
 from engine.granada import components as comp
 from engine.granada import retreat as rt
 from engine.granada import state as st
+from engine.text import plural
 
 RULE = "8.2"
 
@@ -109,9 +110,9 @@ def begin(state: State, frame: dict[str, Any]) -> None:
     frame["step"] = "deploy"
     frame["initiative"] = frame["attacker"]
     a = len(bd.force(state, frame, frame["attacker"]))
-    st.log(state, f"Field combat at {_name(frame['loc'])}: {frame['attacker']} {a} "
-                  f"block{'s' if a != 1 else ''} against {frame['defender']} "
-                  f"{len(bd.force(state, frame, frame['defender']))} (8.2).")
+    d = len(bd.force(state, frame, frame["defender"]))
+    st.log(state, f"Field combat at {_name(frame['loc'])}: {plural(a, frame['attacker'].capitalize() + ' block')} "
+                  f"against {plural(d, frame['defender'].capitalize() + ' block')} (8.2).")
 
 
 # ---------------------------------------------------------------- pre-battle options

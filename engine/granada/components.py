@@ -26,9 +26,9 @@ FACTIONS = {"christian": ("castile", "aragon", "leon", "other_kingdoms"),
             "muslim": ("andalusies", "banu_bannigas", "banu_sarray", "zegries")}
 FACTION_SIDE = {f: side for side, facs in FACTIONS.items() for f in facs}
 FACTION_NAMES = {"castile": "Castile", "aragon": "Aragón", "leon": "León",
-                 "other_kingdoms": "Other Kingdoms", "andalusies": "Andalusies",
+                 "other_kingdoms": "Other Kingdoms", "andalusies": "Andalusíes",
                  "banu_bannigas": "Banu Bannigas", "banu_sarray": "Banu Sarray",
-                 "zegries": "Zegries"}
+                 "zegries": "Zegríes"}
 
 ROAD_KINDS = ("secondary", "main", "hybrid")
 COLOURS = {"white": "christian", "black": "muslim", "grey": "christian"}

@@ -30,6 +30,7 @@ from typing import Any
 from engine.api import Action, RuleError, State
 from engine.granada import muster, naval, overrun, special
 from engine.granada import state as st
+from engine.text import plural
 
 RULE = "7.1"
 LEVELS = {"none": 0, "minimal": 0, "limited": 1, "total": 2}     # cards to discard (7.1)
@@ -399,12 +400,38 @@ def prompt(state: State, role: str, frame: dict[str, Any]) -> str:
         return "Choose the card to discard."
     ms = frame["mstack"]
     if ms is not None:
-        return (f"Move the stack of {len(ms['blocks'])} block(s) now at {_name(ms['at'])} "
-                f"({ms['steps']} location(s) so far).")
+        return (f"Move the stack of {plural(len(ms['blocks']), 'block')} now at {_name(ms['at'])} "
+                f"({plural(ms['steps'], 'location')} so far).")
     if frame["origin"]:
         return f"Moves from {_name(frame['origin'])}: take blocks to form a stack (7.3.1)."
-    left = "any number of" if frame["acts"] is None else str(frame["acts"])
-    return f"Movement Phase: {left} activation(s) left; activate a location or sea zone."
+    return _top_prompt(state, frame)
+
+
+def _top_prompt(state: State, frame: dict[str, Any]) -> str:
+    """The heading of the top menu, built from the entries it heads: a player told to
+    "activate a location" above a list of discards (no movement bought, or no activation
+    left) is misled (issue 38)."""
+    kinds = {a["type"] for a in _top_actions(state, frame, sorted(set(state["hands"][frame["side"]])))}
+    if frame["level"] == "none":
+        head = "Movement Phase, no movement"
+    elif frame["acts"] is None:
+        head = "Movement Phase"
+    elif frame["acts"] == 0:
+        head = "Movement Phase: no activations left"
+    else:
+        head = f"Movement Phase: {plural(frame['acts'], 'activation')} left"
+    choices = []
+    if "activate" in kinds or "activate_sea" in kinds:
+        choices.append("activate a location or sea zone")
+    if "muster" in kinds:
+        choices.append("muster")
+    if "exchange" in kinds:
+        choices.append("discard cards to exchange them")
+    if "palace_guard" in kinds:
+        choices.append("sacrifice a card for the Nasrid Palace Guard")
+    choices.append("end the phase")
+    listed = choices[0] if len(choices) == 1 else ", ".join(choices[:-1]) + " or " + choices[-1]
+    return f"{head}; {listed}."
 
 
 def choose_weight(action: Action) -> float:
@@ -585,7 +612,7 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
         if overrun.resolve(state, to, side):
             st.pass_through(state, to, side, ms["grey"])
             return
-        st.log(state, f"{side.capitalize()} moves {size} block(s) from {_name(at)} to {_name(to)} "
+        st.log(state, f"{side.capitalize()} moves {plural(size, 'block')} from {_name(at)} to {_name(to)} "
                       "and must stop: enemy units (7.3.2).")
         st.settle_location(state, to)
         _finish_stack(state, frame)
@@ -593,12 +620,12 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
     if st.guard_defends(state, to, side, idx):
         # 10.10: the Nasrid Palace Guard will appear when the battle is declared; Granada is
         # attacked, as if enemy units stood there (RULINGS.md 30)
-        st.log(state, f"{side.capitalize()} moves {size} block(s) from {_name(at)} to {_name(to)} "
+        st.log(state, f"{side.capitalize()} moves {plural(size, 'block')} from {_name(at)} to {_name(to)} "
                       "and must stop: the Nasrid Palace Guard defends Granada (10.10).")
         _finish_stack(state, frame)
         return
     st.pass_through(state, to, side, ms["grey"], idx)
-    st.log(state, f"{side.capitalize()} moves {size} block(s) from {_name(at)} to {_name(to)}.")
+    st.log(state, f"{side.capitalize()} moves {plural(size, 'block')} from {_name(at)} to {_name(to)}.")
 
 
 def _pick_up(state: State, frame: dict[str, Any], bid: str) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 from engine.api import Action, RuleError, State
 from engine.granada import overrun
 from engine.granada import state as st
+from engine.text import plural
 
 RULE = "7.2"
 
@@ -234,7 +235,7 @@ def place(state: State, side: str, blocks: list[str], loc: str, shown: bool) -> 
                       "becomes a field combat (7.2).")
     if shown:
         names = ", ".join(st.block_name(b) for b in blocks)
-        st.log(state, f"{side.capitalize()} musters {len(blocks)} block(s) at "
+        st.log(state, f"{side.capitalize()} musters {plural(len(blocks), 'block')} at "
                       f"{d.locations[loc].name}, shown: {names}.")
     else:
         st.log(state, f"{side.capitalize()} musters 1 unseen block at {d.locations[loc].name}.")

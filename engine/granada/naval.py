@@ -22,12 +22,20 @@ from typing import Any
 from engine.api import Action, RuleError, State
 from engine.granada import overrun
 from engine.granada import state as st
+from engine.text import plural
 
 RULE = "7.5"
 MAX_FLEETS = 2       # 7.5.1
 MAX_ZONES = 3        # 7.5.1
 CAPACITY = 2         # 7.5.2
 
+
+
+def _fleet_name(fleet: str) -> str:
+    """A fleet as a menu names it: the fleets of a side share one name ("Muslim fleet"), so its
+    id goes beside the name to tell two of them apart."""
+    name = st.block_name(fleet)
+    return name if fleet in name else f"{name} ({fleet})"
 
 def fleets_in(state: State, zone: str, side: str | None = None) -> list[str]:
     key = f"sea:{zone}"
@@ -107,7 +115,7 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
             for f in fleets_in(state, frame["zone"], side):
                 rec = state["blocks"][f]
                 if f not in frame["fleets"] and not rec["moved"] and not rec["fresh"]:
-                    acts.append({"type": "take_fleet", "fleet": f, "label": f"Designate {st.block_name(f)}"
+                    acts.append({"type": "take_fleet", "fleet": f, "label": f"Designate {_fleet_name(f)}"
                                  f"{' carrying ' + str(len(carried_by(state, f))) if carried_by(state, f) else ''}"})
         if frame["fleets"]:
             acts.append({"type": "confirm", "label": "These fleets move (7.5.1)"})
@@ -213,7 +221,7 @@ def prompt(state: State, role: str, frame: dict[str, Any]) -> str:
     zone = st.data().sea_zones[frame["at"]].name
     return {"select": f"Designate up to 2 fleets in {zone} (7.5.1).",
             "embark": f"Embark land blocks (2 per fleet) then cast off from {zone} (7.5.2).",
-            "sail": f"Your fleets are in {zone}: sail on ({frame['moves_left']} zone(s) left) or stop.",
+            "sail": f"Your fleets are in {zone}: sail on ({plural(frame['moves_left'], 'zone')} left) or stop.",
             "land": f"Your fleets end their move in {zone}: disembark or stay at sea."}[phase]
 
 
@@ -254,7 +262,7 @@ def _sail(state: State, frame: dict[str, Any], zone: str) -> None:
         state["blocks"][f]["loc"] = f"sea:{zone}"
         for b in carried_by(state, f):
             state["blocks"][b]["loc"] = f"sea:{zone}"
-    st.log(state, f"{side.capitalize()} sails {len(frame['fleets'])} fleet(s) to "
+    st.log(state, f"{side.capitalize()} sails {plural(len(frame['fleets']), 'fleet')} to "
                   f"{st.data().sea_zones[zone].name}.")
     if fleets_in(state, zone, st.other(side)):
         _meet(state, frame)
@@ -280,7 +288,7 @@ def _disembark(state: State, frame: dict[str, Any]) -> None:
     ent = state["entries"].setdefault(port, {}).setdefault(side, [])
     if f"sea:{frame['at']}" not in ent:
         ent.append(f"sea:{frame['at']}")
-    st.log(state, f"{side.capitalize()} disembarks {len(blocks)} block(s) at {d.locations[port].name}.")
+    st.log(state, f"{side.capitalize()} disembarks {plural(len(blocks), 'block')} at {d.locations[port].name}.")
     if enemy:
         overrun.resolve(state, port, side)
         st.settle_location(state, port)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.api import RuleError, State
+from engine.text import noun
 
 MERCENARY_CHOICES = ("off", "both", "christian", "muslim")
 
@@ -60,7 +61,7 @@ def check(options: dict[str, Any]) -> None:
     directly)."""
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
-        raise RuleError(f"unknown option(s) {', '.join(unknown)}; this version offers "
+        raise RuleError(f"unknown {noun(len(unknown), 'option')} {', '.join(unknown)}; this version offers "
                         f"{', '.join(sorted(OPTIONS))}")
     for name, value in options.items():
         spec = OPTIONS[name]

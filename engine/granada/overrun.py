@@ -12,6 +12,7 @@ from __future__ import annotations
 from engine.api import State
 from engine.granada import special
 from engine.granada import state as st
+from engine.text import plural
 
 RATIO = 4
 
@@ -62,7 +63,7 @@ def resolve(state: State, loc: str, side: str) -> bool:
             lost += 1
     names = ", ".join(st.block_name(b) for b in foes if b != boabdil)
     st.log(state, f"Overrun at {st.data().locations[loc].name}: {side.capitalize()} eliminates "
-                  f"{len(foes) - (1 if boabdil else 0)} {enemy} block(s){': ' + names if names else ''} (7.4).")
+                  f"{plural(len(foes) - (1 if boabdil else 0), enemy.capitalize() + ' block')}{': ' + names if names else ''} (7.4).")
     if boabdil is not None:
         special.capture_boabdil(state)
     elif any(comps[b].special == "boabdil_army" and comps[b].leader for b in foes):

@@ -30,6 +30,7 @@ from typing import Any
 from engine.api import Action, State
 from engine.granada import components as comp
 from engine.granada import state as st
+from engine.text import plural
 
 RULE = "9.1"
 NONE = "none"            # the choice of a player with no card showing a naval icon
@@ -108,9 +109,10 @@ def start_naval_battle(state: State, zone: str, attacker: str, moving: list[str]
     if not participants(state, frame, attacker) or not participants(state, frame, frame["defender"]):
         _close(state, frame)
         return
-    st.log(state, f"Naval battle in {_zone_name(zone)}: {len(participants(state, frame, attacker))} "
-                  f"{attacker} fleet(s) against {len(participants(state, frame, frame['defender']))} "
-                  f"{frame['defender']} fleet(s); each player chooses a card (9.1).")
+    ours, theirs = len(participants(state, frame, attacker)), len(participants(state, frame, frame["defender"]))
+    st.log(state, f"Naval battle in {_zone_name(zone)}: {plural(ours, attacker.capitalize() + ' fleet')} "
+                  f"against {plural(theirs, frame['defender'].capitalize() + ' fleet')}; each player chooses a "
+                  "card (9.1).")
 
 
 # ---------------------------------------------------------------- steps
@@ -157,7 +159,7 @@ def _reveal(state: State, frame: dict[str, Any]) -> None:
     lose = st.other(winner)
     fleets = participants(state, frame, lose)
     frame["to_sink"] = min(n, len(fleets))
-    st.log(state, f"The {winner} player wins the naval battle: {frame['to_sink']} {lose} fleet(s) "
+    st.log(state, f"The {winner} player wins the naval battle: {plural(frame['to_sink'], lose.capitalize() + ' fleet')} "
                   f"sunk (9.1).")
     _sink_forced(state, frame)
 
@@ -246,7 +248,7 @@ def _evade(state: State, frame: dict[str, Any], side: str, to: str) -> None:
     frame["evaded"][side] = fleets
     frame["evaded_to"][side] = to
     frame["evaders"].pop(0)
-    st.log(state, f"{side.capitalize()} evades with {len(fleets)} fleet(s) to {_zone_name(to)} (9.2).")
+    st.log(state, f"{side.capitalize()} evades with {plural(len(fleets), 'fleet')} to {_zone_name(to)} (9.2).")
     if fleets_in(state, to, st.other(side)):
         # 9.2: the evading player draws one Naval card per evading fleet (7.5.3); a naval
         # battle so caused "is resolved immediately", before the other player evades.

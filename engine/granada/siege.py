@@ -29,6 +29,7 @@ from engine.granada import cards as cd
 from engine.granada import components as comp
 from engine.granada import state as st
 from engine.granada import supply
+from engine.text import plural
 
 RULE = "8.7"
 CASTLE_LIMIT = 2     # 8.7.2
@@ -99,7 +100,7 @@ def castle_actions(state: State, frame: dict[str, Any], role: str) -> list[Actio
         elif len(inside) < CASTLE_LIMIT:
             acts.append({"type": "keep_inside", "block": b,
                          "label": f"{st.block_name(b)} stays inside the Alhambra (8.7.3)"})
-    acts.append({"type": "split_done", "label": f"Done: {len(inside)} block(s) inside the Alhambra"})
+    acts.append({"type": "split_done", "label": f"Done: {plural(len(inside), 'block')} inside the Alhambra"})
     return acts
 
 
@@ -121,7 +122,7 @@ def apply_castle(state: State, frame: dict[str, Any], role: str, action: Action)
             state["blocks"][b]["inside"] = True
     inside = [b for b in mine if state["blocks"][b]["inside"]]
     outside = [b for b in mine if not state["blocks"][b]["inside"]]
-    st.log(state, f"{role.capitalize()}: {len(inside)} block(s) inside the castle of "
+    st.log(state, f"{role.capitalize()}: {plural(len(inside), 'block')} inside the castle of "
                   f"{_name(frame['loc'])}, {len(outside)} outside (8.7.2).")
     if outside:
         return "field"

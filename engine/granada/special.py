@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.api import Action, RuleError, State
 from engine.granada import state as st
+from engine.text import plural
 
 RULE = "10.12"
 BOABDIL = "boabdil"              # special of the black Boabdil block
@@ -64,7 +65,7 @@ def palace_guard_join(state: State, loc: str, attacker: str) -> None:
     for bid in box:
         state["blocks"][bid].update(loc="granada", fresh=True, moved=True, inside=False, revealed=False)
     if box:
-        st.log(state, f"The Nasrid Palace Guard ({len(box)} block(s)) appears in Granada (10.10).")
+        st.log(state, f"The Nasrid Palace Guard ({plural(len(box), 'block')}) appears in Granada (10.10).")
 
 
 # ---------------------------------------------------------------- 10.12 Boabdil Mixed Army

@@ -48,13 +48,15 @@ from engine.granada_city.redeal import redeal
 from engine.granada_city.rules import actions, active, apply
 from engine.granada_city.setup import new_state, roles_for
 from engine.granada_city.view import TITLE, view
+from engine.text import noun
 
 id = "granada_city"
 RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
 CHANGELOG: dict[int, str] = {
     1: "The rules as first released.",
     2: "The extra action of an exact payment must be taken (the book: the player \"must decide between "
-       "three possible actions\"); ending the turn is offered only when no action is possible.",
+       "three possible actions\"); ending the turn is offered only when no action is possible. Wording "
+       "(issue 38): Dirk receives 1 more tile, not 1 more tiles.",
 }
 title = TITLE
 NAV_TYPES = frozenset({"page"})
@@ -82,7 +84,7 @@ def roles(options: dict[str, Any]) -> list[str]:
 def setup(seed: int, options: dict[str, Any]) -> State:
     unknown = sorted(set(options or {}) - set(OPTIONS))
     if unknown:
-        raise ValueError(f"unknown option(s) for granada_city: {', '.join(unknown)}; known: {', '.join(OPTIONS)}")
+        raise ValueError(f"unknown {noun(len(unknown), 'option')} for granada_city: {', '.join(unknown)}; known: {', '.join(OPTIONS)}")
     state = new_state(seed, options or {})
     rules.start_turn(state, state["first"])
     return state

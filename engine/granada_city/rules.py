@@ -37,6 +37,7 @@ from engine.granada_city.core import (
 from engine.granada_city.data import CATALOG, card_text, face, moats_of, other, tile_text, type_name
 from engine.granada_city.scoring import DIRK, built, held, score
 from engine.granada_city.setup import DISPLAY, draw_money, draw_tile
+from engine.text import plural
 
 SCORING_NAMES = {"A": "first", "B": "second", "C": "third and final"}
 
@@ -640,7 +641,7 @@ def hold_scoring(state: State, card: str) -> None:
         new = [draw_tile(state, state["marker"]) for _ in range(n)]
         state["dirk"].extend(new)
         if new:
-            log(state, f"Dirk receives {len(new)} more tiles ({state['marker']} side up): "
+            log(state, f"Dirk receives {plural(len(new), 'more tile')} ({state['marker']} side up): "
                        + ", ".join(tile_text(*t) for t in new) + ".")
 
 

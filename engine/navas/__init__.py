@@ -76,14 +76,19 @@ from engine.navas.player import choose
 from engine.navas.redeal import canonical, redeal
 from engine.navas.rules import actions, active, apply
 from engine.navas.view import TITLE, view
+from engine.text import noun
 
 id = "navas"
-RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
+RULES_VERSION = 3  # bump when a change alters what a log replays to (data files included)
 CHANGELOG: dict[int, str] = {
     1: "The rules as first released.",
     2: ("Damage menus offer distinct outcomes only (alike units are one choice, a single outcome is "
         "applied without asking); combat and move menus list only zones within reach; the Lopez de "
         "Haro charge is refused for the card, not the direction."),
+    3: ("Menus and wording (issue 38): alike units are one choice in the attack and move menus "
+        "(three identical knights make three entries, not seven); a unit whose name comes with and "
+        "without the archer icon says which it is (Council Militia (archer, c05)); 1 action point, "
+        "1 card; López de Haro, Jiménez de Rada and Aragón written with their accents."),
 }
 title = TITLE
 
@@ -105,7 +110,7 @@ def setup(seed: int, options: dict[str, Any]) -> State:
     known = set(OPTIONS)
     unknown = sorted(set(options or {}) - known)
     if unknown:
-        raise ValueError(f"unknown option(s) for navas: {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        raise ValueError(f"unknown {noun(len(unknown), 'option')} for navas: {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     return new_state(seed, options or {})
 
 

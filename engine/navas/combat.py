@@ -29,6 +29,7 @@ from engine.navas.core import (
     card_value,
     cost,
     describe_units,
+    distinct_groups,
     log,
     side_of,
     unit,
@@ -39,6 +40,7 @@ from engine.navas.core import (
     zone_power,
 )
 from engine.navas.data import NEIGHBOURS, RING2, ahead, distance
+from engine.text import plural
 
 MAX_COMBATS = 2
 MAX_ARCHERS = 1
@@ -120,7 +122,7 @@ def _limits(turn: dict[str, Any], role: str, kind: str) -> Refusal:
     if kind == "archers" and turn["archers"] >= MAX_ARCHERS:
         return "only one archer attack per turn", S_LIMITS
     if turn["ap"] < cost(role, kind):
-        return f"a {KIND_NAME[kind]} costs {cost(role, kind)} action points and {turn['ap']} remain", section(kind, role)
+        return f"a {KIND_NAME[kind]} costs {plural(cost(role, kind), 'action point')} and {turn['ap']} remain", section(kind, role)
     return None
 
 
@@ -212,13 +214,14 @@ def unit_options(state: State, role: str, zone: str, order: dict[str, Any]) -> l
     fresh = _fresh(state, units_in(state, zone))
     kind = ORDER_KIND[order["type"]]
     if kind == "archers":
+        # one entry per archer, alike or not: which one shoots (and is exhausted) is still asked
         return [[u] for u in fresh if "archer" in unit(u).icons]
     groups = [list(c) for size in range(len(fresh), 0, -1) for c in combinations(fresh, size)]
     if kind == "charge":
         groups = [g for g in groups if any("cavalry" in unit(u).icons for u in g)]
     if order.get("card") == "lopez":
         groups = [g for g in groups if any(unit(u).kind == "lopez" for u in g)]
-    return groups
+    return distinct_groups(state, groups)
 
 
 def units_label(kind: str, group: list[str]) -> str:

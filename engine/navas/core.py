@@ -6,6 +6,7 @@ Section names are the rulebook's own headings (and its bold paragraph lead-ins),
 
 from __future__ import annotations
 
+import unicodedata
 from functools import cache
 from typing import Any
 
@@ -55,8 +56,11 @@ S_VICTORY = "Victory conditions"
 
 
 def special_section(card_id: str) -> str:
-    """The rulebook paragraph of a special card, e.g. ``Advanced variant / Black Guard``."""
-    return f"{S_ADVANCED} / {CATALOG.specials[card_id].name}"
+    """The rulebook paragraph of a special card, e.g. ``Advanced variant / Black Guard``: as the
+    English rulebook heads it, without the accents the game writes (``López de Haro`` is the
+    paragraph ``Lopez de Haro``)."""
+    name = unicodedata.normalize("NFD", CATALOG.specials[card_id].name)
+    return f"{S_ADVANCED} / {''.join(c for c in name if not unicodedata.combining(c))}"
 
 
 # ---------------------------------------------------------------- log
@@ -136,6 +140,22 @@ def zone_power(state: State, zone: str) -> int:
 
 def capacity_left(state: State, zone: str) -> int:
     return ZONE_CAPACITY - len(units_in(state, zone))
+
+
+def distinct_groups(state: State, groups: list[list[str]]) -> list[list[str]]:
+    """One group per distinct choice: groups that differ only in which of two alike units
+    (same name, icons and face, both fresh or both exhausted) goes are one entry, the first
+    in the order given (three identical knights made seven ``Attack with`` entries, issue 38)."""
+    units = state["units"]
+    seen: set[tuple[Any, ...]] = set()
+    kept = []
+    for group in groups:
+        key = tuple(sorted((unit(u).name, unit(u).kind, unit(u).icons, unit(u).star, unit(u).immobile,
+                            units[u]["power"], units[u]["exhausted"]) for u in group))
+        if key not in seen:
+            seen.add(key)
+            kept.append(group)
+    return kept
 
 
 def describe_units(uids: list[str]) -> str:

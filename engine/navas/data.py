@@ -9,6 +9,7 @@ in the middle of a game.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -321,5 +322,20 @@ def card_text(cid: str) -> str:
     return f"[{c.muslim} green / {c.christian} red, {CATALOG.kingdoms[c.arms]['name']}]"
 
 
+@functools.cache
+def _names_with_variants() -> frozenset[str]:
+    """Unit names shared by units with different icons (Council Militia and Jund Infantry
+    come with and without the archer icon)."""
+    icons: dict[str, set[tuple[str, ...]]] = {}
+    for u in CATALOG.units.values():
+        icons.setdefault(u.name, set()).add(u.icons)
+    return frozenset(name for name, kinds in icons.items() if len(kinds) > 1)
+
+
 def unit_text(uid: str) -> str:
-    return f"{CATALOG.units[uid].name} ({uid})"
+    """A unit as players read it: its name, its icons where units of that name differ by them
+    (``Council Militia (archer, c05)`` against ``Council Militia (c04)``: only the picture
+    showed which one is an archer, issue 38) and its id."""
+    u = CATALOG.units[uid]
+    traits = ", ".join(u.icons) + ", " if u.name in _names_with_variants() and u.icons else ""
+    return f"{u.name} ({traits}{uid})"

@@ -19,6 +19,7 @@ from engine.navas.core import (
     card_value,
     log,
 )
+from engine.text import plural
 
 HAND_SIZE = 3
 MAINTENANCE_DRAW = 2
@@ -68,7 +69,7 @@ def draw_cards(state: State, role: str, count: int) -> None:
     drawn = state["deck"][:count]
     del state["deck"][:count]
     state["hands"][role].extend(drawn)
-    log(state, f"{role.capitalize()} draws {count} card(s).")
+    log(state, f"{role.capitalize()} draws {plural(count, 'card')}.")
     log(state, "You draw " + ", ".join(card_text(c) for c in drawn) + ".", to=[role])
 
 

@@ -24,6 +24,7 @@ from engine.navas.core import (
     unit,
 )
 from engine.navas.data import COLUMN_NEIGHBOURS, NEIGHBOURS, ZONE_CAPACITY, behind, in_muslim_area
+from engine.text import plural
 
 
 def mobile(uids: list[str]) -> list[str]:
@@ -87,7 +88,7 @@ def _board_refusal(role: str, zone: str, dest: str, occ: dict[str, list[str]], a
         return f"{dest} already holds {ZONE_CAPACITY} units, the limit per zone", S_MOVEMENT
     points = move_cost(role, dest, not there)
     if points > ap:
-        return f"moving {zone}→{dest} costs {points} action points and {ap} remain", section
+        return f"moving {zone}→{dest} costs {plural(points, 'action point')} and {ap} remain", section
     return None
 
 

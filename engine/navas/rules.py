@@ -23,6 +23,7 @@ from engine.navas.core import (
     occupancy,
     special_section,
 )
+from engine.text import plural
 
 Action = dict[str, Any]
 
@@ -217,7 +218,7 @@ def _dispatch(state: State, role: str, action: Action) -> None:
             state["pending"] = None
             if action["go"]:
                 moved = movement.move_all(state, pending["from"], pending["to"])
-                log(state, f"The Muslim advances {len(moved)} unit(s) {pending['from']}→{pending['to']} (free move).")
+                log(state, f"The Muslim advances {plural(len(moved), 'unit')} {pending['from']}→{pending['to']} (free move).")
                 c["settle"] = True
             else:
                 log(state, f"The Muslim stays in {pending['from']}.")

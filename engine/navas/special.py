@@ -32,6 +32,7 @@ from engine.navas.core import (
     units_in,
 )
 from engine.navas.data import COLUMN_NEIGHBOURS, ZONES
+from engine.text import plural
 
 REACTIONS = ("black-guard", "kurdish", "jund", "jihad", "al-husayni")
 
@@ -143,8 +144,8 @@ def attack_card_refusal(state: State, role: str, zone: str, target: str, kind: s
             return (f"the Sancho VII card needs a standard attack from the Navarrese column ({navarre}) "
                     f"into the central column ({castile})"), rule
     if card_id == "lopez" and not any(unit(u).kind == "lopez" for u in fresh):
-        return (f"the Lopez de Haro card needs the Lopez de Haro unit to join, and there is no "
-                f"unexhausted Lopez de Haro in {zone}"), rule
+        return (f"the López de Haro card needs the López de Haro unit to join, and there is no "
+                f"unexhausted López de Haro in {zone}"), rule
     return None
 
 
@@ -172,7 +173,7 @@ def turn_actions(state: State, role: str, occ: dict[str, list[str]]) -> list[dic
     bonus = CATALOG.special_modifiers["special_card_action_points"]
     for card_id in ("alfonso", "al-nasir"):
         if CATALOG.specials[card_id].side == role and usable(state, role, card_id):
-            found.append({"type": "special", "card": card_id, "label": f"Play {name(card_id)}: +{bonus} action points"})
+            found.append({"type": "special", "card": card_id, "label": f"Play {name(card_id)}: +{plural(bonus, 'action point')}"})
     if role != "christian":
         return found
     if usable(state, role, "militia") and not turn["acted"]:
@@ -180,7 +181,7 @@ def turn_actions(state: State, role: str, occ: dict[str, list[str]]) -> list[dic
                       "label": "Play Council Militia: rally every unit in zones with a Council Militia unit"})
     if usable(state, role, "jimenez") and state["hands"]["muslim"]:
         found.append({"type": "special", "card": "jimenez",
-                      "label": "Play Jimenez de Rada: look at a random card of the Muslim's hand"})
+                      "label": "Play Jiménez de Rada: look at a random card of the Muslim's hand"})
     if usable(state, role, "peter"):
         for origin, dest in peter_moves(state, occ):
             found.append({"type": "special", "card": "peter", "from": origin, "to": dest,
@@ -195,7 +196,7 @@ def play_turn_card(state: State, role: str, action: dict[str, Any]) -> None:
     if card_id in ("alfonso", "al-nasir"):
         bonus = CATALOG.special_modifiers["special_card_action_points"]
         turn["ap"] += bonus
-        log(state, f"{role.capitalize()} gains {bonus} action points ({turn['ap']} now).")
+        log(state, f"{role.capitalize()} gains {plural(bonus, 'action point')} ({turn['ap']} now).")
     elif card_id == "militia":
         occ = occupancy(state)
         rallied = []
@@ -205,15 +206,15 @@ def play_turn_card(state: State, role: str, action: dict[str, Any]) -> None:
                     if state["units"][uid]["power"] == 1:
                         state["units"][uid]["power"] = 2
                         rallied.append(uid)
-        log(state, f"Council Militia rallies {len(rallied)} unit(s), free and without exhaustion.")
+        log(state, f"Council Militia rallies {plural(len(rallied), 'unit')}, free and without exhaustion.")
     elif card_id == "jimenez":
         hand = state["hands"]["muslim"]
         seen = hand[rng.randbelow(state, len(hand))]
         state["reveals"] += 1
         if seen not in state["known"]["christian"]:
             state["known"]["christian"].append(seen)
-        log(state, "Jimenez de Rada looks at a random card of the Muslim's hand.")
-        log(state, f"Jimenez de Rada: the Muslim holds {card_text(seen)}.", to=["christian"])
+        log(state, "Jiménez de Rada looks at a random card of the Muslim's hand.")
+        log(state, f"Jiménez de Rada: the Muslim holds {card_text(seen)}.", to=["christian"])
         log(state, f"The Christian has seen your card {card_text(seen)}.", to=["muslim"])
     elif card_id == "peter":
         origin, dest = action["from"], action["to"]

@@ -23,11 +23,13 @@ from engine.navas.core import (
     card_text,
     card_value,
     cost,
+    distinct_groups,
     log,
     occupancy,
     unit,
     unit_text,
 )
+from engine.text import plural
 
 Action = dict[str, Any]
 
@@ -50,12 +52,12 @@ def play_card(state: State, role: str, cid: str) -> None:
     turn["card"] = cid
     turn["ap"] = card_value(cid, role)
     state["reveals"] += 1
-    log(state, f"{role.capitalize()} plays {card_text(cid)} as active card: {turn['ap']} action points.")
+    log(state, f"{role.capitalize()} plays {card_text(cid)} as active card: {plural(turn['ap'], 'action point')}.")
 
 
 def play_actions(state: State, role: str) -> list[Action]:
     return [{"type": "play", "card": c,
-             "label": f"Play {card_text(c)} for {card_value(c, role)} action points"}
+             "label": f"Play {card_text(c)} for {plural(card_value(c, role), 'action point')}"}
             for c in state["hands"][role]]
 
 
@@ -65,7 +67,7 @@ def end(state: State) -> None:
     state["discard"].append(turn["card"])
     for record in state["units"].values():
         record["exhausted"] = False
-    lost = f", {turn['ap']} action point(s) lost" if turn["ap"] else ""
+    lost = f", {plural(turn['ap'], 'action point')} lost" if turn["ap"] else ""
     log(state, f"{turn['role'].capitalize()} ends the turn{lost}; {card_text(turn['card'])} is discarded.")
     state["turn"] = None
 
@@ -90,7 +92,7 @@ def rally_refusal(state: State, role: str, zone: str, order: Action, occ: dict[s
 def _rally_points(state: State, role: str) -> tuple[str, str] | None:
     """The action points a rally costs (the same for every unit)."""
     if state["turn"]["ap"] < cost(role, "rally"):
-        return f"a rally costs {cost(role, 'rally')} action point(s) and {state['turn']['ap']} remain", S_RALLY
+        return f"a rally costs {plural(cost(role, 'rally'), 'action point')} and {state['turn']['ap']} remain", S_RALLY
     return None
 
 
@@ -181,7 +183,7 @@ def _zone_entry(zone: str, occ: dict[str, list[str]], orders: list[Action]) -> A
 def _card_wide(state: State, role: str, occ: dict[str, list[str]]) -> list[Action]:
     """The turn menu's orders for the whole card: switch, special cards, end the turn."""
     return (switch_actions(state, role) + special.turn_actions(state, role, occ)
-            + [{"type": "end_turn", "label": f"End the turn ({state['turn']['ap']} action point(s) left)"}])
+            + [{"type": "end_turn", "label": f"End the turn ({plural(state['turn']['ap'], 'action point')} left)"}])
 
 
 def zone_actions(state: State, role: str, zone: str) -> list[Action]:
@@ -208,7 +210,7 @@ def move_groups(state: State, zone: str, dest: str) -> list[list[str]]:
     there = occ.get(dest, [])
     if not there:
         return [movers]
-    return movement.unit_choices(movers, 3 - len(there))
+    return distinct_groups(state, movement.unit_choices(movers, 3 - len(there)))
 
 
 # ---------------------------------------------------------------- carrying out orders

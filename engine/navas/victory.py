@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.navas.core import CATALOG, S_VICTORY, State, log, occupancy, unit
 from engine.navas.data import in_muslim_area
+from engine.text import plural
 
 NASIR = next(u.id for u in CATALOG.units.values() if u.kind == "al-nasir")
 
@@ -36,8 +37,8 @@ def evaluate(state: State) -> dict[str, Any] | None:
         return {"winner": "christian", "reason": "Caliph al-Nasir has been eliminated", "score": score}
     if not christian_in_muslim_area and zones["christian"] <= 4:
         return {"winner": "muslim",
-                "reason": (f"the Christians hold no zone of the Muslim area and only {zones['christian']} "
-                           "zone(s) of the battlefield"),
+                "reason": (f"the Christians hold no zone of the Muslim area and only "
+                           f"{plural(zones['christian'], 'zone')} of the battlefield"),
                 "score": score}
     for side, other in (("christian", "muslim"), ("muslim", "christian")):
         if zones[side] >= 2 * zones[other]:

@@ -13,6 +13,7 @@ from engine.api import clone, visible_log
 from engine.navas import rules, special
 from engine.navas.core import CATALOG, OTHER, ROLES, State, occupancy, occupied_count, unit
 from engine.navas.data import card_text, in_muslim_area
+from engine.text import plural
 
 TITLE = "1212 Las Navas de Tolosa"
 PHASE_NAMES = {"initiative": "initiative", "action": "action", "maintenance": "maintenance"}
@@ -125,12 +126,12 @@ def prompt(state: State, role: str | None, legal: list[dict[str, Any]]) -> str:
             return f"Waiting for {who} to react."
         t = state["turn"]
         if t is not None:
-            return f"Waiting for {who} to play turn {t['number']} ({t['ap']} action point(s) left)."
+            return f"Waiting for {who} to play turn {t['number']} ({plural(t['ap'], 'action point')} left)."
         return f"Waiting for {who}."
     if pending is not None:
         kind = pending["kind"]
         if kind == "zone":
-            return f"Orders for {pending['zone']}: choose one ({state['turn']['ap']} action point(s) left)."
+            return f"Orders for {pending['zone']}: choose one ({plural(state['turn']['ap'], 'action point')} left)."
         if kind == "units":
             return "Choose which units take part."
         if kind == "damage":
@@ -151,7 +152,7 @@ def prompt(state: State, role: str | None, legal: list[dict[str, Any]]) -> str:
     t = state["turn"]
     if t["card"] is None:
         return f"Turn {t['number']}: choose the card whose action points you will spend."
-    return (f"Turn {t['number']}: {t['ap']} action point(s) left, {2 - t['combats']} combat action(s) "
+    return (f"Turn {t['number']}: {plural(t['ap'], 'action point')} left, {plural(2 - t['combats'], 'combat action')} "
             f"available; choose a zone, another order, or end the turn.")
 
 

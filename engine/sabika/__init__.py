@@ -39,6 +39,7 @@ from engine.sabika.player import choose
 from engine.sabika.redeal import redeal
 from engine.sabika.rules import COLOURS, YUSUF, actions, active, apply, new_state
 from engine.sabika.view import TITLE, view
+from engine.text import noun
 
 id = "sabika"
 RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
@@ -48,7 +49,8 @@ CHANGELOG: dict[int, str] = {
        "on the other means; Rest only when no Worker can move); a two-branch bonus offers only a branch that "
        "can be carried out; Yusuf takes the lowest numbered desired Minor Construction, pays the tribute "
        "with his Seals before PP, and his Minor Poems count as blue or red only for Major Poem A3. Log lines "
-       "name cards and tiles by what they are and do, not by their ids (issue 35).",
+       "name cards and tiles by what they are and do, not by their ids (issue 35), and begin with the "
+       "player's colour capitalised; 1 Dinar, 1 Paria, 1 Seal (issue 38).",
 }
 title = TITLE
 YUSUF_NAME = "Yusuf"
@@ -90,7 +92,7 @@ def roles(options: dict[str, Any]) -> list[str]:
 def setup(seed: int, options: dict[str, Any]) -> State:
     unknown = sorted(set(options or {}) - set(OPTIONS))
     if unknown:
-        raise ValueError(f"unknown option(s) for sabika: {', '.join(unknown)}; known: {', '.join(sorted(OPTIONS))}")
+        raise ValueError(f"unknown {noun(len(unknown), 'option')} for sabika: {', '.join(unknown)}; known: {', '.join(sorted(OPTIONS))}")
     n = _players(options)
     yusuf_pp = (options or {}).get("yusuf_pp", OPTIONS["yusuf_pp"]["default"])
     if yusuf_pp not in OPTIONS["yusuf_pp"]["choices"]:

@@ -26,6 +26,7 @@ from engine.sabika.data import (
     WISHES,
     YUSUF_CARDS,
 )
+from engine.text import plural
 
 RAW_NAME = {"sugar": "sugar cane", "clothes": "silk", "pottery": "clay"}
 ITEM_NAME = {"gypsum": "Gypsum", "wood": "Wood", "marble": "Marble", "ceramic": "Glazed Ceramic",
@@ -39,11 +40,6 @@ WISH_ITEM = {"palace": "Palace", "fountain": "Fountain", "door": "Door", "garden
              "seal": "Seal", "blue_poem": "blue Poem", "red_poem": "red Poem", "poem": "Poem"}
 YUSUF_ACTION = {"major": "Major Construction", "minor": "Minor Construction", "storehouse": "Storehouse",
                 "export": "Export", "minor_poem": "Minor Poem", "major_poem": "Major Poem"}
-
-
-def plural(n: int, word: str) -> str:
-    """``1 Dinar``, ``2 Dinars``."""
-    return f"{n} {word}{'s' * (n != 1)}"
 
 
 def describe_bonus(bonus: list[dict[str, Any]]) -> str:
@@ -76,7 +72,7 @@ def describe_effect(e: dict[str, Any]) -> str:
         act = ACTION_NAME[e["a"]]
         return f"{'an' if act[0] in 'AEIOU' else 'a'} {act} Action"
     if k == "dp":
-        return f"{e['n']} Dinars or Parias"
+        return f"{plural(e['n'], 'Dinar')} or {plural(e['n'], 'Paria')}"
     if k == "favour":
         return "advance on the Favour track"
     return " OR ".join(describe_bonus(part) for part in e["of"])

@@ -39,6 +39,7 @@ from engine.sabika.data import (
     WORKER_RONDEL,
 )
 from engine.sabika.names import ACTION_NAME, ITEM_NAME, RAW_NAME, describe_bonus, describe_effect
+from engine.text import plural, sentence
 
 COLOURS: list[str] = DATA["players"]["colours"]
 YUSUF = "yusuf"
@@ -186,7 +187,8 @@ def _draw_raw(s: State) -> str | None:
 
 
 def log(s: State, text: str) -> None:
-    s["log"].append({"text": text})
+    # a line that begins with a role begins with its name capitalised: "Blue takes clay"
+    s["log"].append({"text": sentence(text)})
 
 
 def order(s: State) -> list[str]:
@@ -411,7 +413,7 @@ def start_main(s: State, role: str, action: str, side: str | None, bonus: bool) 
         poems = len(p["blue"]) + len(p["red"]) + len(p["grey"])
         gain = 3 + poems // 2 + (2 if "artisan" in blue_effects(p) else 0)
         p["dinars"] += gain
-        log(s, f"{role} earns {gain} Dinars from Artisanal Labour ({poems} Poem cards).")
+        log(s, f"{role} earns {plural(gain, 'Dinar')} from Artisanal Labour ({plural(poems, 'Poem card')}).")
 
 
 # ---------------------------------------------------------------------------- options per decision
@@ -498,7 +500,7 @@ def _o_pay(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
     amount = dec["amount"]
     low = max(0, amount - p["dinars"])
-    return [_opt("seals", f"Pay {amount - k} Dinars and {k} Seals", n=k) for k in range(low, min(p["seals"], amount) + 1)]
+    return [_opt("seals", f"Pay {plural(amount - k, 'Dinar')} and {plural(k, 'Seal')}", n=k) for k in range(low, min(p["seals"], amount) + 1)]
 
 
 def _o_store(s: State, dec: dict[str, Any]) -> list[Action]:
@@ -574,7 +576,7 @@ def branch_possible(s: State, role: str, part: list[dict[str, Any]]) -> bool:
 
 def _o_dp(s: State, dec: dict[str, Any]) -> list[Action]:
     n = dec["effect"]["n"]
-    return [_opt("split", f"{n - k} Dinars and {k} Parias", parias=k) for k in range(n + 1)]
+    return [_opt("split", f"{plural(n - k, 'Dinar')} and {plural(k, 'Paria')}", parias=k) for k in range(n + 1)]
 
 
 def _o_favour(s: State, dec: dict[str, Any]) -> list[Action]:
@@ -932,7 +934,7 @@ def _r_work(s: State, dec: dict[str, Any], a: Action) -> None:
         info["at"] = None
         rest = 2 if event_is(s, role, "weary") else 3
         p["dinars"] += rest
-        log(s, f"{role} rests the {w.rstrip('12')}: back to the workshop, {rest} Dinars.")
+        log(s, f"{role} rests the {w.rstrip('12')}: back to the workshop, {plural(rest, 'Dinar')}.")
         if "rest" not in blue_effects(p):
             if p["pp"] > 0:
                 gain_pp(s, role, -1, "rest")
@@ -1001,10 +1003,10 @@ def _r_effect(s: State, dec: dict[str, Any], a: Action) -> None:
     why = dec.get("why", "")
     if k == "dinars":
         p["dinars"] += e["n"]
-        log(s, f"{role} earns {e['n']} Dinars ({why}).")
+        log(s, f"{role} earns {plural(e['n'], 'Dinar')} ({why}).")
     elif k == "parias":
         gain_parias(s, role, e["n"])
-        log(s, f"{role} earns {e['n']} Parias ({why}).")
+        log(s, f"{role} earns {plural(e['n'], 'Paria')} ({why}).")
     elif k == "pp":
         gain_pp(s, role, e["n"], why)
     elif k == "mat":
@@ -1130,7 +1132,7 @@ def _r_dp(s: State, dec: dict[str, Any], a: Action) -> None:
     p["dinars"] += n - k
     if k:
         gain_parias(s, dec["role"], k)
-    log(s, f"{dec['role']} earns {n - k} Dinars and {k} Parias.")
+    log(s, f"{dec['role']} earns {plural(n - k, 'Dinar')} and {plural(k, 'Paria')}.")
 
 
 def _r_favour(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -1196,7 +1198,7 @@ def _r_market_sell(s: State, dec: dict[str, Any], a: Action) -> None:
     take_item(s, p, item)
     price = MARKET["sell"][item] if item in MATERIALS else MARKET["sell"]["good"]
     p["dinars"] += price
-    log(s, f"{role} sells 1 {ITEM_NAME[item]} for {price} Dinars.")
+    log(s, f"{role} sells 1 {ITEM_NAME[item]} for {plural(price, 'Dinar')}.")
 
 
 def _r_market_trade(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -1448,7 +1450,7 @@ def _log_tribute(s: State, role: str, total: int, paid: dict[str, int], unpaid: 
     parts = [f"{paid[m]} by {names[m]}" for m in names if m in paid]
     if unpaid:
         parts.append(f"{unpaid} unpaid (no Paria, Dinars, Seal or PP left to pay with)")
-    log(s, f"{role} pays the tribute of {total} Parias: " + ", ".join(parts) + ".")
+    log(s, f"{role} pays the tribute of {plural(total, 'Paria')}: " + ", ".join(parts) + ".")
 
 
 def _r_start_player(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -1650,7 +1652,7 @@ def wish_points(s: State, role: str, tile: str) -> int:
 
 def _step_tribute(s: State) -> None:
     owed = int(DATA["rounds"]["tribute"][str(s["narrator"])])
-    log(s, f"Tribute: every player pays {owed} Parias.")
+    log(s, f"Tribute: every player pays {plural(owed, 'Paria')}.")
     for r in reversed(order(s)):
         if r == YUSUF:
             push(s, {"kind": "yusuf", "role": s["roles"][0], "step": "tribute", "owed": owed})
@@ -1976,7 +1978,7 @@ def _yusuf_step(s: State, dec: dict[str, Any]) -> None:
             gain_pp(s, YUSUF, card["pp"], N.yusuf_card(dec["card"]))
         if card["parias"]:
             gain_parias(s, YUSUF, card["parias"])
-            log(s, f"yusuf earns {card['parias']} Parias ({N.yusuf_card(dec['card'])}).")
+            log(s, f"Yusuf earns {plural(card['parias'], 'Paria')} ({N.yusuf_card(dec['card'])}).")
         y["discards"][card["worker"]].append(dec["card"])
         y["card"] = None
     elif step == "major":
@@ -2047,7 +2049,7 @@ def _yusuf_step(s: State, dec: dict[str, Any]) -> None:
         parts = [f"{n} by {what}" for n, what in ((track, "Paria track"), (seals, "Seals"), (short, "PP")) if n]
         if unpaid:
             parts.append(f"{unpaid} unpaid (nothing left to pay with)")
-        log(s, f"Yusuf pays the tribute of {owed} Parias: " + (", ".join(parts) or "nothing") + ".")
+        log(s, f"Yusuf pays the tribute of {plural(owed, 'Paria')}: " + (", ".join(parts) or "nothing") + ".")
 
 
 def _yusuf_reveal(s: State, worker: str, name: str) -> tuple[str, str]:

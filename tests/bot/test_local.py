@@ -77,7 +77,7 @@ async def test_undo_and_its_refusal(service: GameService) -> None:
     # 2 = add 2, then u takes it back, then u again has nothing to take back.
     screen = Screen()
     await play(service, "toy", seats=["red", "blue"], seed=3, out=screen, ask=Keyboard("2", "u", "u", "q"))
-    assert "red takes back a step." in screen.lines
+    assert "Red takes back a step." in screen.lines
     assert "There is nothing to take back: no step has been made." in screen.lines
     moves = await service.moves(1)
     assert [(m["kind"], m["undoes_seq"]) for m in moves] == [("step", None), ("undo", 1)]
@@ -87,7 +87,7 @@ async def test_hot_seat_player_may_take_back_the_step_that_ended_his_turn(servic
     # red: 1 (add 1), 5 (bank: blue's turn); u takes red's bank back.
     screen = Screen()
     await play(service, "toy", seats=["red", "blue"], seed=3, out=screen, ask=Keyboard("1", "5", "u", "q"))
-    assert "red takes back a step." in screen.lines
+    assert "Red takes back a step." in screen.lines
     _, state = await service.state(1)
     assert state["turn"] == "red" and state["pending"] == 1
 
@@ -291,7 +291,7 @@ async def test_an_undo_does_not_print_the_log_again(service: GameService) -> Non
     # red banks (blue's turn), then takes it back in hot-seat: the opening lines stay printed once.
     screen = Screen()
     await play(service, "toy", seats=["red", "blue"], seed=3, out=screen, ask=Keyboard("5", "u", "q"))
-    assert "red takes back a step." in screen.lines
+    assert "Red takes back a step." in screen.lines
     assert screen.lines.count("  The race begins.") == 1
     assert screen.lines.count("  red banks 0 and has 0.") == 1, "the undone step's line was printed once"
 
@@ -372,7 +372,7 @@ async def test_options_reach_the_game_and_unknown_ones_are_refused(service: Game
 async def test_log_shows_the_whole_log_of_the_seat(service: GameService) -> None:
     screen = Screen()
     await play(service, "toy", seats=["red", "blue"], seed=3, out=screen, ask=Keyboard("5", "log", "q"))
-    start = screen.lines.index("--- the whole log, as blue reads it (3 lines) ---")
+    start = screen.lines.index("--- the whole log, as Blue reads it (3 lines) ---")
     shown = screen.lines[start + 1:screen.lines.index("--- end of the log ---")]
     view = await service.view(1, "blue")
     assert len(shown) == 3 and [line.strip().removeprefix("(private) ") for line in shown] == [

@@ -319,7 +319,7 @@ async def test_undo_own_steps_back_to_the_turn_start(service: GameService, db_pa
     assert log == [(1, "step", None), (2, "step", None), (3, "undo", 2), (4, "undo", 1)], "append-only"
     assert (await service.replay_check(pk)).ok
     notices = [o.payload for o in await service.outbox(pk) if o.payload["type"] == "undo"]
-    assert [n["lines"] for n in notices] == [["red takes back a step."]] * 2
+    assert [n["lines"] for n in notices] == [["Red takes back a step."]] * 2
 
 
 async def test_undo_refused_after_a_random_draw(service: GameService) -> None:

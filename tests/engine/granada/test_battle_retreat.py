@@ -299,7 +299,7 @@ def test_a_christian_retreat_into_granada_meets_the_palace_guard() -> None:
     assert [s["blocks"][b]["loc"] for b in guard] == ["granada", "granada"]
     act(s, "muslim", "split_done")                      # every block fights outside (8.7.3)
     act(s, "muslim", "fight")
-    assert "against muslim 7 (8.2)" in s["log"][-1]["text"]
+    assert "against 7 Muslim blocks (8.2)" in s["log"][-1]["text"]
 
 
 @pytest.mark.rule("10.10", "8.6.6", "8.6.3")

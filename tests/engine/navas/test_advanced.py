@@ -229,7 +229,7 @@ def test_lopez_de_haro_adds_2_to_an_attack_he_joins() -> None:
     assert groups and all("c10" in g for g in groups)
     s = do(s, "christian", type="units", units=["c10", "c11"])
     battle = dict((k, v) for k, v in s["last_battle"]["attacker_parts"])
-    assert battle["Lopez de Haro card"] == 2 and s["last_battle"]["attacker_total"] == 6 + 4 + 5 + 2
+    assert battle["López de Haro card"] == 2 and s["last_battle"]["attacker_total"] == 6 + 4 + 5 + 2
 
 
 @pytest.mark.rule(sec("Jimenez de Rada"))
@@ -273,5 +273,5 @@ def test_a_lopez_de_haro_charge_without_lopez_is_refused_for_the_card_not_the_di
     with pytest.raises(RuleError) as err:
         apply(s, "christian", {"type": "charge", "target": "B3", "card": "lopez"})
     assert "only goes forward" not in str(err.value)
-    assert "Lopez de Haro" in str(err.value) and "B4" in str(err.value)
+    assert "López de Haro" in str(err.value) and "B4" in str(err.value)
     assert err.value.rule == sec("Lopez de Haro")

@@ -124,7 +124,7 @@ def test_ending_a_turn_loses_unspent_points_discards_the_card_and_straightens_un
     assert s["discard"][-1] == "g1r6"
     assert not any(rec["exhausted"] for rec in s["units"].values())
     assert s["turn"]["role"] == "muslim" and s["turn"]["ap"] == 0 and s["turn"]["card"] is None
-    assert "5 action point(s) lost" in logs(s)
+    assert "5 action points lost" in logs(s)
 
 
 @pytest.mark.rule("Action phase", "How to play?")

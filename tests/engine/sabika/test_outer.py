@@ -170,8 +170,8 @@ def test_major_construction_worked_example_gypsum_and_marble_score_4_pp() -> Non
     s = step(s, r, "tile", tile="I1")  # bonus: 3 Dinars
     assert s["players"][r]["favour"] == 1  # the first space: its bonus (2 Dinars) is the only choice
     texts = [e["text"] for e in s["log"]]
-    favour = texts.index("blue earns 2 Dinars (Sultan's Favour space 1).")
-    bonus = texts.index("blue earns 3 Dinars (the Palace).")
+    favour = texts.index("Blue earns 2 Dinars (Sultan's Favour space 1).")
+    bonus = texts.index("Blue earns 3 Dinars (the Palace).")
     assert favour < bonus  # (A) the Sultan's Favour first, (B) then the construction bonus
     assert s["players"][r]["dinars"] == 15
     assert s["players"][r]["majors"] == ["I1"] and "I1" not in s["majors"]["1"]
@@ -267,7 +267,7 @@ def test_prestige_points_are_earned_and_lost() -> None:
     rules.gain_pp(s, r, 3, "test")
     rules.gain_pp(s, r, -2, "test")
     assert s["players"][r]["pp"] == 6
-    assert s["log"][-1]["text"] == "blue loses 2 PP (test)."
+    assert s["log"][-1]["text"] == "Blue loses 2 PP (test)."
 
 
 def test_a_refused_step_names_its_rule_and_the_legal_ones() -> None:

@@ -111,7 +111,7 @@ def test_tribute_is_paid_by_track_dinars_seals_or_pp() -> None:
     s = step(s, B, "paria", means="pp")
     p = s["players"][B]
     assert (p["parias"], p["dinars"], p["seals"], p["pp"]) == (1, 0, 1, 4)
-    assert s["log"][-1]["text"] == "blue pays the tribute of 2 Parias: 1 by Dinars, 1 by PP."
+    assert s["log"][-1]["text"] == "Blue pays the tribute of 2 Parias: 1 by Dinars, 1 by PP."
 
 
 @pytest.mark.rule("sabika:reactivating-workers")
