@@ -38,7 +38,7 @@ def test_at_0_pp_the_tribute_falls_on_the_other_means_and_is_never_paid_by_pp() 
     s = step(s, B, "paria", means="dinars")
     p = s["players"][B]
     assert (p["dinars"], p["pp"]) == (0, 0) and kinds(s) != "tribute"
-    assert any(e["text"] == "blue pays the tribute of 2 Parias: 1 by Dinars, 1 unpaid (no Paria, Dinars, Seal or "
+    assert any(e["text"] == "Blue pays the tribute of 2 Parias: 1 by Dinars, 1 unpaid (no Paria, Dinars, Seal or "
                "PP left to pay with)." for e in s["log"])
 
 
@@ -48,7 +48,7 @@ def test_a_player_with_no_means_at_all_pays_nothing_and_is_not_asked() -> None:
     s["players"][B].update(parias=0, seals=0, pp=0)
     s = tribute_of(s)
     assert not any(d["kind"] == "tribute" for d in s["stack"])
-    assert any(e["text"].startswith("blue pays the tribute of 2 Parias: 2 unpaid") for e in s["log"])
+    assert any(e["text"].startswith("Blue pays the tribute of 2 Parias: 2 unpaid") for e in s["log"])
 
 
 @pytest.mark.rule("sabika:narrator", "sabika:parias")
@@ -59,7 +59,7 @@ def test_pp_pays_the_tribute_while_there_is_pp() -> None:
     assert [a["means"] for a in rules.actions(s, B)] == ["pp"]
     s = step(s, B, "paria", means="pp")
     assert s["players"][B]["pp"] == 0
-    assert any(e["text"].startswith("blue pays the tribute of 2 Parias: 1 by PP, 1 unpaid") for e in s["log"])
+    assert any(e["text"].startswith("Blue pays the tribute of 2 Parias: 1 by PP, 1 unpaid") for e in s["log"])
 
 
 @pytest.mark.rule("sabika:phases-of-the-game")
@@ -89,7 +89,7 @@ def test_at_0_pp_a_player_whose_workers_cannot_move_rests_without_losing_pp() ->
     assert [a["type"] for a in rules.actions(s, B)] == ["rest", "back"]
     s = step(s, B, "rest")
     assert (s["players"][B]["dinars"], s["players"][B]["pp"]) == (3, 0)
-    assert s["log"][-1]["text"] == "blue has no PP to lose (none of his Workers could move)."
+    assert s["log"][-1]["text"] == "Blue has no PP to lose (none of his Workers could move)."
 
 
 @pytest.mark.rule("sabika:phases-of-the-game")
