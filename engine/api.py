@@ -1,4 +1,4 @@
-"""The engine contract every game implements (see ``../shared/DESIGN.md``).
+"""The engine contract every game implements (see ``docs/architecture.md``).
 
 A game is a module (or any object) with the attributes of :class:`GameModule`. States,
 views and actions are plain JSON-compatible values so that the server can store, replay,

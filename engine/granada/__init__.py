@@ -15,7 +15,7 @@ Two lists of actions, beside the contract's:
   (``engine.api.find_action``); ``apply`` accepts any of them whatever page is shown, and
   the built-in player (``choose``) picks among them.
 
-Reactions (DESIGN.md "Prompts must not leak"): the prompts that only ask whether to react
+Reactions (docs/architecture.md "Prompts must not leak"): the prompts that only ask whether to react
 (the pre-battle prompt 10.1/10.5, a Morale Challenge 8.4, the besieged side's artillery 8.7.5)
 appear whenever the rules allow the reaction, whatever the reacting player holds. Their
 "do nothing" answer carries ``"pass": True`` and the view says ``"reaction": True``

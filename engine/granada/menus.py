@@ -1,5 +1,5 @@
 """Menus: every list of actions a role is offered holds at most 25 entries (a Discord select
-menu holds no more, DESIGN.md "Small steps").
+menu holds no more, docs/architecture.md "Small steps").
 
 Frames list every legal action, however many (activating any of 40 locations under total
 movement, taking any block of a big stack, placing Boabdil back in any Muslim location...).

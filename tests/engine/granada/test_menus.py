@@ -1,4 +1,4 @@
-"""Every list of actions offered holds at most 25 entries (DESIGN.md "Small steps": a
+"""Every list of actions offered holds at most 25 entries (docs/architecture.md "Small steps": a
 Discord select menu holds no more); longer lists are paged without changing the rules."""
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ LONGEST: dict[int, int] = {}
 def test_random_games_never_offer_more_than_25_actions(seed):
     """Random games never show either role more than 25 actions, in any state; a role that
     need not act is offered nothing; no list holds a preference switch (auto-pass is the
-    front end's, DESIGN.md)."""
+    front end's, docs/architecture.md)."""
     longest = 0
     for s in random_game(seed):
         for role in st.SIDES:
