@@ -10,8 +10,9 @@ import importlib
 from typing import cast
 
 from engine.api import GameModule, RuleError
+from engine.replays import replay, replay_last
 
-__all__ = ["GAMES", "GameModule", "RuleError", "get"]
+__all__ = ["GAMES", "GameModule", "RuleError", "get", "replay", "replay_last"]
 
 _GAME_PACKAGES = ["navas", "granada", "granada_city", "sabika"]
 

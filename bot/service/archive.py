@@ -292,7 +292,8 @@ def _replay_file(module: GameModule, seed: int, options: dict[str, Any], moves: 
     """(hash, barrier) after each move of a file, and the final state; ImportRefused at the
     first bad move. Keeps one state at a time: a long game must not hold thousands.
     ``start``: the state before the first move (default: setup); ``first``: its index."""
-    state = module.setup(seed, clone(options)) if start is None else start
+    states = engine.replay(module, seed, options, moves, start=start)
+    state = next(states)
     out: list[tuple[str, bool]] = []
     for index, move in enumerate(moves, start=first):
         seq = _seq(move, index)
@@ -305,7 +306,7 @@ def _replay_file(module: GameModule, seed: int, options: dict[str, Any], moves: 
             raise ImportRefused(f"{what} is not legal: it is not {role}'s turn (waiting for "
                                 f"{', '.join(active) or 'nobody'}).", seq)
         try:
-            new_state = module.apply(state, role, move["action"])
+            new_state = next(states)
         except RuleError as exc:
             raise ImportRefused(f"{what} is not legal: {exc.explain()}", seq) from None
         digest = state_hash(dumps(new_state))
@@ -373,9 +374,9 @@ def _replay_rows(module: GameModule, game: Game, rows: Sequence[Move], snapshot:
                 return ReplayReport(False, done, f"{what} takes back move {move.undoes_seq}, which could not "
                                     "be taken back then.", move.seq, "fails")
             standing.pop()
-            new_state = start()
-            for step, _barrier in standing:
-                new_state = module.apply(new_state, step.role, loads(step.action))
+            new_state = engine.replay_last(module, game.seed, options,
+                                           [(step.role, loads(step.action)) for step, _barrier in standing],
+                                           start=start() if from_base else None)
         else:
             return ReplayReport(False, done, f"{what} has an unknown kind.", move.seq, "log")
         if state_hash(dumps(new_state)) != move.state_hash:
