@@ -9,8 +9,9 @@ out of the test files, where they would be a decorator on each of 300 tests in 8
 
 The tests read ``ALCAZABA_TEST_PG_URL`` when their modules are imported; this file is imported
 before any of them (it is the outermost conftest), so it points the variable at the worker's
-own database (``alcazaba_test_gw0``, ``alcazaba_test_gw1``, ``alcazaba_test_main`` without
-xdist) on the same server. Two workers thus never migrate, empty or drop each other's tables.
+own database (``alcazaba_test_<run>_gw0``, ``..._gw1``, ``alcazaba_test_<pid>_main`` without
+xdist) on the same server. Two workers, or two runs, thus never migrate, empty or drop each
+other's tables.
 The database is made when the worker starts and dropped when it ends (tests/databases.py).
 """
 

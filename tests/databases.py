@@ -64,12 +64,16 @@ def migrated_sqlite(path: Path) -> Path:
 
 
 def worker_suffix() -> str:
-    """This test process's name among pytest-xdist's workers ("gw0", ...), "main" without xdist."""
-    return os.environ.get("PYTEST_XDIST_WORKER", "main")
+    """This test process's own name: the test run's (pytest-xdist's run id, or the process id
+    without xdist) and the worker's among the run's ("gw0", ...; "main" without xdist). Two
+    runs at once on one server (two clones, two CI jobs) then never drop each other's
+    databases, as they did when only the worker's name was used."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")[:8] or str(os.getpid())
+    return f"{run}_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
 
 
 def worker_pg_url(url: str) -> str:
-    """The URL of this worker's own database on the server of ``url``."""
+    """The URL of this test process's own database on the server of ``url``."""
     parsed = make_url(url)
     return parsed.set(database=f"{parsed.database}_{worker_suffix()}").render_as_string(hide_password=False)
 

@@ -4,6 +4,7 @@ per test, and one PostgreSQL database per xdist worker."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -55,13 +56,15 @@ def test_each_test_gets_its_own_copy_of_a_migrated_database(tmp_path: Path) -> N
         assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'scratch'").fetchall() == []
 
 
-@pytest.mark.parametrize(("worker", "database"), [("gw0", "alcazaba_test_gw0"), ("gw1", "alcazaba_test_gw1"),
-                                                  (None, "alcazaba_test_main")])
-def test_each_xdist_worker_has_its_own_postgresql_database(monkeypatch: pytest.MonkeyPatch, worker: str | None,
-                                                           database: str) -> None:
-    if worker is None:
-        monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
-    else:
-        monkeypatch.setenv("PYTEST_XDIST_WORKER", worker)
+@pytest.mark.parametrize(("run", "worker", "database"), [
+    ("0123456789abcdef", "gw0", "alcazaba_test_01234567_gw0"), ("0123456789abcdef", "gw1", "alcazaba_test_01234567_gw1"),
+    ("fedcba9876543210", "gw0", "alcazaba_test_fedcba98_gw0"), (None, None, "alcazaba_test_{pid}_main")])
+def test_each_xdist_worker_of_each_run_has_its_own_postgresql_database(
+        monkeypatch: pytest.MonkeyPatch, run: str | None, worker: str | None, database: str) -> None:
+    for name, value in (("PYTEST_XDIST_TESTRUNUID", run), ("PYTEST_XDIST_WORKER", worker)):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
     url = databases.worker_pg_url("postgresql+asyncpg://postgres@127.0.0.1:5432/alcazaba_test")
-    assert url == f"postgresql+asyncpg://postgres@127.0.0.1:5432/{database}"
+    assert url == f"postgresql+asyncpg://postgres@127.0.0.1:5432/{database.format(pid=os.getpid())}"
