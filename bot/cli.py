@@ -1,4 +1,4 @@
-"""``alcazaba``: the command line of the server (names as in DESIGN.md, "Command line").
+"""``alcazaba``: the command line of the server (names as in docs/architecture.md, "Command line").
 
 Exit status: 0 success; 1 the check or the command failed on its data (a game file that
 does not replay, a game not found); 2 a usage or set-up problem (bad arguments, a missing

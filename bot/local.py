@@ -559,10 +559,7 @@ def _spectator_views(exported: dict[str, Any]) -> Iterator[View]:
     """The spectator's view after every standing step of an exported game, from its setup:
     the replay keeps one per turn, so they are made one at a time, never all held."""
     module = engine.get(str(exported["game"]))
-    state = module.setup(int(exported["seed"]), dict(exported["options"]))
-    yield module.view(state, None)
-    for move in exported["moves"]:
-        state = module.apply(state, move["role"], move["action"])
+    for state in engine.replay(module, int(exported["seed"]), exported["options"], exported["moves"]):
         yield module.view(state, None)
 
 

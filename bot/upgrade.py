@@ -40,7 +40,7 @@ from bot.models import Game, Move, Outbox, RulesCheck, RulesUpgrade, dumps, load
 from bot.service import GameService, ReplayReport, rules_version, state_hash
 from bot.service.archive import _replay_rows
 from bot.service.core import _module, _upgrade_base
-from engine.api import GameModule, RuleError, RulesModule, State, adapt, clone
+from engine.api import GameModule, RuleError, RulesModule, State, adapt
 
 __all__ = ["GameCheck", "UpgradeReport", "changes", "check_at_start", "check_games", "code_fingerprint",
            "files_digest", "record_checked"]
@@ -112,17 +112,14 @@ def _replayed_end(module: GameModule, game: Game, rows: Sequence[Move], base: Ru
     """The state the standing steps lead to under the installed rules, or None when one of
     them is refused (then there is no end to compare)."""
     from_base = base is not None and base.state is not None
-    state: State = loads(base.state) if from_base and base is not None and base.state is not None \
-        else module.setup(game.seed, clone(loads(game.options)))
+    start: State | None = loads(base.state) if from_base and base is not None and base.state is not None else None
     undone = {m.undoes_seq for m in rows if m.kind == "undo"}
-    for move in rows:
-        if move.kind != "step" or move.seq in undone or (from_base and base is not None and move.seq <= base.seq):
-            continue
-        try:
-            state = module.apply(state, move.role, loads(move.action))
-        except (RuleError, ValueError, KeyError, TypeError, IndexError):
-            return None
-    return state
+    standing = [(move.role, loads(move.action)) for move in rows if not (
+        move.kind != "step" or move.seq in undone or (from_base and base is not None and move.seq <= base.seq))]
+    try:
+        return engine.replay_last(module, game.seed, loads(game.options), standing, start=start)
+    except (RuleError, ValueError, KeyError, TypeError, IndexError):
+        return None
 
 
 def _differences(module: GameModule, replayed: State | None, stored: State) -> tuple[list[str], list[str]]:

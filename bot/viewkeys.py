@@ -1,4 +1,4 @@
-"""What a front end reads from a view without knowing the game (DESIGN.md, "What a view
+"""What a front end reads from a view without knowing the game (docs/architecture.md, "What a view
 carries"): ``phase``, ``reaction`` and the pass marked ``"pass": true`` (``engine.api.is_pass``,
 the one definition a deadline's auto-pass uses too). The Discord front end
 and the terminal table both ask these questions here, so that neither guesses at a game's

@@ -12,8 +12,9 @@ import importlib
 from typing import Any
 
 from engine.api import Game, GameModule, RuleError, adapt
+from engine.replays import replay, replay_last
 
-__all__ = ["GAMES", "Game", "GameModule", "RuleError", "get"]
+__all__ = ["GAMES", "Game", "GameModule", "RuleError", "get", "replay", "replay_last"]
 
 _GAME_PACKAGES = ["navas", "granada", "granada_city", "sabika"]
 

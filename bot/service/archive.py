@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -523,13 +523,14 @@ def _replay_file(module: GameModule, seed: int, options: dict[str, Any], moves: 
     """(hash, barrier) after each move of a file, and the final state; ImportRefused at the
     first bad move. Keeps one state at a time: a long game must not hold thousands.
     ``start``: the state before the first move (default: setup); ``first``: its index."""
-    state = module.setup(seed, clone(options)) if start is None else start
+    states = engine.replay(module, seed, options, moves, start=start)
+    state = next(states)
     out: list[tuple[str, bool]] = []
     for index, move in enumerate(moves, start=first):
         seq = _seq(move, index)
         what = _describe_move(seq, move)
         try:
-            new_state = _replay_step(module, state, move, what, seq)
+            new_state = _replay_step(module, state, move, what, seq, states)
         except ImportRefused:
             raise
         except Exception as exc:  # noqa: BLE001 - a file is the sender's: one sentence, never a traceback
@@ -550,8 +551,10 @@ def _replay_file(module: GameModule, seed: int, options: dict[str, Any], moves: 
     return out, state
 
 
-def _replay_step(module: GameModule, state: State, move: dict[str, Any], what: str, seq: int) -> State:
-    """One move of a file applied, or ImportRefused saying why it is not legal."""
+def _replay_step(module: GameModule, state: State, move: dict[str, Any], what: str, seq: int,
+                 states: Iterator[State]) -> State:
+    """One move of a file applied (the next state of the file's replay), or ImportRefused
+    saying why it is not legal."""
     role = move["role"]
     if module.result(state) is not None:
         raise ImportRefused(f"{what} comes after the end of the game.", seq)
@@ -560,7 +563,7 @@ def _replay_step(module: GameModule, state: State, move: dict[str, Any], what: s
         raise ImportRefused(f"{what} is not legal: it is not {role}'s turn (waiting for "
                             f"{', '.join(active) or 'nobody'}).", seq)
     try:
-        return module.apply(state, role, move["action"])
+        return next(states)
     except RuleError as exc:
         explained = exc.explain()
         raise ImportRefused(f"{what} is not legal: {explained if len(explained) <= 150 else explained[:149] + '…'}",
@@ -624,9 +627,9 @@ def _replay_rows(module: GameModule, game: Game, rows: Sequence[Move], snapshot:
                 return ReplayReport(False, done, f"{what} takes back move {move.undoes_seq}, which could not "
                                     "be taken back then.", move.seq, "fails")
             standing.pop()
-            new_state = start()
-            for step, _barrier in standing:
-                new_state = module.apply(new_state, step.role, loads(step.action))
+            new_state = engine.replay_last(module, game.seed, options,
+                                           [(step.role, loads(step.action)) for step, _barrier in standing],
+                                           start=start() if from_base else None)
         else:
             return ReplayReport(False, done, f"{what} has an unknown kind.", move.seq, "log")
         if state_hash(dumps(new_state)) != move.state_hash:

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
+import engine
 from bot.models import Game, Outbox, Seat, dumps, loads, utcnow
 from bot.service import orders, ratings
 from bot.service.core import (
@@ -378,12 +379,12 @@ class PlayCommands(ServiceCore):
             if base is not None and base.state is not None:
                 # The log before the rules upgrade does not replay: start from the state
                 # stored at the upgrade (_undo_refusal kept the target after it).
-                state = loads(base.state)
+                start = loads(base.state)
                 standing = [m for m in standing if m.seq > base.seq]
             else:
-                state = loaded.module.setup(game.seed, loads(game.options))
-            for move in standing:
-                state = loaded.module.apply(state, move.role, loads(move.action))
+                start = None
+            state = engine.replay_last(loaded.module, game.seed, loads(game.options),
+                                       [(move.role, loads(move.action)) for move in standing], start=start)
             expected_hash = standing[-1].state_hash if standing else None
             if expected_hash is not None and state_hash(dumps(state)) != expected_hash:
                 raise ServiceError(f"Game {game_pk} does not replay (move {standing[-1].seq}); "

@@ -16,7 +16,7 @@ Typed orders: ``parse_order`` expands the shorthand players type most (``move Lo
 ``muster Zegries at Ronda``, ``deploy Zegries cavalry with Cavalry Charge``) into the parts
 of an order chain (engine/api.py ``GameModule.parse_order``).
 
-Reactions (DESIGN.md "Prompts must not leak"): the prompts that only ask whether to react
+Reactions (docs/architecture.md "Prompts must not leak"): the prompts that only ask whether to react
 (the pre-battle prompt 10.1/10.5, a Morale Challenge 8.4, the besieged side's artillery 8.7.5)
 appear whenever the rules allow the reaction, whatever the reacting player holds. Their
 "do nothing" answer carries ``"pass": True`` and the view says ``"reaction": True``

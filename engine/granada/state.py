@@ -64,10 +64,15 @@ DECISION-FRAME STACK
 ``state["stack"]`` is a list of frames; the LAST one is on top and is the only one that
 decides who acts. A frame is a dict with at least::
 
-    {"module": <module name in engine.granada>, "kind": str, ...module-specific keys...}
+    {"module": <registered handler name>, "kind": str, ...handler-specific keys...}
 
-``module`` names the module that handles the frame ("sequence", "movement", "naval",
-"special", "battle", "siege", "seabattle", ...). That module must define:
+``module`` names the frame's handler by its registered name ("sequence", "movement",
+"naval", "special", "battle", "siege", "seabattle", ...), looked up in :data:`HANDLERS`, not
+imported as a file: stored games hold these names, so the code behind a name may move to
+another file (re-register the name) without breaking one of them. A name is versioned: the
+bare name is version 1, ``"<name>@<n>"`` version n (:func:`handler_name`), for a handler
+whose frames change shape while stored games still hold frames of the old one; a name given
+up for another stays readable through :data:`RENAMED`. The handler (a module) must define:
 
     active(state, frame) -> list[str]               # roles that must act now
     actions(state, role, frame) -> list[Action]     # that role's legal actions
@@ -650,21 +655,58 @@ def show_card(state: State, side: str, card: str) -> None:
 
 # ---------------------------------------------------------------- frames
 
+def handler_name(name: str, version: int = 1) -> str:
+    """The name frames store for version ``version`` of the handler ``name``: the bare name
+    for version 1 (every frame stored before names were versioned is one), ``name@n`` after."""
+    if not name or "@" in name:
+        raise ValueError(f"a handler name is a plain word, not {name!r}")
+    if version < 1:
+        raise ValueError(f"a handler's version starts at 1, not {version}")
+    return name if version == 1 else f"{name}@{version}"
+
+
+HANDLERS: dict[str, str] = {handler_name(name): f"engine.granada.{name}" for name in (
+    "sequence", "muster", "movement", "naval", "special", "extras", "battle", "siege", "seabattle")}
+"""Registered frame handler name (what ``frame["module"]`` holds) -> the module handling it.
+The names are part of every stored game; the modules are not: moving a handler to another
+file changes only its entry here."""
+
+RENAMED: dict[str, str] = {}
+"""A name stored games may hold that is no longer registered -> the registered name taking
+its frames (a handler renamed keeps its old frames readable)."""
+
 _HANDLERS: dict[str, ModuleType] = {}
 
 
+def register_handler(name: str, module: str, version: int = 1) -> str:
+    """Register (or move) a frame handler: frames naming ``name`` at ``version`` are handled
+    by the module ``module`` (a dotted import path) from now on; the stored name."""
+    key = handler_name(name, version)
+    HANDLERS[key] = module
+    _HANDLERS.clear()
+    return key
+
+
+def _registered(name: str) -> str | None:
+    seen: set[str] = set()
+    while name not in HANDLERS:
+        if name in seen or name not in RENAMED:
+            return None
+        seen.add(name)
+        name = RENAMED[name]
+    return name
+
+
 def handler(frame: dict[str, Any]) -> ModuleType:
-    """The module that handles a frame; RuleError if it is not written yet."""
+    """The module that handles a frame (by its registered name); RuleError for a name no
+    handler is registered under."""
     name = frame["module"]
     mod = _HANDLERS.get(name)
     if mod is None:
-        try:
-            mod = importlib.import_module(f"engine.granada.{name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"engine.granada.{name}":
-                raise
-            raise RuleError(f"this part of the rules ({name}) is not available yet") from None
-        _HANDLERS[name] = mod
+        registered = _registered(name)
+        if registered is None:
+            raise RuleError(f"this part of the rules ({name}) is not available yet")
+        mod = _HANDLERS[name] = importlib.import_module(HANDLERS[registered])
     return mod
 
 
@@ -677,6 +719,8 @@ def push_frame(state: State, frame: dict[str, Any]) -> dict[str, Any]:
     """Put a decision frame on top; it decides who acts until it is finished."""
     if "module" not in frame or "kind" not in frame:
         raise ValueError("a frame needs 'module' and 'kind'")
+    if _registered(frame["module"]) is None:
+        raise ValueError(f"no frame handler is registered as {frame['module']!r} (state.HANDLERS)")
     state["stack"].append(frame)
     return frame
 

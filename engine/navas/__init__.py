@@ -24,7 +24,7 @@ View keys (``view(state, role)``; ``role`` None is a spectator and sees only pub
 - ``game``, ``title``, ``role``, ``options`` ({"advanced": bool}), ``round``, ``stage``
   (the rulebook phase: "special" = advanced-variant discard, "initiative", "action",
   "maintenance", "over"), ``active`` (roles that must decide now).
-- ``phase`` (DESIGN.md): a short public string, the same in every view, that changes exactly
+- ``phase`` (docs/architecture.md): a short public string, the same in every view, that changes exactly
   when a new spectator picture is worth posting: a new round, phase or turn, or a combat
   action fully resolved ("Round 2 · action · turn 3 (Christian) · combat 1"); never on a
   move, an opened menu or a decision inside a battle under way. ``focus``: the zone of the

@@ -1,7 +1,7 @@
-"""Fixtures of the server tests: a real SQLite file per test, migrated by the real migration,
-the same on the PostgreSQL server of ``ALCAZABA_TEST_PG_URL`` where one is given (its tables
-dropped and re-created), and the toy game (tests/bot/toygame.py) registered as an engine next
-to the real ones."""
+"""Fixtures of the server tests: a real SQLite file per test, a copy of one migrated by the real
+migration (tests/databases.py), the same on the PostgreSQL server of ``ALCAZABA_TEST_PG_URL``
+where one is given (the worker's database re-made from a migrated template), and the toy game
+(tests/bot/toygame.py) registered as an engine next to the real ones."""
 
 from __future__ import annotations
 
@@ -11,13 +11,12 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from alembic import command
 
 import engine
-from bot.db import alembic_config, migrate, migrate_async
 from bot.service import GameService
 from bot.settings import sqlite_url
 from tests.bot import toygame
+from tests.databases import fresh_pg, migrated_sqlite
 
 
 @pytest.fixture(autouse=True)
@@ -29,9 +28,7 @@ def toy_registered() -> Iterator[None]:
 
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
-    path = tmp_path / "alcazaba.db"
-    migrate(sqlite_url(path))
-    return path
+    return migrated_sqlite(tmp_path / "alcazaba.db")
 
 
 @pytest.fixture
@@ -45,11 +42,10 @@ PG_URL = os.environ.get("ALCAZABA_TEST_PG_URL", "")
 
 
 async def fresh_pg_database() -> None:
-    """The test server's database emptied and migrated again (skips without a server)."""
+    """The test server's database made again, freshly migrated (skips without a server)."""
     if not PG_URL:
         pytest.skip("ALCAZABA_TEST_PG_URL is not set")
-    await asyncio.to_thread(command.downgrade, alembic_config(PG_URL), "base")
-    await migrate_async(PG_URL)
+    await asyncio.to_thread(fresh_pg, PG_URL)
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from bot.db import migrate_async
 from bot.service import GameService
 from bot.settings import sqlite_url
+from tests.databases import migrated_sqlite
 
 
 async def _ticker(ticks: list[int], stop: asyncio.Event) -> None:
@@ -22,8 +22,7 @@ async def _ticker(ticks: list[int], stop: asyncio.Event) -> None:
 
 
 async def test_a_write_waits_for_another_writer_without_stopping_the_loop(tmp_path: Path) -> None:
-    url = sqlite_url(tmp_path / "lock.db")
-    await migrate_async(url)
+    url = sqlite_url(migrated_sqlite(tmp_path / "lock.db"))
     service = GameService.open(url, busy_timeout_ms=5000)
     holder = sqlite3.connect(tmp_path / "lock.db", isolation_level=None)
     try:
@@ -52,8 +51,7 @@ async def test_a_write_waits_for_another_writer_without_stopping_the_loop(tmp_pa
 
 
 async def test_a_write_gives_up_after_the_busy_timeout(tmp_path: Path) -> None:
-    url = sqlite_url(tmp_path / "lock.db")
-    await migrate_async(url)
+    url = sqlite_url(migrated_sqlite(tmp_path / "lock.db"))
     service = GameService.open(url, busy_timeout_ms=150)
     holder = sqlite3.connect(tmp_path / "lock.db", isolation_level=None)
     try:
@@ -76,8 +74,7 @@ async def test_a_write_gives_up_after_the_busy_timeout(tmp_path: Path) -> None:
 async def test_the_wal_is_checkpointed_off_the_event_loop(tmp_path: Path) -> None:
     """The service's connections never checkpoint at a commit; a thread of their engine does,
     soon after commits, so the WAL is copied back without any commit waiting for it."""
-    url = sqlite_url(tmp_path / "wal.db")
-    await migrate_async(url)
+    url = sqlite_url(migrated_sqlite(tmp_path / "wal.db"))
     service = GameService.open(url)
     try:
         async with service.reading() as session:
@@ -103,8 +100,7 @@ async def test_the_wal_is_checkpointed_off_the_event_loop(tmp_path: Path) -> Non
 async def test_once_the_service_is_closed_the_database_file_alone_holds_every_commit(tmp_path: Path) -> None:
     """A backup that copies only the database file after a clean stop loses nothing: the WAL
     was copied into it before close() returned."""
-    url = sqlite_url(tmp_path / "closed.db")
-    await migrate_async(url)
+    url = sqlite_url(migrated_sqlite(tmp_path / "closed.db"))
     service = GameService.open(url)
     for n in range(50):
         async with service.writing() as session:

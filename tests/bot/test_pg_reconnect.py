@@ -4,31 +4,38 @@ The service pings no connection before using it (bot/db.py: SQLAlchemy's ``pool_
 cost three round trips per checkout). These tests drop every connection the service holds,
 by terminating their server processes or restarting the server between two steps, and check
 that the next view, step, built-in player's move and outbox claim all succeed, with every
-move recorded once. They run against the server of ``ALCAZABA_TEST_PG_URL`` (.ci/postgres.sh);
-the restart test restarts it (``pg_ctl restart``, the same data directory and options)."""
+move recorded once. They run against the server of ``ALCAZABA_TEST_PG_URL`` (.ci/postgres.sh),
+except the restart test: it starts a server of its own (.ci/postgres.sh in a directory of its
+own) and restarts that one (``pg_ctl restart``, the same data directory and options), so that
+the tests other pytest-xdist workers run meanwhile on the shared server keep their connections."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import shutil
 import subprocess
-from collections.abc import AsyncIterator
+import tempfile
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import asyncpg
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot.db import PgDrivers, make_engine
+from bot.db import PgDrivers, make_engine, migrate
 from bot.service import GameService
 
 pytestmark = pytest.mark.postgres
 PG_URL = os.environ.get("ALCAZABA_TEST_PG_URL", "")
 
 
-async def _admin() -> asyncpg.Connection:
-    url = make_url(PG_URL)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def _admin(of: str = "") -> asyncpg.Connection:
+    url = make_url(of or PG_URL)
     return await asyncpg.connect(user=url.username, password=url.password, host=url.host, port=url.port,
                                  database=url.database)
 
@@ -152,9 +159,37 @@ def _pg_ctl(admin_rows: dict[str, str]) -> str:
     return which
 
 
-async def test_the_next_step_after_the_server_restarted(pg_service: GameService) -> None:
-    service = pg_service
-    admin = await _admin()
+@pytest.fixture
+def own_server() -> Iterator[str]:
+    """A migrated database on a PostgreSQL server of this test's own (asyncpg URL), stopped
+    and removed at the end. Skips where the shared server runs elsewhere (no binaries here)."""
+    if not PG_URL:
+        pytest.skip("ALCAZABA_TEST_PG_URL is not set")
+    if not (list(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")) or shutil.which("pg_ctl")):
+        pytest.skip("pg_ctl is not on this machine (the server runs elsewhere)")
+    folder = Path(tempfile.gettempdir()) / f"alcazaba-pg-restart-{os.getpid()}-{secrets.token_hex(3)}"
+    script = ["bash", str(ROOT / ".ci" / "postgres.sh")]
+    env = {**os.environ, "ALCAZABA_PG_DIR": str(folder), "ALCAZABA_PG_DB": "restart"}
+    try:
+        done = subprocess.run(script, env=env, capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, done.stderr
+        url = done.stdout.strip().rpartition("ALCAZABA_TEST_PG_URL=")[2]
+        migrate(url)
+        yield url
+    finally:
+        subprocess.run([*script, "stop"], env=env, capture_output=True, timeout=120)
+
+
+async def test_the_next_step_after_the_server_restarted(own_server: str) -> None:
+    service = GameService.open(own_server)
+    try:
+        await _restart_between_two_rounds(service, own_server)
+    finally:
+        await service.close()
+
+
+async def _restart_between_two_rounds(service: GameService, url: str) -> None:
+    admin = await _admin(url)
     try:
         rows = {"data": await admin.fetchval("SHOW data_directory"),
                 "bindir": await admin.fetchval("SELECT setting FROM pg_config WHERE name = 'BINDIR'")}

@@ -28,6 +28,7 @@ from bot.settings import sqlite_url
 from engine.api import RuleError
 from tests.bot import toygame
 from tests.bot.boom import registered_boom
+from tests.databases import migrated_sqlite
 
 ANN, BOB, EVE = 101, 202, 303
 
@@ -410,11 +411,8 @@ async def test_bots_move_until_a_human_must_act(service: GameService) -> None:
 
 
 async def test_bots_play_a_whole_game_deterministically(db_path: Path, tmp_path: Path) -> None:
-    from bot.db import migrate_async
-
     results = []
-    for path in (db_path, tmp_path / "other.db"):
-        await migrate_async(sqlite_url(path))
+    for path in (db_path, migrated_sqlite(tmp_path / "other.db")):
         service = GameService.open(sqlite_url(path))
         info = await service.create_game("toy", {}, seed=4)
         await service.start(info.id, fill_with_bots=True)

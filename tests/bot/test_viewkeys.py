@@ -1,5 +1,5 @@
 """The questions every front end asks of a view (bot/viewkeys.py), on views of the shape
-DESIGN.md fixes: nothing game-specific is read."""
+docs/architecture.md fixes: nothing game-specific is read."""
 
 from __future__ import annotations
 

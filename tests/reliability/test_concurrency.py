@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from bot.db import migrate
 from bot.service import GameService, StaleVersion, StepResult
 from bot.settings import sqlite_url
+from tests.databases import migrated_sqlite
 from tests.reliability import hammer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,9 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def db_url(tmp_path: Path) -> str:
-    url = sqlite_url(tmp_path / "race.db")
-    migrate(url)
-    return url
+    return sqlite_url(migrated_sqlite(tmp_path / "race.db"))
 
 
 async def test_double_click_one_wins_the_other_gets_the_new_prompt(db_url: str) -> None:

@@ -258,8 +258,9 @@ async def open_games(si: StandIn, players: list[int], channel: int, count: int =
         inter = await si.slash(host, channel, "game new", game="navas", opponent=guest, pace="live", seed=20 + n)
         await si.settle(inter, timeout=30)
         deadline = time.monotonic() + 60
-        while len(si.threads(channel)) <= n:  # a loaded machine may open the thread after a pause
-            assert time.monotonic() < deadline, "the game's thread was never opened"
+        while len(si.threads(channel)) <= n or not si.channel_messages(si.threads(channel)[n].id):
+            # a loaded machine may open the thread, and post its lobby, after a pause
+            assert time.monotonic() < deadline, "the game's thread and its lobby were never posted"
             await asyncio.sleep(0.1)
         thread = si.threads(channel)[n].id
         lobby = si.channel_messages(thread)[0]

@@ -15,10 +15,10 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import col
 
-from bot.db import migrate
 from bot.models import Outbox, utcnow
 from bot.service import GameService
 from bot.settings import sqlite_url
+from tests.databases import migrated_sqlite
 from tests.reliability import hammer
 from tests.reliability.conftest import PG_SKIP, PG_URL
 
@@ -31,9 +31,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "postgresql":
         url: str = request.getfixturevalue("pg_clean")
         return url
-    url = sqlite_url(tmp_path / "outbox.db")
-    migrate(url)
-    return url
+    return sqlite_url(migrated_sqlite(tmp_path / "outbox.db"))
 
 
 @pytest.fixture

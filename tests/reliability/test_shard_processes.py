@@ -232,6 +232,9 @@ async def open_game(si: StandIn, db: GameService, host: int, channel: int, guild
     [game] = [g.id for g in await db.games(guild_id=guild, limit=None) if g.id not in before]
     guest = int(options["opponent"])
     if guest != si.application_id:
+        while not si.channel_messages(si.threads(channel)[threads].id):  # the lobby may come after a pause
+            assert time.monotonic() < deadline, "the game's lobby was never posted"
+            await asyncio.sleep(0.1)
         lobby = si.channel_messages(si.threads(channel)[threads].id)[0]
         join = next(c["custom_id"] for c in iter_components(lobby.components) if c.get("custom_id"))
         await si.settle(await si.click(guest, lobby.id, join), timeout=30)

@@ -523,12 +523,8 @@ class Delivery(Worker):
 
         def build() -> list[dict[str, Any]]:
             module = engine.get(info.game_id)
-            state = module.setup(exported["seed"], dict(exported["options"]))
-            views = [module.view(state, None)]
-            for move in exported["moves"]:
-                state = module.apply(state, move["role"], move["action"])
-                views.append(module.view(state, None))
-            return views
+            return [module.view(state, None)
+                    for state in engine.replay(module, exported["seed"], exported["options"], exported["moves"])]
 
         return await asyncio.to_thread(build)
 

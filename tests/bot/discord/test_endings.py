@@ -194,11 +194,10 @@ async def test_a_resignation_does_not_post_the_same_map_again(table: Harness, sv
 async def test_a_seat_remembers_its_newest_prompts_only(tmp_path: Path) -> None:
     """A player who types every order leaves each prompt unclicked: the seat keeps the newest
     few for the end of the game to close, not one row per move of a long game."""
-    from bot.db import migrate_async
     from bot.discord.store import PROMPTS_KEPT, Store
+    from tests.databases import migrated_sqlite
 
-    url = f"sqlite+aiosqlite:///{tmp_path / 'prompts.db'}"
-    await migrate_async(url)
+    url = f"sqlite+aiosqlite:///{migrated_sqlite(tmp_path / 'prompts.db')}"
     svc = GameService.open(url)
     try:
         info = await svc.create_game("toy", {}, 1)

@@ -165,7 +165,7 @@ LONGEST: dict[int, int] = {}
 def test_random_games_offer_every_legal_action_and_no_page_turn(seed):
     """Random games offer either role every legal action at once and never a page turn, in
     any state; a role that need not act is offered nothing; no list holds a preference switch
-    (auto-pass is the front end's, DESIGN.md)."""
+    (auto-pass is the front end's, docs/architecture.md)."""
     longest = 0
     for s in random_game(seed):
         for role in st.SIDES:

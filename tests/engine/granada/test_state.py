@@ -109,8 +109,8 @@ def test_reveal_bumps_the_reveal_counter_and_remembers():
 def test_frames_finish_into_the_frame_below():
     s = new_game()
     st.push_frame(s, {"module": "sequence", "kind": "combat", "side": "christian", "done": []})
-    st.push_frame(s, {"module": "nowhere", "kind": "x"})
-    st.push_frame(s, {"module": "nowhere", "kind": "y"})
+    st.push_frame(s, {"module": "special", "kind": "x"})
+    st.push_frame(s, {"module": "special", "kind": "y"})
     st.finish_frame(s, {"kind": "battle", "loc": "alhama"})      # e.g. after a retreat
     st.finish_frame(s, {"kind": "battle", "loc": "loja"})
     assert s["stack"][-1]["returns"] == [{"kind": "battle", "loc": "loja"}]

@@ -152,7 +152,7 @@ def scribble(value: Any) -> None:
 
 @pytest.mark.parametrize("seed,options", [(2, {}), (6, {"all": True})])
 def test_a_view_shares_no_list_or_dict_with_the_state_or_another_view(seed: int, options: dict[str, Any]) -> None:
-    """A front end may keep or edit a view (DESIGN.md: views are plain values): editing every
+    """A front end may keep or edit a view (docs/architecture.md: views are plain values): editing every
     part of it changes neither the state nor the next view of that state."""
     game = states(seed, options, steps=2000)
     assert g.result(game[-1]) is not None

@@ -1,4 +1,4 @@
-"""Views hide what they must (3.1, 3.3, DESIGN.md) and redeal re-draws it invisibly."""
+"""Views hide what they must (3.1, 3.3, docs/architecture.md) and redeal re-draws it invisibly."""
 
 from __future__ import annotations
 
@@ -350,7 +350,7 @@ def test_the_opponent_sees_only_how_many_recruits_fleets_included_wait_face_down
 
 
 def test_every_view_says_its_phase_reaction_and_focus():
-    """DESIGN.md "What a view carries": phase changes with each Movement or Combat Phase,
+    """docs/architecture.md "What a view carries": phase changes with each Movement or Combat Phase,
     battle and year step; focus is the battle's location; every role's view carries them."""
     seen: list[str] = []
     battles = 0

@@ -1,4 +1,4 @@
-"""What every view carries for a front end that knows nothing of 1212 (DESIGN.md, "What a view
+"""What every view carries for a front end that knows nothing of 1212 (docs/architecture.md, "What a view
 carries"): ``phase`` changes exactly when a new public picture is worth posting, ``reaction``
 says a prompt only asks whether to react, ``focus`` is the zone of a battle."""
 
