@@ -210,6 +210,9 @@ class GameModule(Protocol):
       navigation left the games (Granada's ``menu``, Dirk Henn's Granada's ``page``). The
       game still replays them (they change a page pointer only) but offers them no more;
       they are never a move (:func:`is_nav`). Default: none.
+    * ``SOLO_OPPONENT``: the score key of the automaton a one-seat game is played against
+      (Sabika's ``yusuf``), so that a solo game's result can rank the player against it.
+      Default None: the game has no solo opponent.
     * ``parse_order(text)``: the game's typed-order shorthand, expanded into the parts of a
       chain (each a few words of one step's label; a part starting with
       :data:`OPTIONAL_PART` is skipped when nothing fits it), or None when ``text`` is not
@@ -222,6 +225,7 @@ class GameModule(Protocol):
     RULES_VERSION: int
     CHANGELOG: dict[int, str]
     NAV_TYPES: frozenset[str]
+    SOLO_OPPONENT: str | None
 
     def roles(self, options: Options) -> list[str]: ...
 
@@ -313,6 +317,8 @@ class Game:
         self.RULES_VERSION: int = int(_optional(module, "RULES_VERSION") or 1)
         self.CHANGELOG: dict[int, str] = dict(_optional(module, "CHANGELOG") or {})
         self.NAV_TYPES: frozenset[str] = frozenset(_optional(module, "NAV_TYPES") or ())
+        solo = _optional(module, "SOLO_OPPONENT")
+        self.SOLO_OPPONENT: str | None = str(solo) if solo else None
         self.legal_actions: Callable[[State, str], list[Action]] = _optional(module, "legal_actions") or module.actions
         self.redeal: Callable[[State, str, int], State] = _optional(module, "redeal") or _copy_redeal
         self.canonical: Callable[[State, str], State] = _optional(module, "canonical") or _copy_state

@@ -159,7 +159,7 @@ class SeekCommands(ServiceCore):
         was left unsaid), and its seat count."""
         module = _module(game_id)
         given = dict(options)
-        spec = getattr(module, "OPTIONS", {}) or {}
+        spec = module.OPTIONS
         if players is not None and "players" in spec:
             given["players"] = players
         full = self._options(module, given)

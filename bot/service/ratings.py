@@ -46,6 +46,7 @@ import sqlalchemy as sa
 from openskill.models import PlackettLuce
 from sqlalchemy.dialects import postgresql, sqlite
 
+import engine
 from bot.models import CampaignGuild, GameRated, RatedGame, Rating, dumps, loads, utcnow
 from bot.service.levels import game_level, seat_level
 
@@ -57,8 +58,6 @@ SCALE_BASE = 1000
 SCALE_STEP = 40
 DEPARTED = "departed"
 """The seat preference that names the person who left a seat to the built-in player."""
-SOLO_OPPONENT = {"sabika": "yusuf"}
-"""Games whose solo game is played against an automaton the rules name (its score key)."""
 
 _RATING: sa.Table = Rating.__table__  # type: ignore[attr-defined]
 _RATED: sa.Table = RatedGame.__table__  # type: ignore[attr-defined]
@@ -156,7 +155,7 @@ def ranking(game_id: str, seats: Sequence[SeatFacts], result: Mapping[str, Any],
     prefs = [loads(s.prefs) or {} for s in seats]
     level = game_level(prefs)
     roles = [s.role for s in seats]
-    automaton = SOLO_OPPONENT.get(game_id) if len(seats) == 1 else None
+    automaton = engine.get(game_id).SOLO_OPPONENT if len(seats) == 1 else None
     places = place_roles([*roles, automaton] if automaton else roles, result)
     if automaton and automaton not in _role_scores(result, [automaton]):
         places[automaton] = 1 if not result.get("winner") else 2

@@ -304,7 +304,7 @@ class TournamentCommands(SeekCommands):
 
     def _least_seats(self, row: Tournament) -> int:
         module = _module(row.game_id)
-        spec = (getattr(module, "OPTIONS", {}) or {}).get("players")
+        spec = module.OPTIONS.get("players")
         if isinstance(spec, dict) and spec.get("choices"):
             return max(3, min(int(c) for c in spec["choices"]))
         return len(module.roles(loads(row.options) or {}))

@@ -53,6 +53,8 @@ CHANGELOG: dict[int, str] = {
        "player's colour capitalised; 1 Dinar, 1 Paria, 1 Seal (issue 38).",
 }
 title = TITLE
+SOLO_OPPONENT = "yusuf"
+"""The solo game's automaton, by his score key (engine/api.py)."""
 YUSUF_NAME = "Yusuf"
 """How a result names the solo opponent when he wins (he holds no seat: never a role)."""
 

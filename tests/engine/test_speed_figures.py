@@ -13,7 +13,7 @@ from benchmarks import bench
 def test_the_late_step_and_playout_figures_are_emitted(tmp_path: Path) -> None:
     lines: list[dict[str, Any]] = []
     run = bench.Bench(bench.Plan.make(quick=True), tmp_path, lines.append)
-    run.played["granada"] = [bench.play_random(engine.GAMES["granada"], 1, time_steps=True)]
+    run.played["granada"] = [bench.play_random(engine.get("granada"), 1, time_steps=True)]
     bench.engine_speed_figures(run)
     by_name = {line["name"]: line for line in lines}
     late = by_name["engine.step.granada.late"]

@@ -58,6 +58,7 @@ from bot.models import utcnow
 from bot.service import GameInfo, OutboxItem, SeatInfo
 from bot.service.levels import level_of
 from bot.viewkeys import pass_action, phase_key
+from engine.text import role_name
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
@@ -415,7 +416,7 @@ class Delivery(Worker):
             if kind == "undo" and not p.get("lines"):
                 # The service words the undo in its notice (one line per undo); only a row
                 # written before it did gets the line here.
-                lines.append(f"{p.get('role')} takes back a step.")
+                lines.append(f"{role_name(str(p.get('role')))} takes back a step.")
             elif kind == "aborted":
                 lines.append(f"⛔ The game was stopped ({p.get('reason') or 'no reason given'}).")
             elif kind == "finished":

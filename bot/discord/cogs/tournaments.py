@@ -134,7 +134,7 @@ class Tournaments(Worker):
             if game not in engine.GAMES:
                 raise UserError(f"There is no game {present.clip(game, 40)!r}; pick one from the list "
                                 f"({', '.join(sorted(engine.GAMES))}).")
-            spec = getattr(engine.get(game), "OPTIONS", {}) or {}
+            spec = engine.get(game).OPTIONS
             try:
                 opts = present.parse_options(options, switches={k for k, v in spec.items()
                                                                  if isinstance(v, dict) and v.get("type") == "bool"})

@@ -52,7 +52,7 @@ async def test_each_undo_is_one_line_in_the_thread(table: Harness, svc: GameServ
     assert (await svc.game(1)).version == 4
     await delivered(h, svc, 1)
     undone = [line for line in thread_lines(h, thread) if UNDO_WORDS.search(line)]
-    assert undone == ["• red takes back a step."] * 2
+    assert undone == ["• Red takes back a step."] * 2
     assert h.si.violations == []
 
 
