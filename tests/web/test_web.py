@@ -311,3 +311,30 @@ def test_web_refuses_a_database_without_its_tables(tmp_path: Path, capsys: pytes
     migrate(sqlite_url(path), "0009")
     assert main(["web", "--db", str(path), "--port", "1"]) == 2
     assert "alcazaba run" in capsys.readouterr().err
+
+
+def test_web_port_serves_the_pages_beside_the_bot(tmp_path: Path) -> None:
+    """``WEB_PORT``: ``alcazaba run`` serves the pages from a thread of their own, with its own
+    event loop and service (bot.web.commands.start_in_background); unset, nothing is served."""
+    import socket
+    import urllib.request
+
+    from bot.web.commands import start_in_background
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    settings = web_settings(tmp_path, web_port=port, web_host="127.0.0.1")
+    migrate(settings.db_url)
+    assert start_in_background(web_settings(tmp_path)) is None
+    thread = start_in_background(settings)
+    assert thread is not None and thread.daemon
+    status = None
+    deadline = time.monotonic() + 30
+    while status is None and time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/favicon.ico", timeout=2) as answer:
+                status = answer.status
+        except OSError:
+            time.sleep(0.2)
+    assert status == 204, "the pages did not answer on WEB_PORT"
