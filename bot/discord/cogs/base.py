@@ -10,9 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from discord.ext import commands
+
+import engine
+from bot.discord import present
+from bot.discord.errors import UserError
+from engine.api import Game
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
@@ -74,3 +79,18 @@ class Worker(Cog):
                 wait = self.idle()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), wait)
+
+
+def chosen_game(game: str, options: str | None) -> tuple[Game, dict[str, Any]]:
+    """The game a command names and the options typed for it (``key=value`` words, the game's
+    switches alone), or the UserError that says what to type instead: /game new, /game seek
+    and /tournament new read them alike."""
+    if game not in engine.GAMES:
+        raise UserError(f"There is no game {present.clip(game, 40)!r}; pick one from the list "
+                        f"({', '.join(sorted(engine.GAMES))}).")
+    module = engine.get(game)
+    switches = {k for k, v in module.OPTIONS.items() if isinstance(v, dict) and v.get("type") == "bool"}
+    try:
+        return module, present.parse_options(options, switches=switches)
+    except ValueError as exc:
+        raise UserError(f"Options: {exc}.") from None

@@ -16,7 +16,7 @@ from discord import app_commands
 
 import engine
 from bot.discord import present
-from bot.discord.cogs.base import Cog
+from bot.discord.cogs.base import Cog, chosen_game
 from bot.discord.cogs.web import answer_web
 from bot.discord.errors import UserError
 from bot.service import GameInfo
@@ -135,16 +135,7 @@ class Lobby(Cog):
                 parent = parent.parent  # type: ignore[assignment]
             if not isinstance(parent, discord.TextChannel):
                 raise UserError("Open games in a text channel: the game gets a thread there.")
-            if game not in engine.GAMES:
-                raise UserError(f"There is no game {present.clip(game, 40)!r}; pick one from the list "
-                                f"({', '.join(sorted(engine.GAMES))}).")
-            module = engine.get(game)
-            try:
-                spec = module.OPTIONS
-                opts = present.parse_options(options, switches={k for k, v in spec.items()
-                                                                 if isinstance(v, dict) and v.get("type") == "bool"})
-            except ValueError as exc:
-                raise UserError(f"Options: {exc}.") from None
+            module, opts = chosen_game(game, options)
             roles = list(module.roles({**_defaults(module), **opts}))
             if side not in (None, "", "random") and side not in roles:
                 raise UserError(f"There is no side {present.clip(side or '', 40)!r} in {module.title}: "

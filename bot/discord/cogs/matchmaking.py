@@ -22,7 +22,7 @@ from discord import app_commands
 
 import engine
 from bot.discord import present
-from bot.discord.cogs.base import Worker
+from bot.discord.cogs.base import Worker, chosen_game
 from bot.discord.cogs.lobby import THREAD_ARCHIVE_MINUTES, display_name
 from bot.discord.errors import UserError
 from bot.service.matchmaking import GATHER_SECONDS, Match, Ticket
@@ -99,15 +99,7 @@ class Matchmaker(Worker):
                     "You hold no ticket. Ask for a game with `/game seek game:<game>`."
                 await inter.followup.send(present.clip(text, present.MESSAGE_LIMIT), ephemeral=True)
                 return
-            if game not in engine.GAMES:
-                raise UserError(f"There is no game {present.clip(game, 40)!r}; pick one from the list "
-                                f"({', '.join(sorted(engine.GAMES))}).")
-            spec = engine.get(game).OPTIONS
-            try:
-                opts = present.parse_options(options, switches={k for k, v in spec.items()
-                                                                 if isinstance(v, dict) and v.get("type") == "bool"})
-            except ValueError as exc:
-                raise UserError(f"Options: {exc}.") from None
+            _module, opts = chosen_game(game, options)
             channel = inter.channel
             parent = channel.parent if isinstance(channel, discord.Thread) else channel
             ticket = await self.service.seek(guild, inter.user.id, display_name(inter.user), game, pace, opts,

@@ -25,7 +25,7 @@ from discord import app_commands
 
 import engine
 from bot.discord import present
-from bot.discord.cogs.base import Worker
+from bot.discord.cogs.base import Worker, chosen_game
 from bot.discord.cogs.lobby import THREAD_ARCHIVE_MINUTES, display_name, is_manager
 from bot.discord.errors import UserError
 from bot.discord.table import Outgoing
@@ -131,15 +131,7 @@ class Tournaments(Worker):
             starts_at = parse_when(starts, self.bot.now()) if starts else None
             if inter.guild_id is None or not isinstance(inter.channel, discord.TextChannel):
                 raise UserError("Open tournaments in a server's text channel: they get a thread there.")
-            if game not in engine.GAMES:
-                raise UserError(f"There is no game {present.clip(game, 40)!r}; pick one from the list "
-                                f"({', '.join(sorted(engine.GAMES))}).")
-            spec = engine.get(game).OPTIONS
-            try:
-                opts = present.parse_options(options, switches={k for k, v in spec.items()
-                                                                 if isinstance(v, dict) and v.get("type") == "bool"})
-            except ValueError as exc:
-                raise UserError(f"Options: {exc}.") from None
+            _module, opts = chosen_game(game, options)
             info = await self.service.create_tournament(inter.guild_id, inter.user.id, game, format, rounds, pace,
                                                         opts, double=double, channel_id=inter.channel.id,
                                                         starts_at=starts_at)
