@@ -12,6 +12,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
+import discord
 from discord.ext import commands
 
 import engine
@@ -79,6 +80,13 @@ class Worker(Cog):
                 wait = self.idle()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), wait)
+
+
+def is_manager(inter: discord.Interaction) -> bool:
+    """A manager of the server (Manage Server or Administrator): who may abort, list or rate a
+    server's games."""
+    perms = getattr(inter, "permissions", None)
+    return bool(perms and (perms.manage_guild or perms.administrator))
 
 
 def chosen_game(game: str, options: str | None) -> tuple[Game, dict[str, Any]]:

@@ -17,8 +17,7 @@ from discord import app_commands
 
 import engine
 from bot.discord import present
-from bot.discord.cogs.base import Cog
-from bot.discord.cogs.lobby import is_manager
+from bot.discord.cogs.base import Cog, is_manager
 from bot.discord.errors import UserError
 from bot.discord.table import Outgoing
 from bot.service import ratings

@@ -16,7 +16,7 @@ from discord import app_commands
 
 import engine
 from bot.discord import present
-from bot.discord.cogs.base import Cog, chosen_game
+from bot.discord.cogs.base import Cog, chosen_game, is_manager
 from bot.discord.cogs.web import answer_web
 from bot.discord.errors import UserError
 from bot.service import GameInfo
@@ -33,11 +33,6 @@ THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: games are slow
 
 def _defaults(module: GameModule) -> dict[str, Any]:
     return module.defaults()
-
-
-def is_manager(inter: discord.Interaction) -> bool:
-    perms = getattr(inter, "permissions", None)
-    return bool(perms and (perms.manage_guild or perms.administrator))
 
 
 def display_name(user: discord.abc.User) -> str:

@@ -25,8 +25,8 @@ from discord import app_commands
 
 import engine
 from bot.discord import present
-from bot.discord.cogs.base import Worker, chosen_game
-from bot.discord.cogs.lobby import THREAD_ARCHIVE_MINUTES, display_name, is_manager
+from bot.discord.cogs.base import Worker, chosen_game, is_manager
+from bot.discord.cogs.lobby import THREAD_ARCHIVE_MINUTES, display_name
 from bot.discord.errors import UserError
 from bot.discord.table import Outgoing
 from bot.service import NotAllowed

@@ -14,19 +14,12 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
-from bot.discord.cogs.base import Cog
+from bot.discord.cogs.base import Cog, is_manager
 from bot.discord.errors import UserError
 from bot.web.tokens import game_link, personal_link
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
-
-def is_manager(inter: discord.Interaction) -> bool:
-    """A manager of the server (as ``/game abort`` asks; the lobby imports this module, so it
-    is not imported from there)."""
-    perms = getattr(inter, "permissions", None)
-    return bool(perms and (perms.manage_guild or perms.administrator))
-
 
 NO_PAGES = "This bot has no web pages (its operator has not set WEB_BASE_URL and WEB_SECRET)."
 
