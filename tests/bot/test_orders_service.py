@@ -4,30 +4,18 @@ move: the service refuses a page turn, which never reaches the move log."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bot.service import GameService, NotAllowed, StaleVersion
 from bot.service.orders import OrderRefused
 from engine.api import RuleError
-
-ANN, BOB = 101, 202
+from tests.bot.test_service import ANN, BOB, rows, two_player_game
 
 
 async def toy_game(service: GameService) -> int:
-    info = await service.create_game("toy", {"target": 20}, seed=7, created_by=ANN, guild_id=1, channel_id=900)
-    await service.join(info.id, ANN, "Ann")
-    await service.join(info.id, BOB, "Bob")
-    await service.start(info.id)
-    return info.id
-
-
-def rows(db_path: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(db_path) as conn:
-        return conn.execute(sql, params).fetchall()
+    return await two_player_game(service, target=20)
 
 
 async def test_a_chain_is_applied_step_by_step_in_one_command(service: GameService, db_path: Path) -> None:
