@@ -18,8 +18,8 @@ its end-of-game views and its spectator views. A game module says which kinds ap
 ``image_inputs(view) -> {kind: part of the view}`` (default: the board, from the whole
 view) and what a turn is with ``turn_key(view)`` (no replay without it).
 
-The shared visual language (fonts, palette, blocks, cards, encoding) is
-:mod:`render.common`.
+The shared visual language is :mod:`render.common` (fonts, text fitting, panels, cards),
+which gathers :mod:`render.palette`, :mod:`render.shapes` and :mod:`render.sprites`.
 """
 
 from __future__ import annotations

@@ -1,47 +1,87 @@
-"""The shared visual language of every Alcazaba picture.
+"""The shared visual language of every Alcazaba picture, in one namespace.
 
 Every game draws with the same fonts, palette, block and card shapes so that a player who
-knows one board reads the others. Three constraints shape this module:
+knows one board reads the others (``from render import common as C``). Three constraints
+shape it:
 
-* **Colour-blind safety.** Colours come from the Okabe-Ito palette, and no fact is carried
-  by hue alone: sides differ by block *lightness* (white / black / grey, as on the physical
-  pieces) and factions differ by the *shape* of the emblem on their shield as well as by its
-  colour.
-* **Phone legibility.** Text is drawn with a contrasting outline so that it stays readable
-  over any map colour, and sizes are chosen for an image shown ~400 px wide on a phone and
-  zoomed in.
-* **Speed.** A board is one cached static layer (map, tracks, boxes: drawn once per game
-  and size) plus sprites (blocks, cards: cached per identity), pasted on a copy of the layer
-  and encoded with a fast zlib level. Render never sees a state, only views.
+* **Colour-blind safety** (:mod:`render.palette`): Okabe-Ito colours; no fact is carried
+  by hue alone (sides differ by lightness, factions by the shape of their emblem too, drawn
+  by :mod:`render.shapes`).
+* **Phone legibility** (this module): every text is fitted to its box by :func:`fit_text`,
+  the one place that draws text, with a contrasting outline so it reads over any map colour,
+  sized for an image shown ~400 px wide on a phone and zoomed in.
+* **Speed** (:mod:`render.sprites`): one cached static layer per board plus cached sprites,
+  encoded with a fast zlib level. Render never sees a state, only views.
+
+This module holds the fonts, the text fitting and the panels and cards built on it; it
+re-exports the palette, the shapes and the sprite helpers so a picture needs one import.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import io
 import json
-import math
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-Box = tuple[float, float, float, float]
-RGB = tuple[int, int, int]
-RGBA = tuple[int, int, int, int]
-Colour = RGB | RGBA
+from render.palette import (  # noqa: F401  (re-exported: callers draw with ``render.common as C``)
+    ALERT,
+    FACTIONS,
+    HIGHLIGHT,
+    INK,
+    MUTED,
+    NEUTRAL_FACTION,
+    OI,
+    PANEL,
+    PANEL_EDGE,
+    PAPER,
+    PARCHMENT,
+    RGB,
+    RGBA,
+    SIDES,
+    SPECIAL_BLOCKS,
+    WHITE,
+    Box,
+    Colour,
+    FactionStyle,
+    SideStyle,
+    contrast_ink,
+    faction_style,
+    luminance,
+    mix,
+)
+from render.shapes import (  # noqa: F401  (re-exported: callers draw with ``render.common as C``)
+    EMBLEMS,
+    banner,
+    emblem,
+    icon,
+    pips,
+    regular_polygon,
+    rounded,
+    shield,
+    shield_points,
+    star_points,
+)
+from render.sprites import (  # noqa: F401  (re-exported: callers draw with ``render.common as C``)
+    PNG_COMPRESS_LEVEL,
+    animate_gif,
+    blank_png,
+    cached_layer,
+    encode_png,
+    new_rgba,
+    paste,
+    supersampled,
+)
 
 FONTS_DIR = Path(__file__).with_name("fonts")
 DATA_DIR = Path(__file__).with_name("data")
 
-# zlib level 1: the board is mostly flat colour, so level 1 is within ~10% of level 9 in
-# size and three times faster; ``optimize`` would re-run the compressor several times.
-# (Z_RLE and Z_FILTERED strategies were measured: no faster here, and larger.)
-PNG_COMPRESS_LEVEL = 1
 
 # ---------------------------------------------------------------------------------------
 # Fonts
@@ -70,115 +110,6 @@ def font(size: int, bold: bool = False, family: str = "sans") -> ImageFont.FreeT
     """A shipped DejaVu font (cached): the only fonts used, so accents always have glyphs."""
     name = _FONT_FILES[(family, bold)]
     return ImageFont.truetype(str(FONTS_DIR / name), size=max(6, int(size)))
-
-
-# ---------------------------------------------------------------------------------------
-# Palette
-
-
-class OI:
-    """Okabe-Ito colours (distinguishable under the common colour-vision deficiencies)."""
-
-    BLACK: RGB = (0, 0, 0)
-    ORANGE: RGB = (230, 159, 0)
-    SKY: RGB = (86, 180, 233)
-    GREEN: RGB = (0, 158, 115)
-    YELLOW: RGB = (240, 228, 66)
-    BLUE: RGB = (0, 114, 178)
-    VERMILLION: RGB = (213, 94, 0)
-    PURPLE: RGB = (204, 121, 167)
-
-
-INK: RGB = (28, 26, 24)
-PAPER: RGB = (250, 246, 236)
-PARCHMENT: RGB = (236, 226, 200)
-PANEL: RGB = (244, 238, 222)
-PANEL_EDGE: RGB = (150, 130, 100)
-MUTED: RGB = (110, 104, 96)
-HIGHLIGHT: RGB = OI.ORANGE
-ALERT: RGB = OI.VERMILLION
-WHITE: RGB = (255, 255, 255)
-
-
-@dataclass(frozen=True, slots=True)
-class SideStyle:
-    """How a side's pieces look: fill/edge/ink of its blocks (white or black, as printed)."""
-
-    name: str
-    fill: RGB
-    edge: RGB
-    ink: RGB
-    accent: RGB
-    emblem: str
-
-
-SIDES: dict[str, SideStyle] = {
-    "christian": SideStyle("Christians", (246, 243, 234), (60, 56, 50), INK, OI.BLUE, "cross"),
-    "muslim": SideStyle("Muslims", (38, 38, 42), (0, 0, 0), (245, 242, 232), OI.GREEN, "crescent"),
-    "grey": SideStyle("Boabdil Mixed Army", (150, 150, 152), (70, 70, 72), INK, OI.PURPLE, "diamond"),
-}
-
-
-@dataclass(frozen=True, slots=True)
-class FactionStyle:
-    """A faction's shield: its colour AND a distinct emblem shape (never hue alone)."""
-
-    name: str
-    colour: RGB
-    emblem: str
-
-
-FACTIONS: dict[str, FactionStyle] = {
-    # Granada: Last Stand of the Moors, Christian factions
-    "castile": FactionStyle("Castile", OI.VERMILLION, "tower"),
-    "aragon": FactionStyle("Aragón", OI.YELLOW, "pales"),
-    "leon": FactionStyle("León", OI.PURPLE, "roundel"),
-    "other_kingdoms": FactionStyle("Other Kingdoms", OI.SKY, "cross"),
-    # Muslim factions
-    "andalusies": FactionStyle("Andalusíes", OI.GREEN, "crescent"),
-    "banu_bannigas": FactionStyle("Banu Bannigas", OI.ORANGE, "lozenge"),
-    "banu_sarray": FactionStyle("Banu Sarray", OI.BLUE, "star"),
-    "zegries": FactionStyle("Zegríes", (200, 200, 196), "triangle"),
-    # 1212 Las Navas de Tolosa
-    "navarre": FactionStyle("Navarre", OI.GREEN, "saltire"),
-    "almohad": FactionStyle("Almohads", (245, 242, 232), "chequy"),
-}
-
-NEUTRAL_FACTION = FactionStyle("Any faction", (214, 206, 186), "roundel")
-
-# Blocks that belong to no faction (any card deploys them): a pale shield and an emblem
-# of their own, so they never pass for a faction block.
-SPECIAL_BLOCKS: dict[str, FactionStyle] = {
-    "military_order": FactionStyle("Military Order", (236, 232, 222), "sword"),
-    "palace_guard": FactionStyle("Nasrid Palace Guard", (236, 232, 222), "arch"),
-    "mujahideen": FactionStyle("Mujahideens", (236, 232, 222), "flame"),
-    "mercenaries": FactionStyle("Mercenaries", (236, 232, 222), "coin"),
-    "crusaders": FactionStyle("Crusaders", (236, 232, 222), "crosslet"),
-}
-
-
-def faction_style(faction: str | None) -> FactionStyle:
-    if faction is None:
-        return NEUTRAL_FACTION
-    return FACTIONS.get(faction, FactionStyle(faction.replace("_", " ").title(), (214, 206, 186), "roundel"))
-
-
-def luminance(colour: Colour) -> float:
-    r, g, b = colour[:3]
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast_ink(colour: Colour) -> RGB:
-    """Black or white, whichever reads on ``colour``."""
-    return INK if luminance(colour) > 140 else (250, 250, 250)
-
-
-def mix(a: Colour, b: Colour, t: float) -> RGB:
-    return (
-        round(a[0] + (b[0] - a[0]) * t),
-        round(a[1] + (b[1] - a[1]) * t),
-        round(a[2] + (b[2] - a[2]) * t),
-    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -402,334 +333,6 @@ def text_width(s: str, fnt: ImageFont.FreeTypeFont) -> float:
 
 
 # ---------------------------------------------------------------------------------------
-# Shapes
-
-
-def rounded(draw: ImageDraw.ImageDraw, box: Box, radius: float, fill: Colour | None, edge: Colour | None = None,
-            width: int = 1) -> None:
-    draw.rounded_rectangle(box, radius=radius, fill=fill, outline=edge, width=width)
-
-
-def regular_polygon(cx: float, cy: float, r: float, n: int, rotation: float = -90.0) -> list[tuple[float, float]]:
-    return [
-        (cx + r * math.cos(math.radians(rotation + 360 * i / n)), cy + r * math.sin(math.radians(rotation + 360 * i / n)))
-        for i in range(n)
-    ]
-
-
-def star_points(cx: float, cy: float, r_out: float, r_in: float, n: int, rotation: float = -90.0) -> list[tuple[float, float]]:
-    pts = []
-    for i in range(2 * n):
-        r = r_out if i % 2 == 0 else r_in
-        a = math.radians(rotation + 180 * i / n)
-        pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))
-    return pts
-
-
-def shield_points(box: Box) -> list[tuple[float, float]]:
-    """A heater shield filling ``box``: straight top and sides, curved to a point."""
-    x0, y0, x1, y1 = box
-    w, h = x1 - x0, y1 - y0
-    pts = [(x0, y0), (x1, y0), (x1, y0 + h * 0.45)]
-    steps = 8
-    for i in range(1, steps + 1):  # right flank curving to the point
-        t = i / steps
-        a = math.radians(90 * t)
-        pts.append((x0 + w / 2 + (w / 2) * math.cos(a), y0 + h * 0.45 + (h * 0.55) * math.sin(a)))
-    for i in range(steps - 1, -1, -1):  # left flank back up
-        t = i / steps
-        a = math.radians(90 * t)
-        pts.append((x0 + w / 2 - (w / 2) * math.cos(a), y0 + h * 0.45 + (h * 0.55) * math.sin(a)))
-    pts.append((x0, y0 + h * 0.45))
-    return pts
-
-
-EMBLEMS = ("tower", "pales", "roundel", "cross", "crescent", "lozenge", "star", "triangle", "saltire", "chequy",
-           "sword", "arch", "flame", "coin", "crosslet")
-
-
-def emblem(draw: ImageDraw.ImageDraw, shape: str, box: Box, ink: Colour, ground: Colour) -> None:
-    """One heraldic charge inside ``box``; each faction has its own (shape carries identity)."""
-    x0, y0, x1, y1 = box
-    w, h = x1 - x0, y1 - y0
-    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    r = min(w, h) / 2
-    if shape == "tower":
-        bw = w * 0.62
-        bx0, bx1 = cx - bw / 2, cx + bw / 2
-        top = y0 + h * 0.30
-        draw.rectangle((bx0, top, bx1, y1), fill=ink)
-        m = bw / 5
-        for i in (0, 2, 4):
-            draw.rectangle((bx0 + i * m, y0 + h * 0.08, bx0 + (i + 1) * m, top), fill=ink)
-        draw.rectangle((cx - bw * 0.14, y1 - h * 0.32, cx + bw * 0.14, y1), fill=ground)
-    elif shape == "pales":
-        n = 4
-        step = w / (2 * n)
-        for i in range(n):
-            xa = x0 + step * (2 * i + 0.5)
-            draw.rectangle((xa, y0, xa + step, y1), fill=ink)
-    elif shape == "roundel":
-        draw.ellipse((cx - r * 0.8, cy - r * 0.8, cx + r * 0.8, cy + r * 0.8), fill=ink)
-    elif shape == "cross":
-        t = max(1.5, r * 0.42)
-        draw.rectangle((cx - t / 2, y0 + h * 0.05, cx + t / 2, y1 - h * 0.05), fill=ink)
-        draw.rectangle((x0 + w * 0.05, cy - t / 2 - h * 0.08, x1 - w * 0.05, cy + t / 2 - h * 0.08), fill=ink)
-    elif shape == "crescent":
-        rr = r * 0.9
-        draw.ellipse((cx - rr, cy - rr, cx + rr, cy + rr), fill=ink)
-        off = rr * 0.42
-        r2 = rr * 0.82
-        draw.ellipse((cx - r2 + off, cy - r2 - off * 0.25, cx + r2 + off, cy + r2 - off * 0.25), fill=ground)
-    elif shape == "lozenge":
-        draw.polygon([(cx, y0), (x1 - w * 0.12, cy), (cx, y1), (x0 + w * 0.12, cy)], fill=ink)
-    elif shape == "star":
-        draw.polygon(star_points(cx, cy, r * 0.98, r * 0.55, 8, rotation=-90 + 22.5), fill=ink)
-    elif shape == "triangle":
-        draw.polygon([(cx, y0 + h * 0.05), (x1 - w * 0.03, y1 - h * 0.08), (x0 + w * 0.03, y1 - h * 0.08)], fill=ink)
-    elif shape == "saltire":
-        t = max(2.0, r * 0.38)
-        draw.line((x0 + w * 0.1, y0 + h * 0.1, x1 - w * 0.1, y1 - h * 0.1), fill=ink, width=round(t))
-        draw.line((x1 - w * 0.1, y0 + h * 0.1, x0 + w * 0.1, y1 - h * 0.1), fill=ink, width=round(t))
-        rr = r * 0.25
-        draw.ellipse((cx - rr, cy - rr, cx + rr, cy + rr), fill=ground, outline=ink, width=max(1, round(t / 3)))
-    elif shape == "chequy":
-        n = 3
-        s = min(w, h) / n
-        ox, oy = cx - s * n / 2, cy - s * n / 2
-        for i in range(n):
-            for j in range(n):
-                if (i + j) % 2 == 0:
-                    draw.rectangle((ox + i * s, oy + j * s, ox + (i + 1) * s, oy + (j + 1) * s), fill=ink)
-    elif shape == "sword":
-        t = max(1.5, w * 0.14)
-        draw.rectangle((cx - t / 2, y0 + h * 0.02, cx + t / 2, y1 - h * 0.22), fill=ink)
-        draw.polygon([(cx - t / 2, y1 - h * 0.22), (cx + t / 2, y1 - h * 0.22), (cx, y1)], fill=ink)
-        draw.rectangle((x0 + w * 0.12, y0 + h * 0.24, x1 - w * 0.12, y0 + h * 0.24 + t), fill=ink)
-        rr = t * 0.8
-        draw.ellipse((cx - rr, y0, cx + rr, y0 + 2 * rr), fill=ink)
-    elif shape == "arch":
-        # a horseshoe arch (the Alhambra's): a ring open at the bottom on two jambs
-        t = max(1.5, w * 0.16)
-        draw.ellipse((x0 + w * 0.08, y0 + h * 0.02, x1 - w * 0.08, y0 + h * 0.70), fill=ink)
-        draw.ellipse((x0 + w * 0.08 + t, y0 + h * 0.02 + t, x1 - w * 0.08 - t, y0 + h * 0.70 - t), fill=ground)
-        draw.rectangle((x0 + w * 0.18, y0 + h * 0.55, x0 + w * 0.18 + t, y1), fill=ink)
-        draw.rectangle((x1 - w * 0.18 - t, y0 + h * 0.55, x1 - w * 0.18, y1), fill=ink)
-        draw.rectangle((x0 + w * 0.18 + t, y0 + h * 0.55, x1 - w * 0.18 - t, y1), fill=ground)
-    elif shape == "flame":
-        pts = [(0.5, 0.0), (0.78, 0.35), (0.88, 0.68), (0.72, 0.95), (0.5, 1.0), (0.28, 0.95), (0.12, 0.68),
-               (0.25, 0.42), (0.38, 0.55)]
-        draw.polygon([(x0 + px * w, y0 + py * h) for px, py in pts], fill=ink)
-    elif shape == "coin":
-        rr = r * 0.9
-        draw.ellipse((cx - rr, cy - rr, cx + rr, cy + rr), fill=ink)
-        q = rr * 0.38
-        draw.rectangle((cx - q, cy - q, cx + q, cy + q), fill=ground)
-    elif shape == "crosslet":
-        t = max(1.5, r * 0.3)
-        draw.rectangle((cx - t / 2, y0, cx + t / 2, y1), fill=ink)
-        draw.rectangle((x0, cy - t / 2, x1, cy + t / 2), fill=ink)
-        for ex, ey in ((cx, y0), (cx, y1), (x0, cy), (x1, cy)):
-            if ex == cx:
-                draw.rectangle((cx - t * 1.3, ey - t / 2 if ey == y0 else ey - t / 2, cx + t * 1.3, ey + t / 2), fill=ink)
-            else:
-                draw.rectangle((ex - t / 2, cy - t * 1.3, ex + t / 2, cy + t * 1.3), fill=ink)
-    else:
-        raise ValueError(f"unknown emblem {shape!r}")
-
-
-def shield(draw: ImageDraw.ImageDraw, box: Box, faction: str | None, edge: Colour = INK, width: int = 1,
-           style: FactionStyle | None = None) -> None:
-    """A faction's shield: its colour, its emblem shape, a dark edge."""
-    style = style or faction_style(faction)
-    draw.polygon(shield_points(box), fill=style.colour, outline=edge, width=width)
-    x0, y0, x1, y1 = box
-    w, h = x1 - x0, y1 - y0
-    inner = (x0 + w * 0.2, y0 + h * 0.16, x1 - w * 0.2, y0 + h * 0.70)
-    emblem(draw, style.emblem, inner, contrast_ink(style.colour), style.colour)
-
-
-# ---------------------------------------------------------------------------------------
-# Icons (drawn, so they scale and never depend on a font's symbol coverage)
-
-
-def icon(draw: ImageDraw.ImageDraw, name: str, box: Box, ink: Colour, ground: Colour | None = None) -> None:
-    """A small pictogram: horse, crossbow, gun, bow, trumpet, anchor, star, crown, castle,
-    watchtower, ship, sword, skull (eliminated), flag, axe (Pioneers), seal (Papal Bull)."""
-    x0, y0, x1, y1 = box
-    w, h = x1 - x0, y1 - y0
-    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    lw = max(1, round(min(w, h) / 9))
-    ground = ground if ground is not None else (255, 255, 255)
-    if name == "horse":
-        # a horse's head and neck, facing left (the chess knight silhouette)
-        pts = [(0.30, 0.95), (0.38, 0.62), (0.20, 0.58), (0.05, 0.50), (0.08, 0.38), (0.32, 0.20),
-               (0.40, 0.05), (0.48, 0.15), (0.62, 0.10), (0.85, 0.30), (0.92, 0.60), (0.88, 0.95)]
-        draw.polygon([(x0 + px * w, y0 + py * h) for px, py in pts], fill=ink)
-        er = min(w, h) * 0.06
-        draw.ellipse((x0 + 0.42 * w - er, y0 + 0.30 * h - er, x0 + 0.42 * w + er, y0 + 0.30 * h + er), fill=ground)
-    elif name == "crossbow":
-        # a bow across the top and a stock pointing down
-        draw.arc((x0 + w * 0.05, y0 + h * 0.05, x1 - w * 0.05, y0 + h * 0.75), 200, 340, fill=ink, width=lw + 1)
-        draw.line((cx, y0 + h * 0.12, cx, y1 - h * 0.02), fill=ink, width=lw + 1)
-        draw.line((x0 + w * 0.13, y0 + h * 0.33, cx, y0 + h * 0.52, x1 - w * 0.13, y0 + h * 0.33), fill=ink, width=lw)
-        draw.polygon([(cx, y0), (cx - w * 0.1, y0 + h * 0.16), (cx + w * 0.1, y0 + h * 0.16)], fill=ink)
-    elif name == "bow":
-        draw.arc((x0 - w * 0.45, y0 + h * 0.02, x1 - w * 0.15, y1 - h * 0.02), -70, 70, fill=ink, width=lw + 1)
-        bx = x1 - w * 0.15 - (w * 1.1) / 2 * (1 - math.cos(math.radians(70)))
-        draw.line((bx, y0 + h * 0.08, bx, y1 - h * 0.08), fill=ink, width=max(1, lw - 1))
-        draw.line((x0 + w * 0.02, cy, x1 - w * 0.05, cy), fill=ink, width=lw)
-        draw.polygon([(x1, cy), (x1 - w * 0.18, cy - h * 0.1), (x1 - w * 0.18, cy + h * 0.1)], fill=ink)
-    elif name == "gun":
-        # a cannon on its wheel
-        draw.polygon([(x0 + w * 0.05, y0 + h * 0.30), (x1 - w * 0.02, y0 + h * 0.12),
-                      (x1 + 0 * w, y0 + h * 0.36), (x0 + w * 0.10, y0 + h * 0.62)], fill=ink)
-        r = min(w, h) * 0.24
-        draw.ellipse((x0 + w * 0.32 - r, y1 - h * 0.28 - r, x0 + w * 0.32 + r, y1 - h * 0.28 + r), fill=ground,
-                     outline=ink, width=lw)
-        draw.line((x0 + w * 0.32 - r, y1 - h * 0.28, x0 + w * 0.32 + r, y1 - h * 0.28), fill=ink, width=1)
-        draw.line((x0 + w * 0.32, y1 - h * 0.28 - r, x0 + w * 0.32, y1 - h * 0.28 + r), fill=ink, width=1)
-    elif name == "trumpet":
-        draw.line((x0 + w * 0.05, cy, x1 - w * 0.35, cy), fill=ink, width=lw + 1)
-        draw.polygon([(x1 - w * 0.40, cy - h * 0.06), (x1, cy - h * 0.32), (x1, cy + h * 0.32),
-                      (x1 - w * 0.40, cy + h * 0.06)], fill=ink)
-        draw.rectangle((x0, cy - h * 0.12, x0 + w * 0.08, cy + h * 0.12), fill=ink)
-        draw.line((x0 + w * 0.25, cy, x0 + w * 0.35, cy + h * 0.25, x0 + w * 0.55, cy + h * 0.25, x1 - w * 0.40, cy),
-                  fill=ink, width=max(1, lw - 1))
-    elif name == "anchor":
-        r = min(w, h) * 0.11
-        draw.ellipse((cx - r, y0, cx + r, y0 + 2 * r), outline=ink, width=lw)
-        draw.line((cx, y0 + 2 * r, cx, y1 - h * 0.05), fill=ink, width=lw + 1)
-        draw.line((cx - w * 0.25, y0 + h * 0.32, cx + w * 0.25, y0 + h * 0.32), fill=ink, width=lw)
-        draw.arc((x0 + w * 0.08, y0 + h * 0.20, x1 - w * 0.08, y1 - h * 0.02), 20, 160, fill=ink, width=lw + 1)
-    elif name == "star":
-        draw.polygon(star_points(cx, cy, min(w, h) / 2, min(w, h) / 4.6, 5), fill=ink)
-    elif name == "crown":
-        pts = [(0.05, 0.85), (0.05, 0.30), (0.28, 0.55), (0.5, 0.15), (0.72, 0.55), (0.95, 0.30), (0.95, 0.85)]
-        draw.polygon([(x0 + px * w, y0 + py * h) for px, py in pts], fill=ink)
-    elif name == "castle":
-        draw.rectangle((x0 + w * 0.12, y0 + h * 0.35, x1 - w * 0.12, y1), fill=ink)
-        m = (w * 0.76) / 5
-        for i in (0, 2, 4):
-            draw.rectangle((x0 + w * 0.12 + i * m, y0 + h * 0.12, x0 + w * 0.12 + (i + 1) * m, y0 + h * 0.36), fill=ink)
-        draw.rectangle((cx - w * 0.12, y1 - h * 0.34, cx + w * 0.12, y1), fill=ground)
-    elif name == "watchtower":
-        draw.rectangle((cx - w * 0.22, y0 + h * 0.25, cx + w * 0.22, y1), fill=ink)
-        draw.ellipse((cx - w * 0.34, y0 + h * 0.05, cx + w * 0.34, y0 + h * 0.40), fill=ink)
-        draw.rectangle((cx - w * 0.07, y0 + h * 0.45, cx + w * 0.07, y0 + h * 0.62), fill=ground)
-    elif name == "ship":
-        draw.polygon([(x0, y0 + h * 0.62), (x1, y0 + h * 0.62), (x1 - w * 0.16, y1), (x0 + w * 0.16, y1)], fill=ink)
-        draw.line((cx, y0 + h * 0.02, cx, y0 + h * 0.62), fill=ink, width=lw)
-        draw.polygon([(cx + lw, y0 + h * 0.06), (cx + lw, y0 + h * 0.54), (x1 - w * 0.08, y0 + h * 0.54)], fill=ink)
-        draw.polygon([(cx - lw, y0 + h * 0.16), (cx - lw, y0 + h * 0.54), (x0 + w * 0.14, y0 + h * 0.54)], fill=ink)
-    elif name == "sword":
-        draw.line((x0 + w * 0.15, y1 - h * 0.15, x1 - w * 0.1, y0 + h * 0.1), fill=ink, width=lw + 1)
-        draw.line((x0 + w * 0.12, y1 - h * 0.45, x0 + w * 0.45, y1 - h * 0.12), fill=ink, width=lw + 1)
-    elif name == "skull":
-        draw.ellipse((x0 + w * 0.12, y0 + h * 0.05, x1 - w * 0.12, y0 + h * 0.75), fill=ink)
-        draw.rectangle((x0 + w * 0.3, y0 + h * 0.55, x1 - w * 0.3, y1 - h * 0.05), fill=ink)
-        er = min(w, h) * 0.12
-        for ex in (0.37, 0.63):
-            draw.ellipse((x0 + w * ex - er, y0 + h * 0.38 - er, x0 + w * ex + er, y0 + h * 0.38 + er), fill=ground)
-    elif name == "flag":
-        draw.line((x0 + w * 0.15, y0, x0 + w * 0.15, y1), fill=ink, width=lw)
-        draw.polygon([(x0 + w * 0.15, y0), (x1, y0 + h * 0.2), (x0 + w * 0.15, y0 + h * 0.45)], fill=ink)
-    elif name == "axe":
-        # a woodcutter's axe (the Pioneers, 11.7): a haft and a blade
-        draw.line((x0 + w * 0.2, y1 - h * 0.05, x1 - w * 0.3, y0 + h * 0.15), fill=ink, width=lw + 1)
-        draw.polygon([(x1 - w * 0.42, y0 + h * 0.02), (x1 - w * 0.02, y0 + h * 0.12), (x1 - w * 0.08, y0 + h * 0.52),
-                      (x1 - w * 0.32, y0 + h * 0.32)], fill=ink)
-    elif name == "seal":
-        # a papal seal: a disc on a cord, a cross on it
-        draw.line((cx - w * 0.25, y0, cx, y0 + h * 0.3, cx + w * 0.25, y0), fill=ink, width=lw)
-        r = min(w, h) * 0.36
-        draw.ellipse((cx - r, y1 - 2 * r, cx + r, y1), fill=ink)
-        t = max(1.0, r * 0.25)
-        draw.rectangle((cx - t / 2, y1 - 2 * r + r * 0.35, cx + t / 2, y1 - r * 0.35), fill=ground)
-        draw.rectangle((cx - r * 0.55, y1 - r - t / 2 - r * 0.15, cx + r * 0.55, y1 - r + t / 2 - r * 0.15), fill=ground)
-    elif name == "siege":
-        # a battering ram against a wall: crossed swords over a crenel
-        draw.line((x0, y1, x1, y0), fill=ink, width=lw + 1)
-        draw.line((x0, y0, x1, y1), fill=ink, width=lw + 1)
-    else:
-        raise ValueError(f"unknown icon {name!r}")
-
-
-def banner(draw: ImageDraw.ImageDraw, box: Box, dots: int, ink: Colour, cloth: Colour) -> None:
-    """A leader's banner: a pennant on a pole carrying 1 or 2 dots (its impact value)."""
-    x0, y0, x1, y1 = box
-    w, h = x1 - x0, y1 - y0
-    lw = max(1, round(w / 10))
-    draw.line((x0 + lw, y0, x0 + lw, y1), fill=ink, width=lw)
-    draw.polygon([(x0 + lw, y0), (x1, y0), (x1 - w * 0.18, y0 + h * 0.32), (x1, y0 + h * 0.64),
-                  (x0 + lw, y0 + h * 0.64)], fill=cloth, outline=ink)
-    r = max(1.5, min(w, h) * 0.11)
-    for i in range(dots):
-        dx = x0 + lw + (w * 0.75 - lw) * (i + 1) / (dots + 1)
-        dy = y0 + h * 0.32
-        draw.ellipse((dx - r, dy - r, dx + r, dy + r), fill=ink)
-
-
-def pips(draw: ImageDraw.ImageDraw, box: Box, n: int, colour: Colour, edge: Colour) -> None:
-    """``n`` small shields in a row, centred in ``box`` (a block's strength, as printed)."""
-    if n <= 0:
-        return
-    x0, y0, x1, y1 = box
-    h = y1 - y0
-    pw = min(h * 0.8, (x1 - x0) / n)
-    total = pw * n
-    sx = (x0 + x1) / 2 - total / 2
-    for i in range(n):
-        bx = sx + i * pw
-        draw.polygon(shield_points((bx + pw * 0.1, y0, bx + pw * 0.9, y1)), fill=colour, outline=edge)
-
-
-# ---------------------------------------------------------------------------------------
-# Sprites and layers
-
-
-def new_rgba(w: int, h: int) -> Image.Image:
-    return Image.new("RGBA", (max(1, int(w)), max(1, int(h))), (0, 0, 0, 0))
-
-
-def supersampled(w: int, h: int, paint: Callable[[ImageDraw.ImageDraw, float], None], factor: int = 3) -> Image.Image:
-    """An RGBA sprite painted at ``factor`` times its size and scaled down: Pillow's polygon
-    fill is not anti-aliased, and small heraldry needs it to stay readable. Sprites are
-    cached by their callers, so the cost is paid once per distinct piece."""
-    big = new_rgba(w * factor, h * factor)
-    paint(ImageDraw.Draw(big), float(factor))
-    return big.resize((max(1, int(w)), max(1, int(h))), Image.Resampling.LANCZOS)
-
-
-def paste(dest: Image.Image, sprite: Image.Image, xy: tuple[float, float], centre: bool = False) -> None:
-    x, y = xy
-    if centre:
-        x -= sprite.width / 2
-        y -= sprite.height / 2
-    dest.alpha_composite(sprite, (round(x), round(y))) if dest.mode == "RGBA" else dest.paste(
-        sprite, (round(x), round(y)), sprite)
-
-
-def encode_png(img: Image.Image) -> bytes:
-    """PNG bytes at a speed-tuned zlib level (no ``optimize``, which recompresses)."""
-    buf = io.BytesIO()
-    if img.mode not in ("RGB", "RGBA", "P", "L"):
-        img = img.convert("RGB")
-    img.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
-    return buf.getvalue()
-
-
-def blank_png(size: tuple[int, int]) -> bytes:
-    """Encoding of a blank image of ``size``: the benchmark's floor for any picture."""
-    return encode_png(Image.new("RGB", size, PAPER))
-
-
-def cached_layer(func: Callable[..., Image.Image]) -> Callable[..., Image.Image]:
-    """Cache a static layer (map without pieces...). Callers must ``copy()`` before drawing."""
-    return functools.cache(func)
-
-
-# ---------------------------------------------------------------------------------------
 # Panels and cards
 
 
@@ -789,34 +392,3 @@ def paragraph(draw: ImageDraw.ImageDraw, box: Box, s: str | Sequence[str], size:
     return box[1] + len(fitted.lines) * fitted.font.size * spacing
 
 
-# ---------------------------------------------------------------------------------------
-# Animation
-
-
-def animate_gif(frames: Sequence[Image.Image], duration_ms: int | Sequence[int] = 1200,
-                max_bytes: int = 10 * 1024 * 1024, width: int | None = None, min_width: int = 240) -> bytes:
-    """An animated GIF (every chat client animates GIF; APNG support is patchy).
-
-    One adaptive palette, taken from the first frame, is used for every frame so that the
-    unchanged map compresses into tiny frame deltas; frames are scaled down until the file
-    fits ``max_bytes`` (ValueError if even ``min_width`` does not fit).
-    """
-    if not frames:
-        raise ValueError("an animation needs at least one frame")
-    scale_width = width or frames[0].width
-    while True:
-        scaled = [f.convert("RGB") if f.width == scale_width else
-                  f.convert("RGB").resize((scale_width, round(f.height * scale_width / f.width)),
-                                          Image.Resampling.BILINEAR)
-                  for f in frames]
-        palette_source = scaled[0].quantize(colors=255, method=Image.Quantize.MEDIANCUT)
-        quantized = [f.quantize(palette=palette_source, dither=Image.Dither.NONE) for f in scaled]
-        buf = io.BytesIO()
-        quantized[0].save(buf, format="GIF", save_all=True, append_images=quantized[1:],
-                          duration=duration_ms, loop=0, optimize=False, disposal=1)
-        data = buf.getvalue()
-        if len(data) <= max_bytes:
-            return data
-        if scale_width <= min_width:
-            raise ValueError(f"{len(frames)} frames do not fit {max_bytes} bytes even {scale_width} px wide")
-        scale_width = max(min_width, int(scale_width * 0.8))

@@ -3,8 +3,9 @@
 * no caller probes a game module for a capability (``getattr(module, "OPTIONS", {})``): the
   one adapter, ``engine.api.Game``, reads every optional capability once and fills in its
   documented default;
-* the front ends (``bot/``) and the shared drawing code (``render/common.py``) name no game
-  and read no view key that only some games have: a fifth game needs no edit there.
+* the front ends (``bot/``) and the shared drawing code (``render/common.py`` and the palette,
+  shapes and sprites it gathers) name no game and read no view key that only some games have:
+  a fifth game needs no edit there.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import engine
 from engine.api import VIEW_KEYS, Game, GameModule, adapt
 
 ROOT = Path(__file__).resolve().parents[2]
-FRONT_ENDS = [*sorted((ROOT / "bot").rglob("*.py")), ROOT / "render" / "common.py"]
+FRONT_ENDS = [*sorted((ROOT / "bot").rglob("*.py")),
+              *(ROOT / "render" / f"{name}.py" for name in ("common", "palette", "shapes", "sprites"))]
 # the callers of the contract: front ends, service, pictures, benchmarks, and the engine's
 # shared tools (a game's own package probes its own frame handlers as it likes)
 CALLERS = [p for d in ("bot", "render", "benchmarks", "engine") for p in sorted((ROOT / d).rglob("*.py"))
