@@ -9,6 +9,10 @@ are functions of those modules:
 * ``render.navas``: ``hand(view)``, ``closeup(view, zone)``;
 * ``render.granada_city``: ``scoring(view)`` (the latest scoring's majorities and moats).
 
+A game kept outside this package (a test's own game) gives its pictures with
+:func:`register` (``register(game_id, module)``): :func:`module` then finds that module
+first, and every picture of the game comes from it.
+
 Front ends (the terminal table, Discord) need no per-game code: :func:`pictures` lists the
 pictures that apply to a view (board always; hand, battle board, final reveal where the
 game draws them and the view calls for them), each with a digest of the part of the view
@@ -39,8 +43,29 @@ BenchCase = tuple[str, Callable[[], bytes], Callable[[], bytes]]
 TITLES = {"board": "board", "hand": "hand", "battle": "battle board", "reveal": "final reveal", "replay": "replay"}
 
 
+_REGISTERED: dict[str, ModuleType] = {}
+
+
+def register(game_id: str, pictures: ModuleType) -> None:
+    """Draw the pictures of ``game_id`` with ``pictures`` (a module with ``board(view)`` and
+    whatever else of the above it draws): the way a game kept outside this package, whose
+    module is not ``render.<game_id>``, gets its pictures."""
+    if not callable(getattr(pictures, "board", None)):
+        raise TypeError(f"the pictures of {game_id!r} need board(view) -> PNG bytes")
+    _REGISTERED[game_id] = pictures
+
+
+def unregister(game_id: str) -> None:
+    """Forget the pictures :func:`register` gave ``game_id`` (a test's game, when it is over)."""
+    _REGISTERED.pop(game_id, None)
+
+
 def module(game_id: str) -> ModuleType:
-    """``render.<game_id>``; ModuleNotFoundError when the game has no pictures."""
+    """The pictures of ``game_id``: the module registered for it, else ``render.<game_id>``;
+    ModuleNotFoundError (its ``name`` ``render.<game_id>``) when the game has none."""
+    registered = _REGISTERED.get(game_id)
+    if registered is not None:
+        return registered
     return importlib.import_module(f"render.{game_id}")
 
 

@@ -9,7 +9,6 @@ image cannot show what its reader may not see.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import io
 import logging
 from collections.abc import Callable
@@ -38,7 +37,7 @@ class Images:
         if game_id not in self._modules:
             name = f"render.{game_id}"
             try:
-                self._modules[game_id] = importlib.import_module(name)
+                self._modules[game_id] = render.module(game_id)
             except ModuleNotFoundError as exc:
                 if exc.name != name:
                     raise
