@@ -58,8 +58,8 @@ def test_a_turn_plays_a_card_face_up_and_draws_the_top_of_the_deck() -> None:
     assert after["columns"]["left"]["north"] == ["c9"] and after["hands"]["north"] == ["c1", "c5", "c10"]
     assert columns.active(after) == ["south"]
     assert columns.view(after, "south")["columns"]["left"]["north"] == [9], "a played card is public"
-    assert "You draw a 10." in [e["text"] for e in columns.view(after, "north")["log"]]
-    assert "You draw a 10." not in [e["text"] for e in columns.view(after, "south")["log"]]
+    assert "You draw the 10." in [e["text"] for e in columns.view(after, "north")["log"]]
+    assert "You draw the 10." not in [e["text"] for e in columns.view(after, "south")["log"]]
     with pytest.raises(RuleError, match="turn"):
         columns.apply(after, "north", {"type": "play", "card": "c1", "column": "left"})
 

@@ -79,7 +79,7 @@ def actions(state: State, role: str) -> list[Action]:
     """Rules 2.1 and 2.2: each card of the hand onto each column whose side has room."""
     if role not in active(state):
         return []
-    return [{"type": "play", "card": card, "column": column, "label": f"play your {value(card)} on the {column}"}
+    return [{"type": "play", "card": card, "column": column, "label": f"play your {value(card)} on the {column} column"}
             for card in sorted(state["hands"][role], key=value) for column in COLUMNS
             if len(state["columns"][column][role]) < SIDE_LIMIT]
 
@@ -94,13 +94,13 @@ def apply(state: State, role: str, action: Action) -> State:
     card, column = chosen["card"], chosen["column"]
     new["hands"][role].remove(card)
     new["columns"][column][role].append(card)
-    new["log"].append({"text": f"{role} plays a {value(card)} on the {column}."})
+    new["log"].append({"text": f"{role} plays the {value(card)} on the {column} column."})
     if new["deck"]:  # rule 2.3
         drawn = new["deck"].pop()
         new["hands"][role].append(drawn)
         new["reveals"] += 1  # the player now knows a card nobody knew: no taking back
         new["log"].append({"text": f"{role} draws a card."})
-        new["log"].append({"text": f"You draw a {value(drawn)}.", "to": [role]})
+        new["log"].append({"text": f"You draw the {value(drawn)}.", "to": [role]})
     if not any(new["hands"].values()):
         new["result"] = _score(new)
         new["log"].append({"text": f"The game is over: {new['result']['reason']}."})
