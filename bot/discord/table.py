@@ -25,24 +25,20 @@ from discord import app_commands
 import render
 from bot.discord import ids, orders, present
 from bot.discord.errors import UserError
+from bot.discord.lobby_message import LobbyMessage
+from bot.discord.prompt_records import ENDED, MOVED_ON, SUPERSEDED, PromptRecords
 from bot.discord.views import (
     ActionButton,
     ActionSelect,
-    DeclineButton,
-    JoinButton,
     PageButton,
-    StartButton,
     UndoButton,
 )
 from bot.service import GameInfo, GameView, NotAllowed, ServiceError, StaleVersion, StepResult
-from bot.service.levels import level_of
 from bot.viewkeys import autopass_hint
-from bot.web.tokens import game_link
 from engine.api import RuleError, view_actions
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
-    from bot.models import DiscordGame
 
 log = logging.getLogger("bot.discord")
 
@@ -51,15 +47,9 @@ RECENT_LINES = 5
 PROMPT_PICTURES = ("board", "hand", "battle")
 """Pictures a player's prompt carries (the final reveal goes to the thread)."""
 OOPS = "Something went wrong on our side; it has been logged. Please try again in a moment."
-SUPERSEDED = "⌛ Closed: a newer prompt holds your choices."
-"""Added to a seat's older prompt when a newer one goes out (its buttons are gone)."""
-MOVED_ON = "⌛ Closed: the game has moved on; nothing is asked of you here."
-"""Added, at a restart, to a prompt left live by a crash for a seat that is asked nothing now."""
 
 
-__all__ = ["DM_FILE_LIMIT", "Outgoing", "RateLimiter", "Table", "UserError", "is_dm"]
-
-ENDED = ("finished", "aborted")
+__all__ = ["DM_FILE_LIMIT", "MOVED_ON", "SUPERSEDED", "Outgoing", "RateLimiter", "Table", "UserError", "is_dm"]
 
 
 SEEN_INTERACTIONS = 4096
@@ -135,7 +125,10 @@ def is_dm(channel: Any) -> bool:
     return isinstance(channel, discord.DMChannel) or getattr(channel, "type", None) == discord.ChannelType.private
 
 
-class Table:
+class Table(PromptRecords, LobbyMessage):
+    """The game table as Discord shows it (this module's docstring); closing old prompts
+    (:class:`PromptRecords`) and the lobby message (:class:`LobbyMessage`) are its parts."""
+
     def __init__(self, bot: AlcazabaBot) -> None:
         self.bot = bot
         self.service = bot.service
@@ -254,63 +247,6 @@ class Table:
         # One live prompt per seat: the older ones (unclicked after a typed order, or left
         # live by a crash between a step and the marking of its prompt) lose their buttons.
         await self.retire_prompts(out.seat[0], out.seat[1], keep=int(sent.id), line=SUPERSEDED)
-
-    async def retire_prompts(self, game_pk: int, role: str, *, keep: int | None, line: str) -> int:
-        """Close the seat's live prompts in the game, but message ``keep``: no buttons, ``line``
-        added once (the same edit however often it is made), and their records go. The number
-        of messages closed."""
-        closed = 0
-        for prompt in await self.store.prompts(game_pk):
-            if prompt.role != role or prompt.message_id == keep:
-                continue
-            if await self.close_prompt(prompt.channel_id, prompt.message_id, prompt.content, line, game_pk):
-                closed += 1
-        return closed
-
-    async def close_prompt(self, channel_id: int, message_id: int, content: str, line: str, game_pk: int) -> bool:
-        """Edit one recorded prompt to ``content`` plus ``line`` with no buttons, and forget
-        its record (also when Discord says the message is gone or out of reach)."""
-        channel = self.bot.get_partial_messageable(channel_id)
-        edited = False
-        try:
-            await channel.get_partial_message(message_id).edit(content=self.with_line(content, line), view=None)
-            edited = True
-        except (discord.NotFound, discord.Forbidden) as exc:
-            log.info("prompt %s of game %s could not be closed (%s); it is forgotten", message_id, game_pk, exc)
-        await self.store.drop_prompt(message_id)
-        return edited
-
-    async def retire_stale_prompts(self) -> int:
-        """At start: close every recorded prompt that should not be live any more, which a
-        crash between storing a step and marking its prompt can leave behind: those of a game
-        that ended, of a seat that is not asked anything now, and every one of a seat but its
-        newest. The number of messages closed."""
-        closed = 0
-        by_game: dict[int, list[Any]] = {}
-        for prompt in await self.store.live_prompts():
-            by_game.setdefault(prompt.game_pk, []).append(prompt)
-        if not by_game:
-            return 0
-        running = {g.id: g for g in await self.service.games(status="running", limit=None)}
-        for game_pk, held in by_game.items():
-            try:
-                info = running.get(game_pk) or await self.service.game(game_pk)
-                if info.status in ENDED:
-                    closed += await self.close_prompts(info)
-                    continue
-                newest = {p.role: p.message_id for p in held}  # oldest first: the last one stays
-                for prompt in held:
-                    if info.status == "running" and prompt.role in info.active:
-                        if prompt.message_id == newest[prompt.role]:
-                            continue
-                        line = SUPERSEDED
-                    else:
-                        line = MOVED_ON
-                    if await self.close_prompt(prompt.channel_id, prompt.message_id, prompt.content, line, game_pk):
-                        closed += 1
-            except discord.HTTPException as exc:  # one game's trouble must not keep the others' open
-                log.warning("could not close the stale prompts of game %s (%s)", game_pk, exc)
-        return closed
 
     async def send_to_place(self, out: Outgoing, place: int | None, send: Callable[[Outgoing], Awaitable[Any]],
                             *, limit: int) -> Any:
@@ -540,117 +476,6 @@ class Table:
         await self.say(inter, line)
         return True
 
-    @staticmethod
-    def closed_text(content: str, line: str) -> str:
-        """A prompt's text once its game is over: what it said, then how the game ended (once)."""
-        return Table.with_line(content, f"⛔ {line}" if "aborted" in line else f"🏁 {line}")
-
-    @staticmethod
-    def with_line(content: str, line: str) -> str:
-        """``content`` with ``line`` added at its end, once (editing twice changes nothing)."""
-        if content.endswith(line):
-            return content
-        return present.clip(f"{content}\n{line}" if content else line, present.MESSAGE_LIMIT)
-
-    async def close_prompts(self, info: GameInfo) -> int:
-        """Edit every live prompt of an ended game: no buttons, a line saying how it ended. Each
-        edit gives the same text however often it is made, so a retry after a crash is safe. The
-        number of messages closed."""
-        closing = self.closed_text("", present.end_sentence(info.id, info.status, info.result))
-        closed = 0
-        for prompt in await self.store.prompts(info.id):
-            if await self.close_prompt(prompt.channel_id, prompt.message_id, prompt.content, closing, info.id):
-                closed += 1
-        return closed
-
-    # ------------------------------------------------------------------ the lobby message
-
-    async def lobby(self, info: GameInfo) -> dict[str, Any]:
-        """The lobby message of a game as it stands: seats, options, and, while seats are
-        taken, their Join buttons and Start; once started, ended or aborted, it says so and
-        has no button."""
-        dg = await self.store.game(info.id)
-        lines = [f"**{present.game_name(info.title, info.id)}** — opened by <@{info.created_by}>",
-                 f"⏱ {present.pace_text(info.pace)} · at the deadline: "
-                 f"{present.DEADLINE_ACTIONS.get(dg.deadline_action, dg.deadline_action)} · "
-                 f"built-in player: {level_of(info)}"]
-        if info.options:
-            lines.append("Options: " + ", ".join(f"{k}={v}" for k, v in info.options.items()))
-        seats = []
-        kept = await self.reserved_seats(info) if info.status == "open" else {}
-        held = self.seats_held(info, dg, kept) if info.status == "open" else {}
-        for role in info.roles:
-            seat = info.seat(role)
-            if seat is not None:
-                seats.append(present.seat_line(role, seat.user_id, seat.is_bot, seat.display_name,
-                                               level_of(info, role)))
-            elif role in held:
-                seats.append(f"**{role}**: free (reserved for <@{held[role]}>)")
-            else:
-                seats.append(f"**{role}**: free")
-        lines.append("Seats: " + " · ".join(seats))
-        view = discord.ui.View(timeout=None)
-        if info.status == "open":
-            lines.append("Take a free seat with its button (or /game join). The game starts when every seat is "
-                         "taken; the Start button lets the built-in player take the empty ones.")
-            for n, role in enumerate(info.roles):
-                if info.seat(role) is None:
-                    view.add_item(JoinButton(info.id, n, f"Join as {role}", row=0))
-            view.add_item(StartButton(info.id, row=1))
-            if kept:
-                view.add_item(DeclineButton(info.id, row=1))
-        elif info.status == "running":
-            lines.append("▶️ The game is under way: its log and maps follow in this thread; the players get their "
-                         "prompts by direct message.")
-        elif info.status == "finished":
-            lines.append("🏁 " + present.end_sentence(info.id, info.status, info.result))
-        else:
-            lines.append("⛔ " + present.end_sentence(info.id, info.status, info.result))
-        link = await self.web_address(info)
-        if link is not None:
-            lines.append(f"🌐 On the web (zoomable map, log, replay): <{link}>")
-        return {"content": present.clip("\n".join(lines), present.MESSAGE_LIMIT), "view": view}
-
-    async def web_address(self, info: GameInfo) -> str | None:
-        """The game's web page (``bot.web``) once it started, when the operator set
-        WEB_BASE_URL; None otherwise."""
-        if info.status not in ("running", "finished") or not self.bot.settings.web_base_url:
-            return None
-        return game_link(self.bot.settings, await self.service.public_id(info.id))
-
-    async def reserved_seats(self, info: GameInfo) -> dict[str, int]:
-        """{role: user id} of the free seats kept for a player (a rematch's previous players),
-        which he alone may take until he declines or the game starts."""
-        kept = await self.store.reservations(info.id)
-        return {role: user for role, user in kept.items() if role in info.free_roles}
-
-    @staticmethod
-    def seats_held(info: GameInfo, dg: DiscordGame, kept: dict[str, int]) -> dict[str, int]:
-        """{role: user id} of the free seats the lobby shows as reserved: those ``kept`` for a
-        rematch's players, and the one an invitation of ``/game new`` holds while the invited
-        player is not seated (shown on the last free seat not kept; joining refuses the others
-        only the last such seat, whichever it is: ``Lobby.seat_user``)."""
-        held = dict(kept)
-        rest = [r for r in info.free_roles if r not in held]
-        if dg.invited_user_id and rest and not info.roles_of(dg.invited_user_id):
-            held[rest[-1]] = dg.invited_user_id
-        return held
-
-    async def refresh_lobby(self, game_pk: int) -> None:
-        """Edit the game's lobby message to what it should say now (the same edit twice changes
-        nothing, so a retry is safe). Nothing when the game has no lobby message."""
-        dg = await self.store.game(game_pk)
-        if dg.lobby_message_id is None or dg.lobby_channel_id is None:
-            return
-        info = await self.service.game(game_pk)
-        body = await self.lobby(info)
-        channel = self.bot.get_partial_messageable(dg.lobby_channel_id, guild_id=info.guild_id)
-        try:
-            await channel.get_partial_message(dg.lobby_message_id).edit(
-                content=body["content"], view=body["view"] if body["view"].children else None)
-        except discord.NotFound:
-            log.info("the lobby message of game %s is gone", game_pk)
-            await self.store.update_game(game_pk, lobby_message_id=None, lobby_channel_id=None)
 
     async def role_by_index(self, game_pk: int, ridx: int) -> str:
         """A button names its seat by index into the game's roles (fixed for a game's life)."""
