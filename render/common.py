@@ -30,7 +30,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-from render.palette import (  # noqa: F401  (re-exported: callers draw with ``render.common as C``)
+from render.palette import (
     ALERT,
     FACTIONS,
     HIGHLIGHT,
@@ -56,7 +56,7 @@ from render.palette import (  # noqa: F401  (re-exported: callers draw with ``re
     luminance,
     mix,
 )
-from render.shapes import (  # noqa: F401  (re-exported: callers draw with ``render.common as C``)
+from render.shapes import (
     EMBLEMS,
     banner,
     emblem,
@@ -68,7 +68,7 @@ from render.shapes import (  # noqa: F401  (re-exported: callers draw with ``ren
     shield_points,
     star_points,
 )
-from render.sprites import (  # noqa: F401  (re-exported: callers draw with ``render.common as C``)
+from render.sprites import (
     PNG_COMPRESS_LEVEL,
     animate_gif,
     blank_png,
@@ -81,6 +81,71 @@ from render.sprites import (  # noqa: F401  (re-exported: callers draw with ``re
 
 FONTS_DIR = Path(__file__).with_name("fonts")
 DATA_DIR = Path(__file__).with_name("data")
+
+# Everything a picture draws with, one import away (``from render import common as C``).
+__all__ = [
+    "ALERT",
+    "Box",
+    "Colour",
+    "DATA_DIR",
+    "ELLIPSIS",
+    "EMBLEMS",
+    "FACTIONS",
+    "FONTS_DIR",
+    "FactionStyle",
+    "Fitted",
+    "HIGHLIGHT",
+    "INK",
+    "MIN_TEXT",
+    "MUTED",
+    "NEUTRAL_FACTION",
+    "OI",
+    "PANEL",
+    "PANEL_EDGE",
+    "PAPER",
+    "PARCHMENT",
+    "PNG_COMPRESS_LEVEL",
+    "RGB",
+    "RGBA",
+    "SIDES",
+    "SPECIAL_BLOCKS",
+    "SideStyle",
+    "TEXT_TOLERANCE",
+    "TextRecord",
+    "WHITE",
+    "animate_gif",
+    "banner",
+    "blank_png",
+    "cached_layer",
+    "card_back",
+    "card_frame",
+    "clear_caches",
+    "content_order",
+    "contrast_ink",
+    "emblem",
+    "encode_png",
+    "faction_style",
+    "fit_text",
+    "font",
+    "icon",
+    "luminance",
+    "mix",
+    "new_rgba",
+    "panel",
+    "paragraph",
+    "paste",
+    "pips",
+    "recording",
+    "regular_polygon",
+    "rounded",
+    "shield",
+    "shield_points",
+    "star_points",
+    "supersampled",
+    "text_width",
+    "titled",
+    "wrap",
+]
 
 
 # ---------------------------------------------------------------------------------------
