@@ -28,6 +28,10 @@ Why these choices:
 ``--quick`` runs every figure with fewer repetitions (under a minute on the 2-core
 reference machine); ``--only PREFIX`` limits the run to figures whose name starts with it.
 
+``--processes N[,N...]`` and ``--games-per-process N[,N...]`` choose the PostgreSQL figure's
+sets (``throughput.pg_processes``, one line for each process count and games per process; by
+default 1, 2 and up to the machine's cores, 50 games a process with ``--quick``, 100 without).
+
 ``--ai`` runs only the search player's figures (long: hours at the issues' sizes;
 ``benchmarks/ai_sets.py`` says how, and how its ledger lets a run go on later).
 
@@ -65,6 +69,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options beyond ``--quick`` (which ``alcazaba bench`` already defines)."""
     parser.add_argument("--only", metavar="PREFIX", help="only figures whose name starts with PREFIX")
     parser.add_argument("--keep", metavar="DIR", help="keep the benchmark's databases in DIR")
+    parser.add_argument("--processes", type=postgres.counts_option, metavar="N[,N...]",
+                        help="throughput.pg_processes: the numbers of player processes (default 1, 2 and "
+                             "doubling up to the machine's cores)")
+    parser.add_argument("--games-per-process", type=postgres.counts_option, metavar="N[,N...]",
+                        help="throughput.pg_processes: games each process plays (default 50; 100 without --quick)")
     parser.add_argument("--ai", action="store_true",
                         help="only the search player against the easy player (long; ai.winrate, ai.think_s)")
     parser.add_argument("--game", action="append", metavar="G", help="with --ai: a game (repeatable; default all)")
@@ -124,13 +133,14 @@ def main(argv: argparse.Namespace | Sequence[str] | None = None) -> int:
     failed = False
     with _workdir(getattr(args, "keep", None)) as workdir:
         bench = Bench(plan, workdir, print_line, only)
+        processes = getattr(args, "processes", None) or postgres.default_process_counts(os.cpu_count())
+        per_process = getattr(args, "games_per_process", None) or [postgres.default_games_per_process(bench)]
         sections: list[tuple[tuple[str, ...], Callable[[], Any]]] = [
             (("engine.",), lambda: engine_speed.engine_figures(bench)),
             (("engine.step.granada.late", "engine.playouts_per_s."), lambda: engine_speed.engine_speed_figures(bench)),
             (("service.", "throughput.", "storage.bytes", "memory."),
              lambda: asyncio.run(service.service_figures(bench))),
-            (("throughput.pg_two_processes", "throughput.pg_floor_two_processes"),
-             lambda: postgres.pg_two_processes(bench)),
+            (postgres.PG_FIGURES, lambda: postgres.pg_figures(bench, processes, per_process)),
             (("storage.granada_game_bytes",), lambda: asyncio.run(store.granada_game_bytes(bench))),
             (("render.",), lambda: pictures.render_figures(bench)),
             (("web.",), lambda: asyncio.run(web.web_figures(bench))),

@@ -46,7 +46,7 @@ FLOORS: dict[str, float] = {
     "throughput.pg_two_processes": 2000.0,
 }
 PG_URL_VARIABLE = "ALCAZABA_TEST_PG_URL"
-"""The PostgreSQL server of ``throughput.pg_two_processes`` (.ci/postgres.sh exports it); the
+"""The PostgreSQL server of the ``throughput.pg_*`` figures (.ci/postgres.sh exports it); the
 figure makes a database of its own there and drops it at the end."""
 
 

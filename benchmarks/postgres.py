@@ -4,12 +4,16 @@ the statements of those steps on the driver."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,24 +32,93 @@ from benchmarks.common import (
 from benchmarks.service import front_end_step
 from engine.rng import Generator
 
+PG_FIGURE = "throughput.pg_processes"
+PG_TWO = "throughput.pg_two_processes"
+PG_FLOOR_TWO = "throughput.pg_floor_two_processes"
+PG_FIGURES = (PG_FIGURE, PG_TWO, PG_FLOOR_TWO)
+CPU_OVER_FLOOR = 1.5
+"""Issue 33: a service step's CPU (players and server) at most this many times the floor's."""
 
-def pg_two_processes(bench: Bench) -> None:
-    """Steps per second of two processes playing at once on one PostgreSQL database, each
-    its half of the games, each step as a front end makes it (view, then apply), as
-    ``throughput.steps_per_s`` does in one process on SQLite; then
-    ``throughput.pg_floor_two_processes``, the same two processes running only the
-    statements of those steps on the driver (asyncpg), with no engine and no service
-    code: what this machine's PostgreSQL allows at most. Each figure says the CPU time
-    per step of each player process and of the PostgreSQL server (its backends), so that
-    what bounds the figure is measured in every run."""
-    name = "throughput.pg_two_processes"
-    floor_name = "throughput.pg_floor_two_processes"
+
+def default_process_counts(cores: int | None) -> list[int]:
+    """1 and 2, then doubling up to the machine's cores, and the cores themselves: 1, 2 on two
+    cores; 1, 2, 4, 6 on six; 1, 2, 4, 8, 16 on sixteen."""
+    top = max(2, cores or 1)
+    counts = [1]
+    n = 2
+    while n <= top:
+        counts.append(n)
+        n *= 2
+    if counts[-1] != top:
+        counts.append(top)
+    return counts
+
+
+def counts_option(text: str) -> list[int]:
+    """``N[,N...]`` of the command line: distinct positive counts, in increasing order."""
+    try:
+        values = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of counts: {text!r}") from None
+    if not values or values[0] < 1:
+        raise argparse.ArgumentTypeError(f"counts are at least 1: {text!r}")
+    return values
+
+
+def default_games_per_process(bench: Bench) -> int:
+    """The games each process plays: as ``throughput.pg_two_processes`` always had them
+    (100 in all with ``--quick``, 200 otherwise, half a process)."""
+    return (CONCURRENT_GAMES // 2 if bench.plan.quick else CONCURRENT_GAMES) // 2
+
+
+@dataclass
+class Measured:
+    """One run of a script in its processes: the steps of each whole second (the first one a
+    warm-up), the CPU seconds of each process and of the PostgreSQL server (None when the
+    server's processes cannot be read here), and the steps made over the measured time."""
+
+    rates: list[float]
+    clients: list[float]
+    server_cpu: float | None
+    steps: int
+    total_steps: int
+
+    def cpu(self) -> dict[str, Any]:
+        """CPU milliseconds per step: all the processes together, each of them, the server's,
+        and the sum (None without the server's)."""
+        per = 1000 / max(1, self.steps)
+        clients = sum(self.clients)
+        return {"client_cpu_ms_per_step": rounded(per * clients),
+                "client_cpu_ms_per_step_each": [rounded(per * c) for c in self.clients],
+                "server_cpu_ms_per_step": None if self.server_cpu is None else rounded(per * self.server_cpu),
+                "cpu_ms_per_step": None if self.server_cpu is None else rounded(per * (clients + self.server_cpu))}
+
+    def summary(self) -> dict[str, Any]:
+        """The figure's own fields: the rate's median, mean and least, and the CPU."""
+        return {"median": rounded(statistics.median(self.rates)), "mean": rounded(statistics.mean(self.rates)),
+                "min": min(self.rates), "total_steps": self.total_steps, **self.cpu()}
+
+
+def pg_figures(bench: Bench, counts: Sequence[int], per_process: Sequence[int]) -> None:
+    """``throughput.pg_processes``: steps per second of N processes playing at once on one
+    PostgreSQL database, for each N of ``counts`` and each number of games a process plays of
+    ``per_process``, each process its own games, each step as a front end makes it (view, then
+    apply), as ``throughput.steps_per_s`` does in one process on SQLite. Beside each, the floor
+    (``floor`` and ``baseline``): the same processes on the same games running only the
+    statements of those steps on the driver (asyncpg), with no engine and no service code,
+    what this machine's PostgreSQL allows at most. Each says the CPU time per step of the
+    player processes and of the PostgreSQL server (its backends, read from /proc), so that
+    what bounds the figure is measured in every run, and ``cpu_vs_floor``: how many times the
+    floor's CPU a step costs (issue 33: at most ``CPU_OVER_FLOOR``).
+
+    Two processes are also printed under the names they had before the count was variable,
+    ``throughput.pg_two_processes`` and ``throughput.pg_floor_two_processes``."""
     server = os.environ.get(PG_URL_VARIABLE, "")
     game_id = bench.service_game()
     if not server or game_id is None:
-        for figure_name in (name, floor_name):
-            bench.emit(skipped(figure_name, f"{PG_URL_VARIABLE} is not set (eval \"$(.ci/postgres.sh)\")"
-                              if not server else "no game is registered"))
+        for name in PG_FIGURES:
+            bench.emit(skipped(name, f"{PG_URL_VARIABLE} is not set (eval \"$(.ci/postgres.sh)\")"
+                               if not server else "no game is registered"))
         return
     import sqlalchemy as sa
     from sqlalchemy.engine import make_url
@@ -56,50 +129,69 @@ def pg_two_processes(bench: Bench) -> None:
     admin = sa.create_engine(make_url(server).set(drivername="postgresql+psycopg2", database="postgres"),
                              isolation_level="AUTOCOMMIT")
     url = make_url(server).set(database=database).render_as_string(hide_password=False)
-    games = CONCURRENT_GAMES // 2 if bench.plan.quick else CONCURRENT_GAMES
+    sets = [(p, g) for g in per_process for p in counts]
     try:
         with admin.connect() as conn:
             conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
             conn.exec_driver_sql(f'CREATE DATABASE "{database}"')
             postmaster = _postmaster_pid(conn)
         migrate(url)
-        seats = asyncio.run(_pg_games(url, game_id, games))
+        # Each set plays games of its own: the floor's rows are not real moves, so a game it
+        # wrote to can no longer be loaded by the service.
+        seats = asyncio.run(_pg_games(url, game_id, sum(p * g for p, g in sets)))
         pks = sorted({pk for pk, _ in seats})
-        halves = [[[pk, role, uid] for (pk, role), uid in seats.items() if pk in half]
-                  for half in (pks[0::2], pks[1::2])]
-        for figure_name, script in ((name, PG_PLAYER), (floor_name, PG_FLOOR)):
-            stamps, start_at, clients, server_cpu = _pg_processes(bench, script, url, halves, postmaster)
-            seconds = max(2, int(bench.plan.throughput_s))
-            windows = [0] * seconds
-            for t in stamps:
-                k = int(t - start_at)
-                if 0 <= k < seconds:
-                    windows[k] += 1
-            rates = [float(w) for w in windows[1:]]
-            steps = max(1, sum(windows))
-            bench.emit(figure(figure_name, "steps/s", rates, game=game_id, games=games, processes=2,
-                             mean=rounded(sum(windows[1:]) / (seconds - 1)), total_steps=len(stamps),
-                             warmup_s=1, min=min(rates),
-                             client_cpu_ms_per_step=[rounded(1000 * c / steps) for c in clients],
-                             server_cpu_ms_per_step=rounded(1000 * server_cpu / steps),
-                             cpu_ms_per_step=rounded(1000 * (sum(clients) + server_cpu) / steps),
-                             cores=os.cpu_count()))
+        for processes, games in sets:
+            mine, pks = pks[: processes * games], pks[processes * games:]
+            parts = [[[pk, role, uid] for (pk, role), uid in seats.items() if pk in mine[i::processes]]
+                     for i in range(processes)]
+            played = _measure(bench, PG_PLAYER, url, parts, postmaster)
+            floor = _measure(bench, PG_FLOOR, url, parts, postmaster)
+            mine_cpu, floor_cpu = played.cpu()["cpu_ms_per_step"], floor.cpu()["cpu_ms_per_step"]
+            judged: dict[str, Any] = {"target": f"cpu_ms_per_step <= {CPU_OVER_FLOOR:g} x the floor's (issue 33)"}
+            if mine_cpu is not None and floor_cpu:
+                judged["cpu_vs_floor"] = rounded(mine_cpu / floor_cpu)
+                judged["meets_target"] = mine_cpu <= CPU_OVER_FLOOR * floor_cpu
+            common: dict[str, Any] = {"game": game_id, "processes": processes, "games_per_process": games,
+                      "games": processes * games, "warmup_s": 1, "cores": os.cpu_count()}
+            line = figure(PG_FIGURE, "steps/s", played.rates, floor.rates, **common,
+                          **{k: v for k, v in played.summary().items() if k != "median"},
+                          floor=floor.summary(), **judged)
+            bench.emit(line)
+            if processes == 2:
+                for name, run in ((PG_TWO, played), (PG_FLOOR_TWO, floor)):
+                    cpu = run.cpu()
+                    bench.emit(figure(name, "steps/s", run.rates, **common, mean=run.summary()["mean"],
+                                      total_steps=run.total_steps, min=min(run.rates),
+                                      client_cpu_ms_per_step=cpu["client_cpu_ms_per_step_each"],
+                                      server_cpu_ms_per_step=cpu["server_cpu_ms_per_step"],
+                                      cpu_ms_per_step=cpu["cpu_ms_per_step"]))
     finally:
         with admin.connect() as conn:
             conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         admin.dispose()
 
 
+def _measure(bench: Bench, script: str, url: str, parts: list[list[list[Any]]], postmaster: int | None) -> Measured:
+    """Run ``script`` in one process per part of the seats, started together, for the plan's
+    ``throughput_s`` (at least 2 s, the first second a warm-up not counted in the rates)."""
+    seconds = max(2, int(bench.plan.throughput_s))
+    stamps, start_at, clients, server_cpu = _pg_processes(script, url, parts, seconds, postmaster)
+    windows = [0] * seconds
+    for t in stamps:
+        k = int(t - start_at)
+        if 0 <= k < seconds:
+            windows[k] += 1
+    return Measured([float(w) for w in windows[1:]], clients, server_cpu, max(1, sum(windows)), len(stamps))
 
-def _pg_processes(bench: Bench, script: str, url: str, halves: list[list[list[Any]]],
-                  postmaster: int | None) -> tuple[list[float], float, list[float], float]:
-    """Run ``script`` in two processes, one per half of the seats, started together:
-    the times of their steps, the start, each process's CPU seconds and the PostgreSQL
-    server's over the measured time (the server's: 0 when its processes cannot be read)."""
-    seconds = bench.plan.throughput_s
-    procs = [subprocess.Popen([sys.executable, "-c", script, url, json.dumps(half), str(seconds)],
+
+def _pg_processes(script: str, url: str, parts: list[list[list[Any]]], seconds: float,
+                  postmaster: int | None) -> tuple[list[float], float, list[float], float | None]:
+    """Run ``script`` in one process per part of the seats, started together: the times of
+    their steps, the start, each process's CPU seconds and the PostgreSQL server's over the
+    measured time (the server's: None when its processes cannot be read)."""
+    procs = [subprocess.Popen([sys.executable, "-c", script, url, json.dumps(part), str(seconds)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=str(repo_root()))
-             for half in halves]
+             for part in parts]
     try:
         for proc in procs:  # each has imported, connected and loaded its games
             assert proc.stdout is not None
@@ -114,7 +206,8 @@ def _pg_processes(bench: Bench, script: str, url: str, halves: list[list[list[An
         time.sleep(max(0.0, start_at - time.time()))
         server_start = _server_cpu(postmaster)
         time.sleep(max(0.0, start_at + seconds - time.time()))
-        server_cpu = _server_cpu(postmaster) - server_start
+        server_end = _server_cpu(postmaster)
+        server_cpu = None if server_start is None or server_end is None else server_end - server_start
         stamps: list[float] = []
         clients: list[float] = []
         for proc in procs:
@@ -130,7 +223,6 @@ def _pg_processes(bench: Bench, script: str, url: str, halves: list[list[list[An
                 proc.kill()
                 proc.wait()
     return stamps, start_at, clients, server_cpu
-
 
 
 PG_PLAYER = r"""
@@ -150,34 +242,52 @@ print(json.dumps({"stamps": stamps, "cpu_s": cpu_s}), flush=True)
 
 def _postmaster_pid(conn: Any) -> int | None:
     """The PostgreSQL server's main process on this machine (the parent of our backend), or
-    None when it runs elsewhere."""
+    None when it runs elsewhere: on another machine, or in a container, where the backend's
+    process id names another process here (so both must be PostgreSQL's)."""
     backend = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
     try:
-        return int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        parent = int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        names = [Path(f"/proc/{pid}/comm").read_text().strip() for pid in (backend, parent)]
     except (OSError, ValueError, IndexError):
         return None
+    return parent if all(name.startswith("postgres") for name in names) else None
 
 
-def _server_cpu(postmaster: int | None) -> float:
-    """CPU seconds of the PostgreSQL server so far: its main process, its live children (the
-    backends, the WAL writer...) and the children it reaped (``cutime``/``cstime``)."""
+def _server_cpu(postmaster: int | None) -> float | None:
+    """CPU seconds of the PostgreSQL server so far (None when it is not on this machine): its
+    main process, its live children (the backends, the WAL writer...) and the children it
+    reaped (``cutime``/``cstime``), from /proc/<pid>/stat.
+
+    A backend that exits while /proc is read (a player process closing its connections) would
+    be in neither the children read nor the main process's ``cutime`` read before it: its CPU
+    would be lost from the sum. So the main process is read again after the children, and the
+    whole reading made again until the two agree."""
     if postmaster is None:
-        return 0.0
+        return None
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        pid, ppid = int(entry.name), int(fields[1])
-        if pid == postmaster:
-            total += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
-        elif ppid == postmaster:
-            total += int(fields[11]) + int(fields[12])
-    return total / tick
+    for _ in range(20):
+        before = _stat(postmaster)
+        if before is None:
+            return None
+        children = 0
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and entry.name != str(postmaster):
+                fields = _stat(int(entry.name))
+                if fields is not None and int(fields[1]) == postmaster:
+                    children += int(fields[11]) + int(fields[12])  # utime stime
+        after = _stat(postmaster)
+        if after is not None and after[11:15] == before[11:15]:
+            return (sum(int(f) for f in after[11:15]) + children) / tick  # utime stime cutime cstime
+    raise RuntimeError("the PostgreSQL server's processes kept changing while their CPU time was read")
+
+
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command's name (``fields[1]`` is the parent,
+    ``fields[11:15]`` utime, stime, cutime, cstime), or None when the process is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
 
 
 async def _pg_games(url: str, game_id: str, count: int) -> dict[tuple[int, str], int]:
@@ -201,7 +311,7 @@ async def _pg_games(url: str, game_id: str, count: int) -> dict[tuple[int, str],
 
 
 async def pg_player(url: str, seats: list[list[Any]], seconds: float) -> tuple[list[float], float]:
-    """One process of ``throughput.pg_two_processes``: loads its games, prints "ready", reads
+    """One process of ``throughput.pg_processes``: loads its games, prints "ready", reads
     the start time (wall clock, shared with the other process) from stdin, then plays its
     games at once for ``seconds``; the time of each step, and the CPU seconds it took."""
     from bot.service import GameService, StaleVersion
@@ -256,13 +366,13 @@ _FLOOR_OUTBOX = ("INSERT INTO outbox (game_pk, kind, recipient, payload, dedupe_
 
 
 async def pg_floor_player(url: str, seats: list[list[Any]], seconds: float) -> tuple[list[float], float]:
-    """One process of ``throughput.pg_floor_two_processes``: for each of its games at once,
+    """One process of the floor of ``throughput.pg_processes``: for each of its games at once,
     the statements of a front end's step without the engine or the service (the view's
     statement; then, in one transaction, the locked read, the move row, the game row and two
     notification rows), with payloads of a step's size, on a pool of 15 connections (as many
     as SQLAlchemy's pool gave the service, 5 and 10 more when busy; the service now keeps 8 of
     its own, ``bot.db.PG_DRIVERS``). What PostgreSQL and the driver allow on this machine for
-    those statements, to hold ``throughput.pg_two_processes`` against."""
+    those statements, to hold ``throughput.pg_processes`` against."""
     from datetime import UTC, datetime
 
     import asyncpg
