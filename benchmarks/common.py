@@ -50,7 +50,6 @@ PG_URL_VARIABLE = "ALCAZABA_TEST_PG_URL"
 figure makes a database of its own there and drops it at the end."""
 
 
-
 # --------------------------------------------------------------------------- statistics and output
 
 
@@ -193,6 +192,11 @@ class Plan:
 
 @dataclass
 class Bench:
+    """One run: its plan, its scratch directory and where its lines go (``only``: the prefix
+    of the figures asked for). The random games the engine figures played and the databases
+    made so far are kept here for the later sections (each section a module's function taking
+    the run)."""
+
     plan: Plan
     workdir: Path
     out: Callable[[dict[str, Any]], None]
@@ -207,7 +211,6 @@ class Bench:
     def emit(self, line: dict[str, Any]) -> None:
         if self.only is None or str(line.get("name", "")).startswith(self.only):
             self.out(line)
-
 
     def played_games(self, game_id: str, count: int) -> list[PlayedGame]:
         """Finished random games of ``game_id`` (from the engine figures when possible)."""
@@ -250,5 +253,6 @@ class Bench:
 
 
 def repo_root() -> Path:
+    """The clone's top directory (benchmarks/ is not installed: it runs from a clone)."""
     return Path(__file__).resolve().parent.parent
 

@@ -25,6 +25,8 @@ from engine.rng import Generator
 
 
 def engine_figures(bench: Bench) -> None:
+    """``engine.step.<game>`` and ``engine.game.<game>`` for every registered game: random games
+    until the plan's count or time budget, kept in ``bench.played`` for the later sections."""
     for game_id in sorted(engine.GAMES):
         module = engine.get(game_id)
         games: list[PlayedGame] = []
@@ -46,7 +48,6 @@ def engine_figures(bench: Bench) -> None:
             bench.emit(figure(f"engine.game.{game_id}", "ms", whole, **extra))
         else:
             bench.emit(skipped(f"engine.game.{game_id}", f"no random game ended within {MAX_GAME_STEPS} steps"))
-
 
 
 # --------------------------------------------------------------------------- engine speed (issue 15)

@@ -25,11 +25,12 @@ from benchmarks.common import (
 
 
 def memory_figure(bench: Bench) -> None:
+    """``memory.bot_rss_mb`` over a copy of the stored-games database (see the module's notes)."""
     name = "memory.bot_rss_mb"
     if bench.db_path is None:
         bench.emit(skipped(name, "no stored-games database (no game registered)"))
         return
-    if not Path("/proc/bench/status").exists():
+    if not Path("/proc/self/status").exists():
         bench.emit(skipped(name, "needs /proc to read a process's RSS"))
         return
     db = bench.workdir / "memory.db"
@@ -56,14 +57,11 @@ def memory_figure(bench: Bench) -> None:
     bench.emit(figure(name, "MB", samples, process=what, stored_games=games))
 
 
-
-
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError(f"no VmRSS for process {pid}")
-
 
 
 def discord_unavailable() -> str | None:
@@ -142,7 +140,6 @@ async def rss_of_discord_bot(db: Path, workdir: Path, samples: int) -> tuple[lis
                 proc.kill()
                 await proc.wait()
         await standin.stop()
-
 
 
 SERVICE_PROBE = r"""

@@ -23,6 +23,7 @@ from engine.api import GameModule
 
 
 def render_figures(bench: Bench) -> None:
+    """``render.<kind>.<game>`` for every picture kind of every game (see :func:`render_cases`)."""
     for game_id in sorted(engine.GAMES):
         kinds = render_kinds(game_id)
         if isinstance(kinds, str):
@@ -40,7 +41,6 @@ def leaderboard_figure(bench: Bench) -> None:
     from render.leaderboard import bench_case, leaderboard
 
     bench.emit(time_render("render.leaderboard", leaderboard, bench_case(), bench.plan.render_reps))
-
 
 
 def render_cases(bench: Bench, game_id: str, kinds: dict[str, Callable[..., bytes]]) -> dict[str, tuple[Any, Any]]:
@@ -72,7 +72,6 @@ def render_cases(bench: Bench, game_id: str, kinds: dict[str, Callable[..., byte
         else:
             cases[kind] = (f"could not draw it from a random game's views ({error})", None)
     return cases
-
 
 
 KNOWN_KINDS = ("board", "hand", "battle", "battle_board", "reveal", "final_reveal", "replay", "closeup", "close_up")

@@ -38,8 +38,9 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
-
 async def service_figures(bench: Bench) -> None:
+    """``service.step`` on the stored-games database, then ``throughput.steps_per_s`` and
+    ``storage.bytes_per_move`` on the same database."""
     from bot.service import GameService
     from bot.settings import sqlite_url
 
@@ -112,7 +113,6 @@ async def service_figures(bench: Bench) -> None:
                      build_seconds=round(build_s, 1)))
     await throughput(bench, path, game_id, concurrent, seats)
     storage_per_move(bench, path, mark)
-
 
 
 async def throughput(bench: Bench, path: Path, game_id: str, games: list[int], seats: dict[tuple[int, str], int]) -> None:
@@ -193,7 +193,6 @@ async def throughput(bench: Bench, path: Path, game_id: str, games: list[int], s
                      cpu_ms_per_step=rounded(1000 * cpu_s / max(1, len(stamps)))))
 
 
-
 def sqlite_floor(path: Path, rows: list[tuple[str, str, str]]) -> list[float]:
     """Bare sqlite3: insert the same bytes as each service step and commit, with the
     service's journal settings (WAL, synchronous=NORMAL). Milliseconds per row."""
@@ -210,7 +209,6 @@ def sqlite_floor(path: Path, rows: list[tuple[str, str, str]]) -> list[float]:
         times.append((time.perf_counter() - s0) * 1000)
     con.close()
     return times
-
 
 
 async def front_end_step(service: GameService, pk: int, active: list[str], pick: Generator,

@@ -62,7 +62,6 @@ async def build_store(bench: Bench) -> tuple[Path, dict[str, dict[int, State]]]:
     return path, templates
 
 
-
 def storage_per_move(bench: Bench, path: Path, mark: int) -> None:
     """Bytes of one move-log row: its stored values (median, p95), and the table plus its
     indexes on disk divided by the rows (``disk_bytes_per_move``). Template and freshly
@@ -100,8 +99,9 @@ def storage_per_move(bench: Bench, path: Path, mark: int) -> None:
         bench.emit(skipped("storage.bytes_per_move", "no move was stored"))
 
 
-
 async def granada_game_bytes(bench: Bench) -> None:
+    """``storage.granada_game_bytes``: the growth of a database (after VACUUM) for one finished
+    random Granada game played through the service by two seated players."""
     name = "storage.granada_game_bytes"
     if "granada" not in engine.GAMES:
         bench.emit(skipped(name, "granada is not in engine.GAMES yet"))
@@ -142,7 +142,6 @@ async def granada_game_bytes(bench: Bench) -> None:
         details.append({"moves": counts["move"], "outbox_rows": counts["outbox"], "bytes": size})
     bench.emit(figure(name, "bytes", sizes, games=details,
                      note="whole database growth (game, seats, move log, state, sent notifications) after VACUUM"))
-
 
 
 def bulk_copy(path: Path, templates: list[int], total: int) -> None:
@@ -188,7 +187,6 @@ def bulk_copy(path: Path, templates: list[int], total: int) -> None:
     con.execute("ANALYZE")
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()
-
 
 
 def vacuumed_size(path: Path) -> int:
