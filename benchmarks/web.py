@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from benchmarks.bench import Bench
+    from benchmarks.common import Bench
 
 
 async def web_figures(bench: Bench) -> None:
@@ -22,7 +22,7 @@ async def web_figures(bench: Bench) -> None:
     from aiohttp import web
 
     import render
-    from benchmarks.bench import figure
+    from benchmarks.common import figure
     from bot.service import GameService
     from bot.settings import Settings, sqlite_url
     from bot.web.app import WebApp

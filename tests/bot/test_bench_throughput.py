@@ -1,4 +1,4 @@
-"""``throughput.steps_per_s`` plays all its games in turns (benchmarks/bench.py): on SQLite
+"""``throughput.steps_per_s`` plays all its games in turns (benchmarks/service.py): on SQLite
 nothing in a step waits, and the figure once played about 20 of its 200 games, each alone
 for hundreds of steps. No timing is asserted: only which games the figure played."""
 
@@ -8,7 +8,8 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from benchmarks.bench import Bench, Plan
+from benchmarks.common import Bench, Plan
+from benchmarks.service import throughput
 from bot.service import GameService
 from bot.settings import sqlite_url
 from tests.bot.test_service import ANN, BOB
@@ -30,7 +31,7 @@ async def test_the_throughput_figure_steps_every_game(db_path: Path, tmp_path: P
         await service.close()
     lines: list[dict[str, Any]] = []
     plan = dataclasses.replace(Plan.make(True), throughput_s=0.5)
-    await Bench(plan, tmp_path, lines.append).throughput(db_path, "toy", games, seats)
+    await throughput(Bench(plan, tmp_path, lines.append), db_path, "toy", games, seats)
     (figure,) = lines
     assert figure["name"] == "throughput.steps_per_s" and figure["games"] == 20
     assert figure["games_stepped"] == 20, figure

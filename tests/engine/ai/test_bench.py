@@ -8,26 +8,26 @@ from typing import Any
 
 import pytest
 
-from benchmarks import bench
+from benchmarks import ai_sets
 from bot import cli
 
 
 def test_wilson_interval_matches_hand_computed_values() -> None:
     # worked by hand from Wilson's formula (z = 1.96): 8 in 10 gives 0.4902 to 0.9433, 0 in 10 gives
     # 0 to z²/(n + z²) = 0.2775
-    low, high = bench.wilson(8, 10)
+    low, high = ai_sets.wilson(8, 10)
     assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
-    low, high = bench.wilson(0, 10)
+    low, high = ai_sets.wilson(0, 10)
     assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
-    assert bench.wilson(0, 0) == (0.0, 1.0)
+    assert ai_sets.wilson(0, 0) == (0.0, 1.0)
 
 
 def test_ai_game_plays_to_the_end_with_the_search_in_its_seat() -> None:
-    game = bench.ai_game(("navas", "normal", 2, "muslim", 2))
+    game = ai_sets.ai_game(("navas", "normal", 2, "muslim", 2))
     assert game["finished"] and game["winner"] in ("christian", "muslim")
     assert game["ai_role"] == "muslim"
     assert game["think"], "the search never had a real choice"
-    again = bench.ai_game(("navas", "normal", 2, "muslim", 2))
+    again = ai_sets.ai_game(("navas", "normal", 2, "muslim", 2))
     assert (again["winner"], again["steps"]) == (game["winner"], game["steps"])
 
 
@@ -57,15 +57,15 @@ def test_bench_ai_refuses_an_unknown_game(capsys: pytest.CaptureFixture[str]) ->
 def test_think_time_is_judged_against_the_level_budget() -> None:
     """Issue 15: the median within the budget and the p95 at most 1.5 times it."""
     cpu = [0.1] * 20
-    within = bench.think_budget([0.4] * 18 + [0.7, 0.74], cpu, 0.5)
+    within = ai_sets.think_budget([0.4] * 18 + [0.7, 0.74], cpu, 0.5)
     assert within["meets_target"] and within["budget_s"] == 0.5
     assert within["target"] == "median <= 0.5 s, p95 <= 0.75 s"
-    slow_tail = bench.think_budget([0.4] * 18 + [0.8, 0.9], cpu, 0.5)
+    slow_tail = ai_sets.think_budget([0.4] * 18 + [0.8, 0.9], cpu, 0.5)
     assert not slow_tail["meets_target"]
-    slow = bench.think_budget([0.6] * 20, cpu, 0.5)
+    slow = ai_sets.think_budget([0.6] * 20, cpu, 0.5)
     assert not slow["meets_target"]
-    assert "meets_target" not in bench.think_budget([9.0], [9.0], None), "no budget: no verdict"
-    assert bench.think_budget([1.0, 3.0], [0.2, 0.4], 2.0)["cpu_median"] == 0.3
+    assert "meets_target" not in ai_sets.think_budget([9.0], [9.0], None), "no budget: no verdict"
+    assert ai_sets.think_budget([1.0, 3.0], [0.2, 0.4], 2.0)["cpu_median"] == 0.3
 
 
 def _winrate(out: str, name: str) -> dict[str, Any]:
@@ -105,8 +105,8 @@ def test_a_ledger_run_goes_on_where_it_stopped(tmp_path: Path, capsys: pytest.Ca
 
 
 def test_a_ledger_does_not_count_games_of_other_code(tmp_path: Path) -> None:
-    ledger = bench.Ledger(tmp_path / "ai.jsonl")
-    key = {"game": "navas", "level": "normal", "iterations": None, "code": bench.ai_code("navas")}
+    ledger = ai_sets.Ledger(tmp_path / "ai.jsonl")
+    key = {"game": "navas", "level": "normal", "iterations": None, "code": ai_sets.ai_code("navas")}
     game = {"seed": 1, "ai_role": "muslim", "think": [0.123456], "cpu": [0.1], "winners": ["muslim"]}
     ledger.add(key, game)
     ledger.add(dict(key, code="0" * 16), dict(game, seed=2))
@@ -114,13 +114,13 @@ def test_a_ledger_does_not_count_games_of_other_code(tmp_path: Path) -> None:
         torn.write('{"seed": 3, "ai_ro')
     assert list(ledger.games(key)) == [(1, "muslim")]
     assert ledger.games(key)[(1, "muslim")]["think"] == [0.1235]
-    assert bench.ai_code("navas") != bench.ai_code("granada")
+    assert ai_sets.ai_code("navas") != ai_sets.ai_code("granada")
 
 
 def test_a_games_fingerprint_covers_the_search_and_its_own_adapter_only() -> None:
     """A change to Granada's adapter does not void the 1212 games a ledger holds (nor the
     reverse), and a change to the search itself voids both."""
-    names = {game: {f.name for f in bench.search_files(game)} for game in ("navas", "granada", "sabika")}
+    names = {game: {f.name for f in ai_sets.search_files(game)} for game in ("navas", "granada", "sabika")}
     for game, files in names.items():
         assert {"search.py", "adapters.py", "__init__.py", "registry.py"} <= files, game
     assert "navas.py" in names["navas"] and "granada.py" not in names["navas"]
@@ -131,17 +131,17 @@ def test_a_games_fingerprint_covers_the_search_and_its_own_adapter_only() -> Non
 def test_a_replay_stops_after_the_decisions_asked() -> None:
     """The speed probe replays only the first decisions of a game, the same ones: a game
     replayed with ``decisions`` is the start of the whole game."""
-    whole = bench.ai_game(("navas", "normal", 2, "muslim", 2))
-    start = bench.ai_game(("navas", "normal", 2, "muslim", 2), decisions=3)
+    whole = ai_sets.ai_game(("navas", "normal", 2, "muslim", 2))
+    start = ai_sets.ai_game(("navas", "normal", 2, "muslim", 2), decisions=3)
     assert len(start["think"]) == len(start["cpu"]) == 3 < len(whole["think"])
     assert not start["finished"] and start["steps"] < whole["steps"]
 
 
 def test_the_speed_of_a_machine_is_measured_against_the_sets_first_game() -> None:
-    base = dict(bench.ai_game(("navas", "normal", 1, "christian", 2)), iterations=2)
-    speed = bench.machine_speed(base)
+    base = dict(ai_sets.ai_game(("navas", "normal", 1, "christian", 2)), iterations=2)
+    speed = ai_sets.machine_speed(base)
     assert 0.0 < speed < float("inf")
-    assert bench.machine_speed(dict(base, cpu=[])) == 1.0, "nothing to compare: the set's own machine"
+    assert ai_sets.machine_speed(dict(base, cpu=[])) == 1.0, "nothing to compare: the set's own machine"
 
 
 def test_think_time_is_given_for_each_machine_that_played_the_set() -> None:
@@ -153,7 +153,7 @@ def test_think_time_is_given_for_each_machine_that_played_the_set() -> None:
         {"think": [3.5, 3.7, 3.9], "cpu": [3.4, 3.6, 3.8], "speed": 1.94},
         {"think": [4.0], "cpu": [4.1], "speed": 2.11},
     ]
-    rows = bench.by_machine(games, 2.0)
+    rows = ai_sets.by_machine(games, 2.0)
     assert [(r["speed"], r["games"], r["n"]) for r in rows] == [(1.02, 2, 3), (2.02, 2, 4)]
     assert (rows[0]["median"], rows[0]["p95"], rows[0]["meets_target"]) == (2.0, 3.0, True)
     # 3.5, 3.7, 3.9, 4.0: median 3.8; CPU 3.4, 3.6, 3.8, 4.1: median 3.7

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import engine
-from benchmarks import bench
+from benchmarks import ai_sets
 from bot import cli
 
 
@@ -35,9 +35,9 @@ def test_every_game_gets_its_figure_from_the_command_line(capsys: pytest.Capture
 
 
 def test_a_game_is_the_same_for_the_same_seed_and_seat() -> None:
-    first = bench.ai_game(("sabika", bench.EASY_VS_RANDOM, 5, "yellow", None))
+    first = ai_sets.ai_game(("sabika", ai_sets.EASY_VS_RANDOM, 5, "yellow", None))
     assert first["finished"] and first["ai_role"] == "yellow" and first["think"]
-    again = bench.ai_game(("sabika", bench.EASY_VS_RANDOM, 5, "yellow", None))
+    again = ai_sets.ai_game(("sabika", ai_sets.EASY_VS_RANDOM, 5, "yellow", None))
     assert (again["winners"], again["steps"]) == (first["winners"], first["steps"])
 
 
@@ -50,12 +50,12 @@ def test_a_game_is_the_same_for_the_same_seed_and_seat() -> None:
      ["christian", "muslim"]),
 ])
 def test_the_winners_of_a_result(result: dict[str, Any], roles: list[str], winners: list[str]) -> None:
-    assert bench.winners_of(result, roles) == winners
+    assert ai_sets.winners_of(result, roles) == winners
 
 
 def test_a_shared_win_counts_its_share() -> None:
     game = {"ai_role": "red", "winners": ["red", "blue"]}
-    assert bench.credit(game) == 0.5
-    assert bench.credit({"ai_role": "green", "winners": ["red", "blue"]}) == 0.0
-    assert bench.credit({"ai_role": "red", "winners": ["red"]}) == 1.0
-    assert bench.credit({"ai_role": "red", "winners": []}) == 0.0  # unfinished
+    assert ai_sets.credit(game) == 0.5
+    assert ai_sets.credit({"ai_role": "green", "winners": ["red", "blue"]}) == 0.0
+    assert ai_sets.credit({"ai_role": "red", "winners": ["red"]}) == 1.0
+    assert ai_sets.credit({"ai_role": "red", "winners": []}) == 0.0  # unfinished

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks import bench
+from benchmarks import ai_sets
 from engine.granada_city import choose, rules
 from engine.granada_city.data import CATALOG, moats_of
 
@@ -62,7 +62,7 @@ def test_it_lays_a_moat_to_extend_its_longest_moat() -> None:
 
 def test_it_wins_most_three_player_games_against_random_players() -> None:
     lines: list[dict[str, Any]] = []
-    bench.ai_figures(["granada_city"], [bench.EASY_VS_RANDOM], 6, None, 1, lines.append)
+    ai_sets.ai_figures(["granada_city"], [ai_sets.EASY_VS_RANDOM], 6, None, 1, lines.append)
     figures = lines[0]
     assert figures["games"] == 6 and figures["seats"] == 3, figures
     assert figures["wins"] >= 5, figures

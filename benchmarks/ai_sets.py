@@ -1,0 +1,389 @@
+"""The search player's sets: ``--ai [--game G] [--level L] [--games N] [--iterations K] [--workers W]`` runs only the search
+player's figures (engine/ai): the level against the easy player, sides alternating, games
+played on every core at once; ``ai.winrate.<game>.<level>`` with its 95% Wilson interval and
+``ai.think_s.<game>.<level>``. It is never part of the other runs: at the issue's sizes (100
+games a side of 1212, 20 of Granada) it takes hours. ``--level easy_vs_random`` measures the
+built-in ("easy") player itself (issues 9 and 10): it in one seat, uniformly random legal play in
+every other, the seat rotating over the same deals; ``--games`` then counts games in all (default
+200) and the figure is ``ai.winrate.<game>.easy_vs_random``, same format, target 0.8.
+
+``--ledger FILE`` keeps each finished game of ``--ai`` as a line of FILE (JSON lines) with
+the fingerprint of the code that played it (``ai_code``: the search, the game's rules and
+built-in player, the harness), and plays only the games of the set that FILE does not hold
+for that code: a run of hours can stop (``--stop-after MINUTES``, a crash, the end of a working
+session) and go on later, on the same code, and the figures always cover every game the
+ledger holds for it (``from_ledger`` says how many came from earlier runs; ``complete`` whether
+the whole set is in).
+
+A set of many hours is finished over several sessions, not always on the same machine, and a
+search's budget is a number of iterations: a slower machine plays the same games more slowly.
+So each run that adds games to a ledger first measures this machine's ``speed``: it replays the
+first decisions of the set's first game (``PROBE_DECISIONS``) and divides their CPU time by
+the ledger's, and each line it adds carries that figure (lines without one count as 1.0: the
+machine of the set's first game). ``ai.think_s`` then gives, beside the whole set's figures,
+each machine's own (``machines``), judged against the budget, so a slower machine's times are
+neither hidden in the set's median nor taken for the search's cost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import engine
+from benchmarks.common import (
+    default_options,
+    figure,
+    percentile,
+    rounded,
+    skipped,
+)
+from engine.rng import Generator
+
+AI_GAMES_PER_SIDE = {"navas": 100, "granada": 20}
+"""Games per side of ``--ai`` (issue 15): a Granada game is some 400 decisions a side."""
+EASY_VS_RANDOM = "easy_vs_random"
+"""The level that measures the built-in player (engine.players) against random players."""
+EASY_VS_RANDOM_GAMES = 200
+"""Games in all of ``easy_vs_random`` (issues 9 and 10), whatever the number of seats."""
+AI_TARGETS = {"normal": 0.80, "hard": 0.90, EASY_VS_RANDOM: 0.80}
+AI_MAX_STEPS = 20_000
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95% for z = 1.96): honest near 0 and 1 and
+    for few games, where the normal approximation is not."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def winners_of(res: dict[str, Any], roles: Sequence[str]) -> list[str]:
+    """Every role sharing the win: the result's ``winners`` (Granada of Dirk Henn), else its one
+    ``winner``; a result with neither is a draw of every role (a two-player shared victory of
+    Sabika, a Granada that nobody wins). Scores are not read: "nobody wins" is not a shared win."""
+    if res.get("winners") is not None:
+        return list(res["winners"])
+    if res.get("winner") is not None:
+        return [res["winner"]]
+    return list(roles)
+
+
+def credit(game: dict[str, Any]) -> float:
+    """The measured player's share of one game: 1 for a win alone, 1/k for a win shared by k
+    (a two-player draw is the half it always was), 0 for a loss or an unfinished game."""
+    winners = game["winners"]
+    return 1.0 / len(winners) if game["ai_role"] in winners else 0.0
+
+
+AI_HARNESS = 1
+"""Bumped when ``ai_game`` changes what a game of ``--ai`` is (its seeds, seats or opponents):
+games a ledger holds from before then no longer count."""
+
+
+def ai_code(game_id: str) -> str:
+    """The fingerprint of everything that decides how a game of ``--ai`` goes: the search
+    (engine/ai, but of the games' own adapters only this game's, ``engine/ai/<game>.py``:
+    Granada's does not decide a 1212 game), the game's rules, data and built-in player with
+    the engine's shared modules (``bot.upgrade.code_fingerprint``) and the harness
+    (``AI_HARNESS``)."""
+    from bot.upgrade import code_fingerprint, files_digest
+
+    parts = [str(AI_HARNESS), code_fingerprint(engine.get(game_id)) or game_id,
+             files_digest(search_files(game_id), SEARCH_DIR)]
+    return hashlib.sha256(":".join(parts).encode()).hexdigest()[:16]
+
+
+SEARCH_DIR = Path(engine.__file__).resolve().parent / "ai"
+
+
+def search_files(game_id: str) -> list[Path]:
+    """The search's files that can decide a game of ``game_id``: all of engine/ai but the
+    other games' adapters."""
+    return [f for f in sorted(SEARCH_DIR.glob("*.py")) if f.stem == game_id or f.stem not in engine.GAMES]
+
+
+class Ledger:
+    """The finished games of ``--ai`` runs, one JSON line each (see the module notes). A line
+    is written and flushed to disk as its game ends, so a run stopped at any point keeps every
+    game it finished; a torn last line (a crash while writing) is ignored."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def games(self, key: dict[str, Any]) -> dict[tuple[int, str], dict[str, Any]]:
+        """The games held for ``key`` (game, level, iterations, code), by (seed, seat)."""
+        held: dict[tuple[int, str], dict[str, Any]] = {}
+        if not self.path.exists():
+            return held
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                game = json.loads(line)
+            except ValueError:
+                continue
+            if all(game.get(k) == v for k, v in key.items()):
+                held[(int(game["seed"]), str(game["ai_role"]))] = game
+        return held
+
+    def add(self, key: dict[str, Any], game: dict[str, Any], speed: float = 1.0) -> None:
+        """Keep one finished game, with the ``speed`` of the machine that played it
+        (:func:`machine_speed`)."""
+        line = dict(game, **key, think=[round(t, 4) for t in game["think"]], cpu=[round(t, 4) for t in game["cpu"]],
+                    speed=round(speed, 3))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(line, sort_keys=True) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+
+
+def ai_game(job: tuple[str, str, int, str, int | None], decisions: int | None = None) -> dict[str, Any]:
+    """One game: the search at ``level`` in seat ``ai_role`` against the easy player in every
+    other seat, or for ``easy_vs_random`` the easy player against uniformly random legal play.
+    Top-level so that a process pool can run it. Returns the winners and the measured player's
+    thinking times (for the search, decisions with more than one option only: the others return
+    at once; for the easy player, every decision). With ``decisions``, the game stops after that
+    many measured decisions (:func:`machine_speed`'s replay)."""
+    from engine import ai, players
+
+    game_id, level, seed, ai_role, iterations = job
+    module = engine.get(game_id)
+    state = module.setup(seed, default_options(module))
+    seeds = Generator(seed * 1_000_003 + 17)
+    think: list[float] = []
+    cpu: list[float] = []       # the same decisions' CPU time (time.process_time of this worker)
+    steps = 0
+    while module.result(state) is None and steps < AI_MAX_STEPS:
+        if decisions is not None and len(think) >= decisions:
+            break
+        active = list(module.active(state))
+        role = ai_role if ai_role in active else active[0]
+        decision_seed = seeds.randbelow(1 << 62)
+        if level == EASY_VS_RANDOM:
+            if role == ai_role:
+                t0, c0 = time.perf_counter(), time.process_time()
+                action = players.choose(module, state, role, decision_seed)
+                think.append(time.perf_counter() - t0)
+                cpu.append(time.process_time() - c0)
+            else:
+                action = Generator(decision_seed).choice(module.actions(state, role))
+        elif role == ai_role:
+            t0, c0 = time.perf_counter(), time.process_time()
+            action, stats = ai.choose_with_stats(module, state, role, decision_seed, level, iterations)
+            if stats.iterations:
+                think.append(time.perf_counter() - t0)
+                cpu.append(time.process_time() - c0)
+        else:
+            action = players.choose(module, state, role, decision_seed)
+        state = module.apply(state, role, action)
+        steps += 1
+    res = module.result(state)
+    roles = list(module.roles(default_options(module)))
+    return {"game": game_id, "level": level, "seed": seed, "ai_role": ai_role,
+            "winner": None if res is None else res.get("winner"),
+            "winners": [] if res is None else winners_of(res, roles), "finished": res is not None,
+            "steps": steps, "think": think, "cpu": cpu}
+
+
+PROBE_DECISIONS = 10
+"""Decisions replayed to measure a machine's speed: some 20 s of the reference machine at
+1212 ``hard``. A single decision's CPU ratio between two machines varies (1.3-2.4 over the 44
+of one 1212 game replayed on a slower machine, 27 Nov), the sum of ten much less."""
+
+
+def machine_speed(base: dict[str, Any]) -> float:
+    """How many times the CPU time of the machine that played ``base`` (a ledger line, the
+    set's first game) this machine takes for the same decisions: the same code replays the
+    same game, so the decisions and the work are identical and only the machine differs.
+    Relative to the set's first machine: ``base``'s own speed, if it has one, carries over."""
+    reference = base["cpu"][:PROBE_DECISIONS]
+    if not reference or sum(reference) <= 0:
+        return 1.0
+    replay = ai_game((base["game"], base["level"], int(base["seed"]), base["ai_role"], base["iterations"]),
+                     decisions=len(reference))
+    return _speed(base) * sum(replay["cpu"]) / sum(reference)
+
+
+SAME_MACHINE = 1.25
+"""Speeds within this factor of a group's lowest are one machine: the probe's
+ten decisions measure one machine 5-10% apart from run to run (2.11 for the first ten
+decisions of a 1212 game whose whole replay took 1.94 times the CPU, 27 Nov)."""
+
+
+def _speed(game: dict[str, Any]) -> float:
+    """A ledger line's machine speed; lines from before the probe were played on the set's
+    first machine."""
+    return float(game.get("speed", 1.0))
+
+
+def by_machine(done: Sequence[dict[str, Any]], budget: float | None) -> list[dict[str, Any]]:
+    """The think time of a set's games grouped by the machine that played them (speeds within
+    ``SAME_MACHINE`` of the group's first, in order of speed), each group judged against the
+    budget: what a player waited on each machine. A group is named by its median speed."""
+    groups: list[list[dict[str, Any]]] = []
+    for game in sorted(done, key=_speed):
+        if groups and _speed(game) <= SAME_MACHINE * _speed(groups[-1][0]):
+            groups[-1].append(game)
+        else:
+            groups.append([game])
+    out: list[dict[str, Any]] = []
+    for group in groups:
+        think = [t for g in group for t in g["think"]]
+        cpu = [t for g in group for t in g["cpu"]]
+        if not think:
+            continue
+        speed = statistics.median(_speed(g) for g in group)
+        row: dict[str, Any] = {"speed": round(speed, 2), "games": len(group), "n": len(think),
+                               "median": rounded(statistics.median(think)), "p95": rounded(percentile(think, 95))}
+        out.append(row | think_budget(think, cpu, budget))
+    return out
+
+
+def play_ai_jobs(jobs: list[tuple[str, str, int, str, int | None]], workers: int, label: str,
+                 keep: Callable[[dict[str, Any]], None] | None = None,
+                 stop_at: float | None = None) -> list[dict[str, Any]]:
+    """Play the games, ``workers`` at once, saying each result on stderr as it comes and
+    handing it to ``keep``; no game starts after ``stop_at`` (``time.perf_counter``), and the
+    games still being played then are abandoned."""
+    import multiprocessing
+
+    started = time.perf_counter()
+    done: list[dict[str, Any]] = []
+
+    def over() -> bool:
+        return stop_at is not None and time.perf_counter() >= stop_at
+
+    def note(game: dict[str, Any]) -> None:
+        done.append(game)
+        if keep is not None:
+            keep(game)
+        share = credit(game)
+        mark = "won" if share == 1.0 else "lost" if share == 0.0 else f"shared ({share:.2f})"
+        print(f"bench --ai: {label} {len(done)}/{len(jobs)}: seed {game['seed']} as {game['ai_role']} {mark} "
+              f"in {game['steps']} steps ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
+
+    if not jobs:
+        return done
+    if workers > 1:
+        with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+            results = pool.imap_unordered(ai_game, jobs, chunksize=1)
+            for _ in jobs:
+                while True:
+                    try:
+                        note(results.next(timeout=5))
+                        break
+                    except multiprocessing.TimeoutError:
+                        if over():
+                            pool.terminate()
+                            return done
+                if over():
+                    pool.terminate()
+                    return done
+    else:
+        for job in jobs:
+            if over():
+                break
+            note(ai_game(job))
+    return done
+
+
+def think_budget(think: Sequence[float], cpu: Sequence[float], budget: float | None) -> dict[str, Any]:
+    """The CPU time of the same decisions beside their wall time, and, for a level's own budget
+    (issue 15: median within it, p95 at most 1.5 times it), whether the wall time meets it. A
+    player waits the wall time; on a machine shared with other work the CPU time (``cpu_*``)
+    says what the search itself took."""
+    out: dict[str, Any] = {"cpu_median": rounded(statistics.median(cpu)), "cpu_p95": rounded(percentile(cpu, 95))}
+    if budget:
+        out["budget_s"] = budget
+        out["target"] = f"median <= {budget:g} s, p95 <= {1.5 * budget:g} s"
+        out["meets_target"] = statistics.median(think) <= budget and percentile(think, 95) <= 1.5 * budget
+    return out
+
+
+def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None, iterations: int | None,
+               workers: int, out: Callable[[dict[str, Any]], None], ledger: Ledger | None = None,
+               stop_at: float | None = None) -> None:
+    """``ai.winrate.<game>.<level>`` (with its 95% Wilson interval) and ``ai.think_s.<game>.<level>``:
+    the level against the easy player (``easy_vs_random``: the easy player against random ones),
+    in the game's default seats, the seat rotating over the same deals (game nk + i, i < n seats,
+    has seed k + 1). ``per_side`` is games per seat for a search level and games in all for
+    ``easy_vs_random``, as the issues count them. A shared win counts its share (see ``credit``)."""
+
+    from engine.ai import SECONDS
+
+    for game_id in games:
+        module = engine.get(game_id)
+        roles = list(module.roles(default_options(module)))
+        for level in levels:
+            if level == EASY_VS_RANDOM:
+                total = per_side if per_side is not None else EASY_VS_RANDOM_GAMES
+            else:
+                total = len(roles) * (per_side if per_side is not None else AI_GAMES_PER_SIDE.get(game_id, 20))
+            jobs = [(game_id, level, 1 + k // len(roles), roles[k % len(roles)], iterations)
+                    for k in range(total)]
+            started = time.perf_counter()
+            key = {"game": game_id, "level": level, "iterations": iterations, "code": ai_code(game_id)}
+            held = ledger.games(key) if ledger is not None else {}
+            earlier = [held[(seed, role)] for _, _, seed, role, _ in jobs if (seed, role) in held]
+            todo = [j for j in jobs if (j[2], j[3]) not in held]
+            speed = 1.0
+            if ledger is not None and todo and held and (stop_at is None or time.perf_counter() < stop_at):
+                speed = round(machine_speed(next(iter(held.values()))), 3)
+                print(f"bench --ai: {game_id} {level}: this machine takes {speed:.2f} times the CPU time of "
+                      "the machine of the set's first game", file=sys.stderr, flush=True)
+            keep = None if ledger is None else (lambda game, key=key, speed=speed: ledger.add(key, game, speed))
+            # the games played now are judged on this machine's speed, as the ledger keeps them
+            done = earlier + [dict(g, speed=speed) for g in play_ai_jobs(todo, workers, f"{game_id} {level}", keep,
+                                                                          stop_at)]
+            if not done:
+                out(skipped(f"ai.winrate.{game_id}.{level}", "no game finished before --stop-after"))
+                continue
+            wins = sum(1 for g in done if g["winners"] == [g["ai_role"]])
+            shared = sum(1 for g in done if g["ai_role"] in g["winners"] and len(g["winners"]) > 1)
+            draws = sum(1 for g in done if g["finished"] and len(g["winners"]) == len(roles))
+            points = sum(credit(g) for g in done)
+            low, high = wilson(points, len(done))
+            rate = points / len(done)
+            by_side = {r: {"wins": sum(1 for g in done if g["ai_role"] == r and g["winners"] == [r]),
+                           "games": sum(1 for g in done if g["ai_role"] == r)} for r in roles}
+            target = AI_TARGETS.get(level)
+            line: dict[str, Any] = {"name": f"ai.winrate.{game_id}.{level}", "unit": "fraction",
+                                    "rate": round(rate, 4), "ci95": [round(low, 4), round(high, 4)],
+                                    "wins": wins, "shared": shared, "draws": draws, "games": len(done),
+                                    "seats": len(roles), "by_side": by_side,
+                                    "unfinished": sum(1 for g in done if not g["finished"]),
+                                    "wall_s": round(time.perf_counter() - started, 1)}
+            if ledger is not None:
+                line |= {"ledger": str(ledger.path), "code": key["code"], "from_ledger": len(earlier),
+                         "complete": len(done) == len(jobs), "set": len(jobs)}
+            if level == EASY_VS_RANDOM:
+                line |= {"player": "easy", "opponent": "random"}
+            else:
+                line |= {"opponent": "easy", "iterations": iterations or "level default"}
+            if target is not None:
+                line["target"] = f">= {target:g}"
+                line["meets_target"] = rate >= target
+            out(line)
+            think = [t for g in done for t in g["think"]]
+            if think:
+                cpu = [t for g in done for t in g["cpu"]]
+                budget = SECONDS.get(level) if iterations is None else None
+                machines = by_machine(done, budget)
+                extra: dict[str, Any] = {"machines": machines} if len(machines) > 1 else {}
+                out(figure(f"ai.think_s.{game_id}.{level}", "s", think,
+                           **think_budget(think, cpu, budget), workers=workers, **extra))
+            else:
+                out(skipped(f"ai.think_s.{game_id}.{level}", "no decision had more than one option"))
+
+
