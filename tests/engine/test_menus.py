@@ -3,7 +3,9 @@
 A player chooses from labels: two entries of one menu with the same label cannot be told apart
 (``2. Take 8 yellow`` / ``3. Take 8 yellow``), a ``(s)`` or ``1 Parias`` reads as unfinished, a
 heading that promises what the entries do not offer misleads. These tests walk random games
-(tests/engine/games.py) and read every menu, prompt and new log line on the way.
+(tests/engine/games.py) and read every menu, prompt and new log line on the way: no two entries
+of a menu alike, none told apart only by internal ids (the pictures show none), no id without
+its name beside it, and no heading offering what its menu does not list (``PROMISES``).
 """
 
 from __future__ import annotations

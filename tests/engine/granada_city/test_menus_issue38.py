@@ -4,10 +4,9 @@ menu offers."""
 
 from __future__ import annotations
 
-from engine.granada_city import actions, apply, rules, view
+from engine.granada_city import actions, apply, view
 from engine.granada_city.data import CATALOG, card_text
 from engine.granada_city.player import choose
-from engine.granada_city.rules import one_per_value
 from tests.engine.granada_city.helpers import (
     card,
     game,
@@ -127,7 +126,9 @@ def test_the_built_in_player_pays_with_its_plan_when_its_copy_is_not_the_listed_
 
 
 def test_one_per_value_keeps_the_first_copy_of_each_currency_and_value() -> None:
+    from engine.granada_city.rules import one_per_value
+
     cards = [card("blue", 1, 2), card("blue", 1, 1), card("green", 1, 1), card("blue", 2, 1)]
     assert one_per_value(cards) == [card("blue", 1, 2), card("green", 1, 1), card("blue", 2, 1)]
     assert all(CATALOG.card(c) for c in cards)
-    assert rules.one_per_value([]) == []
+    assert one_per_value([]) == []
