@@ -139,7 +139,7 @@ def avoid_actions(state: State, frame: dict[str, Any], side: str) -> list[Action
     if movers and rt.avoid_destinations(state, frame["loc"], side, movers):
         for c in cd.hand_of_kind(state, side, "commander"):
             acts.append({"type": "commander_retreat", "card": c,
-                         "label": f"Retreat before combat with {st.card_name(c)} (10.1)"})
+                         "label": f"Retreat before combat with {st.card_choice(c)} (10.1)"})
     if _surrender_possible(state, frame) and (
             not movers or rt.avoid_destinations(state, frame["loc"], side, movers)):
         c = state["surrender"][side][0]
@@ -228,7 +228,7 @@ def _morale_actions(state: State, frame: dict[str, Any], side: str) -> list[Acti
     acts: list[Action] = [{"type": "pass", "pass": True, "label": "Let the deployment stand"}]
     for c in cd.hand_of_kind(state, side, "morale"):
         acts.append({"type": "challenge", "card": c,
-                     "label": f"Challenge the deployment with {st.card_name(c)} (8.4)"})
+                     "label": f"Challenge the deployment with {st.card_choice(c)} (8.4)"})
     return acts
 
 
@@ -246,10 +246,10 @@ def _respond_actions(state: State, frame: dict[str, Any], side: str) -> list[Act
     for c in state["hands"][side]:
         if cd.can_refute(cards[c], target):
             acts.append({"type": "refute", "card": c,
-                         "label": f"Show {st.card_name(c)}: the block keeps its morale (8.4.1)"})
+                         "label": f"Show {st.card_choice(c)}: the block keeps its morale (8.4.1)"})
     for c in cd.hand_of_kind(state, side, "commander"):
         acts.append({"type": "deny", "card": c,
-                     "label": f"Deny the challenge with {st.card_name(c)} (10.1)"})
+                     "label": f"Deny the challenge with {st.card_choice(c)} (10.1)"})
     acts.append({"type": "concede", "label": "Show no card: the deployment does not fight (8.4.1)"})
     return acts
 
@@ -375,14 +375,23 @@ def prompt(state: State, role: str, frame: dict[str, Any]) -> str:
 
         return siege.castle_prompt(frame)
     if step == "avoid":
-        return f"You are attacked at {where}: fight, or retreat before combat (10.1, 10.5)?"
+        # the choices the menu lists (a Commander card to retreat, a castle to surrender), and
+        # only those: "or retreat" above a lone "Fight the battle" misled (issue 38)
+        kinds = {a["type"] for a in avoid_actions(state, frame, role)}
+        offers = ["fight"] + [w for k, w in (("commander_retreat", "retreat before combat with a Commander card"),
+                                              ("surrender", "surrender the castle")) if k in kinds]
+        if len(offers) == 1:
+            return f"You are attacked at {where}: you hold no card to retreat before combat; fight (10.1)."
+        return f"You are attacked at {where}: {', '.join(offers[:-1])} or {offers[-1]} (10.1, 10.5)?"
     if step == "avoid_to":
         return f"Choose where your blocks retreat from {where} (8.6.7)."
     if step == "deploy":
         imp = frame["impacts"]
         return (f"Field combat at {where} — impacts: attacker {imp[frame['attacker']]}, defender "
-                f"{imp[frame['defender']]}. Deploy a block or declare you are finished (8.2).")
+                f"{imp[frame['defender']]}. {bd.offer(state, frame, role)} (8.2).")
     if step == "morale":
+        if not any(a["type"] == "challenge" for a in _morale_actions(state, frame, role)):
+            return "Your opponent has just deployed; you hold no Morale Challenge card: let it stand (8.4)."
         return "Your opponent has just deployed: challenge its morale? (8.4)"
     if step == "respond":
         return "Your deployment is challenged: show a card of its faction, deny with a Commander, or concede (8.4.1)."

@@ -162,7 +162,7 @@ def naval_bombardment_actions(state: State, frame: dict[str, Any], side: str,
         return []
     verb = "-" if frame.get("mode") == "siege" and side == frame["defender"] else "+"
     return [{"type": "naval_bombard", "card": c,
-             "label": f"Play {st.card_name(c)}: {verb}{value} impacts from the fleets offshore (11.6)"}
+             "label": f"Play {st.card_choice(c)}: {verb}{value} impacts from the fleets offshore (11.6)"}
             for c in cards]
 
 
@@ -185,15 +185,15 @@ def play_actions(state: State, frame: dict[str, Any], side: str, may_finish: boo
         card = cards[c]
         if card.kind == "bombardment":
             if eliminated_artillery(state) or card_targets(state, frame, side, c):
-                acts.append({"type": "bombard", "card": c, "label": f"Play {st.card_name(c)} (10.2)"})
+                acts.append({"type": "bombard", "card": c, "label": f"Play {st.card_choice(c)} (10.2)"})
         elif card.kind == "watchtower":
             if watchtower_allowed(state, frame, side):
                 acts.append({"type": "watchtower", "card": c,
-                             "label": f"Play {st.card_name(c)}: +4 impacts (10.3)"})
+                             "label": f"Play {st.card_choice(c)}: +4 impacts (10.3)"})
         elif card.kind == "naval_bombardment":
             acts.extend(naval_bombardment_actions(state, frame, side, [c]))
         elif card.kind in cd.DEPLOYING_KINDS and card_targets(state, frame, side, c):
-            acts.append({"type": "play", "card": c, "label": f"Play {st.card_name(c)}"})
+            acts.append({"type": "play", "card": c, "label": f"Play {st.card_choice(c)}"})
     if may_finish:
         acts.append({"type": "finish", "label": "Deploy no more blocks in this battle (8.2.4)"})
     return acts
@@ -210,7 +210,7 @@ def pending_actions(state: State, frame: dict[str, Any], side: str) -> list[Acti
             {"type": "deploy", "block": b,
              "label": f"Deploy {st.block_name(b)}" + (f" with {st.article(s)} {s} special attack" if s else "")}
             for b, s in card_targets(state, frame, side, card_id)]
-        acts.append({"type": "cancel", "label": f"Take back {st.card_name(card_id)}"})
+        acts.append({"type": "cancel", "label": f"Take back {st.card_choice(card_id)}"})
         return acts
     if stage == "second":
         blocks = _blocks()
@@ -247,6 +247,30 @@ def _room_at_battle(state: State, frame: dict[str, Any], side: str) -> bool:
     if frame.get("mode") == "siege" and side == frame["defender"]:
         return len(force(state, frame, side)) < 2
     return True
+
+
+_DEPLOY_STAGES = {
+    "block": "Choose the block to deploy with the card played, or take the card back",
+    "place": "Bring back eliminated artillery blocks, or no more",
+    "place_at": "Choose where the artillery block is placed",
+}
+
+
+def offer(state: State, frame: dict[str, Any], side: str, finish: str = "declare you are finished") -> str:
+    """What the deployment menu offers now, in words, for a battle's or an assault's heading
+    (``finish``: how its end is said): a card played asks for its block, and "Deploy a block"
+    above a lone "Deploy no more blocks" misled (issue 38)."""
+    kinds = {a["type"] for a in actions(state, frame, side)}
+    pending = frame.get("pending")
+    if pending is not None and pending.get("side") == side:
+        if pending.get("stage") == "second":
+            return ("Choose a second block to deploy with this card, or deploy none" if "deploy" in kinds
+                    else "No second block can deploy with this card: go on")
+        if pending.get("stage") in _DEPLOY_STAGES:
+            return _DEPLOY_STAGES[pending["stage"]]
+    if kinds - {"finish"}:
+        return f"Deploy a block or {finish}" if "finish" in kinds else "Deploy a block"
+    return f"You can deploy nothing more: {finish}"
 
 
 def actions(state: State, frame: dict[str, Any], side: str, may_finish: bool = True) -> list[Action]:

@@ -142,7 +142,7 @@ def _capture_card_actions(state: State) -> list[Action]:
     acts: list[Action] = [{"type": "no_capture", "pass": True, "label": "Let Boabdil retreat with his army"}]
     for c in cd.hand_of_kind(state, "christian", "boabdil_captured"):
         acts.append({"type": "capture", "card": c,
-                     "label": f"Play {st.card_name(c)}: Boabdil is captured (11.4)"})
+                     "label": f"Play {st.card_choice(c)}: Boabdil is captured (11.4)"})
     return acts
 
 

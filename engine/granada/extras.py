@@ -113,7 +113,7 @@ def active(state: State, frame: dict[str, Any]) -> list[str]:
 def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
     step = frame["step"]
     if step == "pay":
-        acts: list[Action] = [{"type": "pay", "card": c, "label": f"Discard {st.card_name(c)} (11.1)"}
+        acts: list[Action] = [{"type": "pay", "card": c, "label": f"Discard {st.card_choice(c)} (11.1)"}
                               for c in _trumpets(state, role)]
         acts.append({"type": "cancel", "label": "Do not hire this block"})
         return acts
@@ -128,7 +128,7 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
                              "label": f"Hire {st.block_name(b)} at {_name(x)} for a Special Attack card (11.1)"})
     if role == "christian" and bull_playable(state):
         acts.append({"type": "papal_bull", "card": state["papal_bull"],
-                     "label": f"Play the {st.card_name(state['papal_bull'])}: two Crusaders join (11.2)"})
+                     "label": f"Play the {st.card_choice(state['papal_bull'])}: two Crusaders join (11.2)"})
     acts.append({"type": "done", "label": "Nothing more at this Reinforcement Step"})
     return acts
 
@@ -178,7 +178,13 @@ def prompt(state: State, role: str, frame: dict[str, Any]) -> str:
         return "Discard a Special Attack card (with a trumpet) to hire this Mercenaries block (11.1)."
     if frame["step"] == "place":
         return "Place a Crusaders block in a castle you control that is not besieged (11.2)."
-    return "Reinforcement Step: hire Mercenaries (11.1) or play the Papal Bull (11.2), or go on."
+    # what the menu lists, and only that: a hire above a lone "Nothing more" misled (issue 38)
+    kinds = {a["type"] for a in actions(state, role, frame)}
+    offers = [w for k, w in (("hire", "hire Mercenaries (11.1)"), ("papal_bull", "play the Papal Bull (11.2)"))
+              if k in kinds]
+    if not offers:
+        return "Reinforcement Step: no Mercenaries to hire and no Papal Bull to play; go on."
+    return f"Reinforcement Step: {' or '.join(offers)}, or go on."
 
 
 def choose_weight(action: Action) -> float:

@@ -145,12 +145,12 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
                          "label": "Total movement: every location and sea zone + mustering (2 cards)"})
         for c in sorted(c for c in hand if st.data().cards[c].kind == "general_mobilization"):
             acts.append({"type": "mobilize", "card": c,
-                         "label": f"Play {st.card_name(c)}: Total movement without discarding (11.3)"})
+                         "label": f"Play {st.card_choice(c)}: Total movement without discarding (11.3)"})
         return acts
     if frame["pay"] > 0:
         why = {"level": "to buy movement", "force": "to force march",
                "palace": "for the Nasrid Palace Guard"}[frame["pay_for"]]
-        return [{"type": "pay", "card": c, "label": f"Discard {st.card_name(c)} {why}"} for c in hand]
+        return [{"type": "pay", "card": c, "label": f"Discard {st.card_choice(c)} {why}"} for c in hand]
     ms = frame["mstack"]
     if ms is not None:
         return _stack_actions(state, frame, ms)
@@ -170,7 +170,7 @@ def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[A
     acts: list[Action] = []
     if frame["level"] == "none":
         acts.extend({"type": "exchange", "card": c,
-                     "label": f"Discard {st.card_name(c)} (replenished at the end)"} for c in hand)
+                     "label": f"Discard {st.card_choice(c)} (replenished at the end)"} for c in hand)
     else:
         can_act = frame["acts"] is None or frame["acts"] > 0
         if can_act:

@@ -127,7 +127,7 @@ def _choose_actions(state: State, side: str) -> list[Action]:
     acts: list[Action] = []
     for c in _naval_cards(state, side):
         value = "an arrow: evade" if cards[c].evade else f"naval {cards[c].naval}"
-        acts.append({"type": "naval_card", "card": c, "label": f"Play {st.card_name(c)} ({value})"})
+        acts.append({"type": "naval_card", "card": c, "label": f"Play {st.card_choice(c)} ({value})"})
     if not acts:
         acts.append({"type": "naval_card", "card": NONE, "label": "Play no card (none shows a naval icon)"})
     return acts

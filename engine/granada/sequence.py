@@ -59,7 +59,7 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
         return [{"type": "first", "side": s, "label": f"{s.capitalize()} moves first this year"}
                 for s in st.SIDES]
     if phase == "reinforce":
-        return [{"type": "discard", "card": c, "label": f"Discard {st.card_name(c)}"}
+        return [{"type": "discard", "card": c, "label": f"Discard {st.card_choice(c)}"}
                 for c in sorted(set(state["hands"][role]))]
     return []
 
@@ -147,8 +147,7 @@ def bid_actions(state: State, role: str) -> list[Action]:
     d = st.data()
     cards = sorted({c for c in state["hands"][role] if d.cards[c].bid is not None},
                    key=lambda c: (d.cards[c].bid or 0, c))
-    acts: list[Action] = [{"type": "bid", "card": c, "label": f"Bid {st.card_name(c)} "
-                           f"(bid {d.cards[c].bid})"} for c in cards]
+    acts: list[Action] = [{"type": "bid", "card": c, "label": f"Bid {st.card_choice(c)}"} for c in cards]
     if not acts:
         # RULING: a player without any card bearing a bid number bids nothing (lowest bid).
         acts.append({"type": "bid", "card": None, "label": "Bid nothing (no card with a bid number)"})

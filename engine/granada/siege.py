@@ -319,7 +319,7 @@ def _actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
             return acts                       # a deployment under way is finished first
         if role == "muslim":
             for c in cd.hand_of_kind(state, role, "sortie"):
-                acts.append({"type": "sortie", "card": c, "label": f"Play {st.card_name(c)}: "
+                acts.append({"type": "sortie", "card": c, "label": f"Play {st.card_choice(c)}: "
                              f"-{cd.sortie_value(comp.load().cards[c])} impacts to the assault (11.5)"})
         if step == "fire":
             acts.append({"type": "hold_fire", "pass": True, "label": "No artillery now"})
@@ -379,7 +379,8 @@ def prompt(state: State, role: str, frame: dict[str, Any]) -> str:
     if step == "besiege":
         return f"The enemy holds the castle of {where}: assault it now or hold (8.7)?"
     if step == "assault":
-        return f"Siege of {where}: {imp_[frame['attacker']]} impacts so far. Deploy or end the assault (8.7.5)."
+        return (f"Siege of {where}: {imp_[frame['attacker']]} impacts so far. "
+                f"{bd.offer(state, frame, role, 'end the assault')} (8.7.5).")
     if step in ("fire", "fire_final"):
         return (f"Your castle of {where} is assaulted ({imp_[frame['attacker']]} impacts): fire your "
                 "artillery to subtract impacts? (8.7.5 B)")

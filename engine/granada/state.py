@@ -631,6 +631,22 @@ def card_name(card_id: str) -> str:
     return f"{c.name} ({card_id})"
 
 
+def card_choice(card_id: str) -> str:
+    """A card in a menu entry: its name with what is printed on it besides (bid number, naval
+    value or evade arrow, trumpet) and its id, ``Castile (bid 2, naval 1, C10)``. Two cards of
+    one name differ only there, and the picture shows no ids: ``Discard Aragón (C30)`` against
+    ``(C31)`` could not be told apart (issue 38). Log lines keep :func:`card_name`."""
+    c = data().cards[card_id]
+    traits = [f"bid {c.bid}"] if c.bid is not None else []
+    if c.naval is not None:
+        traits.append(f"naval {c.naval}")
+    elif c.evade:
+        traits.append("evade")
+    if c.trumpet:
+        traits.append("trumpet")
+    return f"{c.name} ({', '.join([*traits, card_id])})"
+
+
 def discard_cards(state: State, side: str, cards: list[str], why: str = "") -> None:
     """Cards from side's hand to its discard pile, face up (3.3: all discards are public)."""
     hand = state["hands"][side]

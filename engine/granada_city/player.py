@@ -342,9 +342,15 @@ def _pay_rating(state: State, role: str, card: str) -> float:
                 key = (sum(value_of(c) for c in plan) - FLIP_PRICE, -amount)
                 if best is None or key < best[0]:
                     best = (key, plan)
-            return 1.0 + value_of(card) * 0.01 if best is not None and card in best[1] else 0.0
+            return 1.0 + value_of(card) * 0.01 if best is not None and _among(card, best[1]) else 0.0
     plan = plan_payment(pool, target) or []
-    return 1.0 + value_of(card) * 0.01 if card in plan else 0.0
+    return 1.0 + value_of(card) * 0.01 if _among(card, plan) else 0.0
+
+
+def _among(card: str, plan: list[str]) -> bool:
+    """Whether ``plan`` pays with a card like ``card``: the menu lists one copy of each
+    currency and value (rules.one_per_value), the plan may name another copy."""
+    return any(CATALOG.card(c) == CATALOG.card(card) for c in plan)
 
 
 def choose(state: State, role: str, seed: int) -> Action:

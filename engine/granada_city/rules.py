@@ -11,6 +11,7 @@ judge of legality: ``apply`` accepts exactly what it lists.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from engine.api import RuleError, clone, describe, find_action, strip_label
@@ -76,6 +77,30 @@ def price(entry: list[str]) -> int:
 
 def _can_flip(hand: list[str]) -> bool:
     return any(v >= FLIP_PRICE for v in totals(hand).values())
+
+
+def one_per_value(cards: list[str]) -> list[str]:
+    """The first card of each currency and value, in the order given: two ``8 yellow`` cards on
+    display are one choice (whichever is taken, the game goes on alike), not two entries that
+    read the same (issue 38). ``apply`` still accepts any copy, so older logs replay."""
+    seen: set[tuple[str, int]] = set()
+    out = []
+    for c in cards:
+        if CATALOG.card(c) not in seen:
+            seen.add(CATALOG.card(c))
+            out.append(c)
+    return out
+
+
+def _every(cards: list[str]) -> list[str]:
+    return cards
+
+
+def _flip_currencies(hand: list[str]) -> str:
+    """The currencies ``hand`` can flip a tile with, and how much of each it holds:
+    ``"blue (you hold 5) or yellow (you hold 4)"``."""
+    have = [(cur, v) for cur, v in totals(hand).items() if v >= FLIP_PRICE]
+    return " or ".join(f"{cur} (you hold {v})" for cur, v in have)
 
 
 def _pay_label(card: str, paid: list[str], target: int, exact_bonus: bool) -> str:
@@ -169,12 +194,16 @@ def _supply_action(state: State, role: str, i: int) -> Action:
 # ---------------------------------------------------------------- legal steps
 
 
-def _choices(state: State, role: str, want: str | None = None) -> tuple[list[Action], list[Action]]:
+def _choices(state: State, role: str, want: str | None = None,
+             copies: bool = False) -> tuple[list[Action], list[Action]]:
     """(choices, fixed steps such as back): every legal step, unpaged.
 
     ``want`` (an action type) lets ``apply`` skip the costly rebuilding checks of the action
     menu when the step to check is another kind; the listing itself always has them all.
+    ``copies``: every money card, not one per currency and value (:func:`one_per_value`), for
+    ``apply`` to accept a stored step that took or paid another copy of a listed card.
     """
+    cards = _every if copies else one_per_value
     pending = state["pending"]
     turn = state["turn"]
     back = [{"type": "back", "label": "Back"}]
@@ -186,14 +215,15 @@ def _choices(state: State, role: str, want: str | None = None) -> tuple[list[Act
     if pending is not None and pending["kind"] == "take":
         room = sum(value_of(c) for c in pending["taken"])
         return ([{"type": "take", "card": c, "label": f"Also take {card_text(c)} (total {room + value_of(c)})"}
-                 for c in state["display"] if room + value_of(c) <= 5],
+                 for c in cards(state["display"]) if room + value_of(c) <= 5],
                 [{"type": "done", "label": "Take no more money"}])
     if pending is not None and pending["kind"] == "buy":
         entry = state["yard"][pending["space"] - 1]
         cur = CATALOG.yard_currency[pending["space"] - 1]
         target = price(entry)
         return ([{"type": "pay", "card": c, "label": _pay_label(c, pending["paid"], target, True)}
-                 for c in hand if currency_of(c) == cur and c not in pending["paid"]], back)
+                 for c in cards([c for c in hand if currency_of(c) == cur and c not in pending["paid"]])],
+                back)
     if pending is not None and pending["kind"] == "rebuild":
         return _rebuild_choices(state, role, pending), back
     if state["stage"] == "place":
@@ -201,10 +231,10 @@ def _choices(state: State, role: str, want: str | None = None) -> tuple[list[Act
             return [{"type": "tile", "index": i,
                      "label": f"Place the {tile_text(t[0], t[1])} bought at space {t[2]}"}
                     for i, t in enumerate(turn["bought"])], []
-        return _place_choices(state, role, pending)
+        return _place_choices(state, role, pending, cards)
     # the action menu
     out: list[Action] = []
-    for c in state["display"]:
+    for c in cards(state["display"]):
         out.append({"type": "take", "card": c, "label": f"Take {card_text(c)}"})
     have = totals(hand)
     for i, entry in enumerate(state["yard"]):
@@ -249,7 +279,8 @@ def _rebuild_choices(state: State, role: str, pending: dict[str, Any]) -> list[A
     return [_supply_action(state, role, i) for i in _exchangeable(state, role, cell)]
 
 
-def _place_choices(state: State, role: str, pending: dict[str, Any]) -> tuple[list[Action], list[Action]]:
+def _place_choices(state: State, role: str, pending: dict[str, Any],
+                   cards: Callable[[list[str]], list[str]]) -> tuple[list[Action], list[Action]]:
     turn = state["turn"]
     tid, side, _space = turn["bought"][pending["index"]]
     hand = state["hands"][role]
@@ -263,21 +294,23 @@ def _place_choices(state: State, role: str, pending: dict[str, Any]) -> tuple[li
             out.append({"type": "build", "flip": False, "label": f"Build the {tile_text(tid, side)} in your city"})
             if can_flip:
                 out.append({"type": "build", "flip": True,
-                            "label": f"Pay 3+ of one currency to flip it to the {tile_text(tid, flip)} and build that"})
+                            "label": f"Pay {FLIP_PRICE}+ in {_flip_currencies(hand)} to flip it to the "
+                                     f"{tile_text(tid, flip)} and build that"})
         for s in ("even", "odd"):
             out.append({"type": "supply", "side": s, "label": f"Put it in your supply as the {tile_text(tid, s)}"})
         if state["dirk"] is not None:
             out.append({"type": "dirk", "flip": False, "label": f"Donate the {tile_text(tid, side)} to Dirk"})
             if can_flip:
                 out.append({"type": "dirk", "flip": True,
-                            "label": f"Pay 3+ of one currency to flip it and donate the {tile_text(tid, flip)} to Dirk"})
+                            "label": f"Pay {FLIP_PRICE}+ in {_flip_currencies(hand)} to flip it and donate the "
+                                     f"{tile_text(tid, flip)} to Dirk"})
         return out, back
     if stage == "flip":
         paid = pending["paid"]
         cur = currency_of(paid[0]) if paid else None
         return ([{"type": "pay", "card": c, "label": _pay_label(c, paid, FLIP_PRICE, False)}
-                 for c in hand if c not in paid and (cur is None or currency_of(c) == cur)
-                 and (cur is not None or totals(hand)[currency_of(c)] >= FLIP_PRICE)],
+                 for c in cards([c for c in hand if c not in paid and (cur is None or currency_of(c) == cur)
+                                         and (cur is not None or totals(hand)[currency_of(c)] >= FLIP_PRICE)])],
                 [{"type": "back", "label": "Back"}])
     return _positions(state["cities"][role], tid), ([] if pending.get("flipped") else [{"type": "back",
                                                                                         "label": "Back"}])
@@ -320,12 +353,12 @@ def apply(state: State, role: str, action: Action) -> State:
     if role not in waiting:
         raise RuleError(f"It is not {name(role)}'s turn; waiting for {name(waiting[0])}", S_SEQUENCE)
     want = str(action.get("type")) if isinstance(action, dict) else None
-    choices, fixed = _choices(state, role, want)
+    choices, fixed = _choices(state, role, want, copies=True)
     shown = _page(choices, fixed, state["page"])
     legal = choices + fixed + [a for a in shown if a["type"] == "page"]
     found = find_action(legal, action) if isinstance(action, dict) else None
     if found is None:
-        raise _refuse(state, role, action, choices + fixed)
+        raise _refuse(state, role, action, sum(_choices(state, role), []))
     new = clone(state)
     _dispatch(new, role, strip_label(found))
     return new

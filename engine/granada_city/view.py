@@ -13,7 +13,7 @@ from typing import Any
 from engine.api import clone, visible_log
 from engine.granada_city import city as C
 from engine.granada_city import rules
-from engine.granada_city.core import State, name, sort_cards, totals
+from engine.granada_city.core import FLIP_PRICE, State, name, sort_cards, totals
 from engine.granada_city.data import CATALOG, card_text, face, is_start, moats_of, other, type_name
 
 TITLE = "Granada (Dirk Henn)"
@@ -55,7 +55,40 @@ def phase(state: State) -> str:
     return f"turn {state['turn']['number']}"
 
 
-def prompt(state: State, role: str | None) -> str:
+_ACTION_WORDS = {"take": "take money", "buy": "buy a tile from the construction yard", "rebuild": "rebuild your city"}
+
+
+def _either(phrases: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " or " + phrases[-1]
+
+
+def _action_prompt(legal: list[dict[str, Any]]) -> str:
+    """The three actions the menu offers now, named in the heading: a heading that offered
+    rebuilding above a menu without it, or "end your turn" where the extra action of an exact
+    payment must be taken, misled (issue 38)."""
+    kinds = {a["type"] for a in legal}
+    return _either([words for kind, words in _ACTION_WORDS.items() if kind in kinds])
+
+
+def _where_prompt(legal: list[dict[str, Any]]) -> str:
+    """Where the bought tile may go, as the menu offers it."""
+    kinds = {(a["type"], bool(a.get("flip"))) for a in legal}
+    build = "build the tile in your city" if ("build", False) in kinds else ""
+    if ("build", True) in kinds or ("dirk", True) in kinds:
+        build += f" (flipping it costs {FLIP_PRICE} or more of one currency)" if build else ""
+    phrases = [p for p in (build, "put it in your supply") if p]
+    if ("dirk", False) in kinds:
+        phrases.append("donate it to Dirk")
+    text = _either(phrases)
+    return text[0].upper() + text[1:] + "."
+
+
+def prompt(state: State, role: str | None, legal: list[dict[str, Any]] | None = None) -> str:
+    """What the role is asked now; its menu ``legal`` (the view's actions, worked out again if
+    not given) names what the heading offers."""
+    if legal is None:
+        legal = rules.actions(state, role) if role is not None else []
     if state["stage"] == "over":
         return f"The game is over: {state['result']['reason']}."
     waiting = rules.active(state)
@@ -73,9 +106,13 @@ def prompt(state: State, role: str | None) -> str:
     if pending is None:
         if state["stage"] == "place":
             return "End of your turn: choose which bought tile to place next."
+        if not any(a["type"] in _ACTION_WORDS for a in legal):
+            if turn["actions"]:
+                return "No further action is possible: end your turn."
+            return "No action is possible: pass."
         if turn["actions"]:
-            return "Exact payment: take another action (money, buy or rebuild), or end your turn."
-        return "Your turn: take money, buy a tile from the construction yard, or rebuild your city."
+            return f"Exact payment: take another action: {_action_prompt(legal)}."
+        return f"Your turn: {_action_prompt(legal)}."
     kind = pending["kind"]
     if kind == "take":
         return "You may take more money cards while their total stays at most 5."
@@ -94,7 +131,7 @@ def prompt(state: State, role: str | None) -> str:
         return "Choose the tile of your city."
     stage = pending["stage"]
     if stage == "where":
-        return "Build the tile in your city (flipping it costs 3 or more of one currency), or put it in your supply."
+        return _where_prompt(legal)
     if stage == "flip":
         paid = sum(CATALOG.card(c)[1] for c in pending["paid"])
         return f"Pay at least 3 of one currency to flip the tile ({paid} paid so far; no change)."
@@ -160,7 +197,7 @@ def _view(state: State, role: str | None) -> dict[str, Any]:
         "scorings": list(state["scorings"]),
         "last_scoring": state["scorings"][-1] if state["scorings"] else None,
         "result": state["result"],
-        "prompt": prompt(state, role),
+        "prompt": prompt(state, role, legal),
         "actions": legal,
         "log": visible_log(state["log"], role),
     }

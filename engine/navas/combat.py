@@ -28,6 +28,7 @@ from engine.navas.core import (
     card_text,
     card_value,
     cost,
+    describe_group,
     describe_units,
     distinct_groups,
     log,
@@ -214,8 +215,8 @@ def unit_options(state: State, role: str, zone: str, order: dict[str, Any]) -> l
     fresh = _fresh(state, units_in(state, zone))
     kind = ORDER_KIND[order["type"]]
     if kind == "archers":
-        # one entry per archer, alike or not: which one shoots (and is exhausted) is still asked
-        return [[u] for u in fresh if "archer" in unit(u).icons]
+        # one entry per distinct archer: of two alike archers, which one shoots changes nothing
+        return distinct_groups(state, [[u] for u in fresh if "archer" in unit(u).icons])
     groups = [list(c) for size in range(len(fresh), 0, -1) for c in combinations(fresh, size)]
     if kind == "charge":
         groups = [g for g in groups if any("cavalry" in unit(u).icons for u in g)]
@@ -224,8 +225,12 @@ def unit_options(state: State, role: str, zone: str, order: dict[str, Any]) -> l
     return distinct_groups(state, groups)
 
 
-def units_label(kind: str, group: list[str]) -> str:
+def units_label(kind: str, group: list[str], state: State | None = None, among: list[str] | None = None) -> str:
+    """The entry of a unit choice; with ``state`` and ``among`` (the units of every entry of
+    the menu), each unit says what sets it apart from the others of its name."""
     verb = {"archers": "Shoot with", "standard": "Attack with", "charge": "Charge with"}[kind]
+    if state is not None and among is not None:
+        return f"{verb} {describe_group(state, group, among)}"
     return f"{verb} {describe_units(group)}"
 
 

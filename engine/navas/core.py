@@ -142,16 +142,21 @@ def capacity_left(state: State, zone: str) -> int:
     return ZONE_CAPACITY - len(units_in(state, zone))
 
 
+def alike_key(state: State, uid: str) -> tuple[Any, ...]:
+    """What tells a unit's part in an order apart from another's (the id does not): name, kind,
+    icons, star, whether it may move, its face and whether it is exhausted."""
+    u, rec = unit(uid), state["units"][uid]
+    return (u.name, u.kind, u.icons, u.star, u.immobile, rec["power"], rec["exhausted"])
+
+
 def distinct_groups(state: State, groups: list[list[str]]) -> list[list[str]]:
     """One group per distinct choice: groups that differ only in which of two alike units
     (same name, icons and face, both fresh or both exhausted) goes are one entry, the first
     in the order given (three identical knights made seven ``Attack with`` entries, issue 38)."""
-    units = state["units"]
     seen: set[tuple[Any, ...]] = set()
     kept = []
     for group in groups:
-        key = tuple(sorted((unit(u).name, unit(u).kind, unit(u).icons, unit(u).star, unit(u).immobile,
-                            units[u]["power"], units[u]["exhausted"]) for u in group))
+        key = tuple(sorted(alike_key(state, u) for u in group))
         if key not in seen:
             seen.add(key)
             kept.append(group)
@@ -160,6 +165,36 @@ def distinct_groups(state: State, groups: list[list[str]]) -> list[list[str]]:
 
 def describe_units(uids: list[str]) -> str:
     return ", ".join(unit_text(u) for u in uids) if uids else "no units"
+
+
+def _state_traits(state: State, uid: str) -> tuple[tuple[str, str], ...]:
+    """What a unit's state adds to its catalogue entry, as (aspect, words): its face, whether it
+    is exhausted, whether it joined the combat being resolved."""
+    rec = state["units"][uid]
+    combat = state.get("combat")
+    joined = combat is not None and uid in combat["units"]
+    return (("power", f"Power {rec['power']}"), ("exhausted", "exhausted" if rec["exhausted"] else "fresh"),
+            ("joined", "in this combat" if joined else "not in this combat"))
+
+
+def menu_unit_text(state: State, uid: str, among: list[str]) -> str:
+    """A unit in a menu entry: :func:`unit_text` with, in front of its id, what sets it apart
+    from the units of its name in ``among`` (the units the menu's entries name): ``Aragonese
+    Knights (Power 1, c02)`` against ``Aragonese Knights (Power 2, c03)``. The picture shows
+    no ids, so two entries that differ only in the id could not be told apart (issue 38)."""
+    u = unit(uid)
+    mine = _state_traits(state, uid)
+    others = [_state_traits(state, o) for o in among if o != uid and unit(o).name == u.name]
+    words = [w for i, (_aspect, w) in enumerate(mine) if any(t[i][1] != w for t in others)]
+    if not words:
+        return unit_text(uid)
+    text = unit_text(uid)
+    return f"{text[:text.rindex(uid)]}{', '.join(words)}, {text[text.rindex(uid):]}"
+
+
+def describe_group(state: State, uids: list[str], among: list[str]) -> str:
+    """:func:`describe_units` for a menu entry (:func:`menu_unit_text`)."""
+    return ", ".join(menu_unit_text(state, u, among) for u in uids) if uids else "no units"
 
 
 @cache

@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from engine.navas.core import State, log, unit, unit_text, units_in
+from engine.navas.core import State, describe_group, log, unit, unit_text, units_in
 
 
 def distributions(state: State, zone: str, amount: int) -> list[dict[str, Any]]:
@@ -57,13 +57,23 @@ def _distinct(state: State, found: list[dict[str, Any]]) -> list[dict[str, Any]]
     return kept
 
 
-def label(choice: dict[str, Any], menu: bool = False) -> str:
-    """The choice in words: a menu entry (capitalised) or the end of a log sentence."""
+def label(choice: dict[str, Any], menu: bool = False, state: State | None = None, zone: str | None = None) -> str:
+    """The choice in words: a menu entry (capitalised) or the end of a log sentence. A menu
+    entry given the ``state`` and ``zone`` names each unit with what sets it apart from the
+    others of its name in the zone (``Flip Castilian Knights (Power 2, c11)``)."""
+    if state is not None and zone is not None:
+        among = units_in(state, zone)
+
+        def said(uids: list[str]) -> str:
+            return describe_group(state, uids, among)
+    else:
+        def said(uids: list[str]) -> str:
+            return ", ".join(unit_text(u) for u in uids)
     parts = []
     if choice["flip"]:
-        parts.append("flip " + ", ".join(unit_text(u) for u in choice["flip"]))
+        parts.append("flip " + said(choice["flip"]))
     if choice["eliminate"]:
-        parts.append("eliminate " + ", ".join(unit_text(u) for u in choice["eliminate"]))
+        parts.append("eliminate " + said(choice["eliminate"]))
     text = "; ".join(parts) if parts else "no effect"
     return text[0].upper() + text[1:] if menu else text
 

@@ -62,7 +62,8 @@ def actions_and_orders(state: State, role: str) -> tuple[list[Action], dict[str,
         if kind == "units":
             return turn.units_actions(state, role, pending), None
         if kind == "damage":
-            return [{"type": "damage", "flip": d["flip"], "eliminate": d["eliminate"], "label": damage.label(d, menu=True)}
+            return [{"type": "damage", "flip": d["flip"], "eliminate": d["eliminate"],
+                     "label": damage.label(d, menu=True, state=state, zone=pending["zone"])}
                     for d in damage.distributions(state, pending["zone"], pending["amount"])], None
         if kind == "karr":
             return [{"type": "karr", "declare": True, "label": "Declare karr wa-l-farr (counter-attack after the charge)"},

@@ -236,14 +236,24 @@ def window_actions(state: State, role: str, card_id: str) -> list[dict[str, Any]
     return found
 
 
-def window_prompt(card_id: str) -> str:
-    return {
-        "black-guard": "The camp is attacked: you may play the Black Guard card (2 damage to the attackers' zone).",
-        "kurdish": "You may play the Kurdish cavalry card (2 damage to the charging zone) before the charge.",
-        "jund": "The charge cleared the zone: you may play the Jund Infantry card to stop the Christian column.",
-        "jihad": "The last Jihad Volunteers fell: you may play their card (2 damage to the attackers' zone).",
-        "al-husayni": "Maintenance begins: you may play Al-Husayni to take a card from the discard pile or deck.",
-    }[card_id]
+_WINDOWS = {
+    "black-guard": ("The camp is attacked", "play the Black Guard card (2 damage to the attackers' zone)"),
+    "kurdish": ("The Christians charge", "play the Kurdish cavalry card (2 damage to the charging zone) before the "
+                                         "charge"),
+    "jund": ("The charge cleared the zone", "play the Jund Infantry card to stop the Christian column"),
+    "jihad": ("The last Jihad Volunteers fell", "play their card (2 damage to the attackers' zone)"),
+    "al-husayni": ("Maintenance begins", "play Al-Husayni to take a card from the discard pile or deck"),
+}
+
+
+def window_prompt(card_id: str, held: bool = True) -> str:
+    """The heading of a reaction window; the window opens whether or not the card is held (the
+    opponent must not learn which), and to a player without it the heading says so instead of
+    offering a card the menu does not list (issue 38)."""
+    situation, offer = _WINDOWS[card_id]
+    if held:
+        return f"{situation}: you may {offer}."
+    return f"{situation}; you do not hold the {name(card_id)} card: pass."
 
 
 def husayni_actions(state: State) -> list[dict[str, Any]]:

@@ -20,9 +20,11 @@ from engine.navas.core import (
     S_RALLY,
     S_SWITCH,
     State,
+    alike_key,
     card_text,
     card_value,
     cost,
+    describe_group,
     distinct_groups,
     log,
     occupancy,
@@ -86,7 +88,13 @@ def rally_refusal(state: State, role: str, zone: str, order: Action, occ: dict[s
         return f"{uid!r} is not a unit (m01 to m27, c01 to c27)", S_RALLY
     if uid not in occ.get(zone, []):
         return f"{unit_text(uid)} is not in {zone}", S_RALLY
-    return _rally_points(state, role) or _rally_unit(state, uid)
+    why = _rally_points(state, role) or _rally_unit(state, uid)
+    if why is None:
+        first = next(u for u in _rally_units(state, zone, occ) if alike_key(state, u) == alike_key(state, uid))
+        if first != uid:
+            return (f"{unit_text(uid)} and {unit_text(first)} are alike: rallying either is one order, "
+                    f"listed as {unit_text(first)}"), S_RALLY
+    return why
 
 
 def _rally_points(state: State, role: str) -> tuple[str, str] | None:
@@ -113,7 +121,14 @@ def rally_orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) 
         return []
     price = cost(role, "rally")
     return [{"type": "rally", "unit": uid, "label": f"Rally {unit_text(uid)} to its 2-Power face ({price} AP)"}
-            for uid in occ.get(zone, []) if _rally_unit(state, uid) is None]
+            for uid in _rally_units(state, zone, occ)]
+
+
+def _rally_units(state: State, zone: str, occ: dict[str, list[str]]) -> list[str]:
+    """The units of ``zone`` that may rally, one of each kind of alike units (same name and
+    icons, both on their 1-Power face and fresh): which of them rallies changes nothing."""
+    return [g[0] for g in distinct_groups(state, [[uid] for uid in occ.get(zone, [])
+                                                  if _rally_unit(state, uid) is None])]
 
 
 def zone_orders(state: State, role: str, zone: str, occ: dict[str, list[str]]) -> list[Action]:
@@ -196,11 +211,13 @@ def units_actions(state: State, role: str, pending: dict[str, Any]) -> list[Acti
     zone = pending["zone"]
     if order["type"] == "move":
         groups = move_groups(state, zone, order["to"])
-        found = [{"type": "units", "units": g, "label": f"Move {', '.join(unit_text(u) for u in g)}"} for g in groups]
+        among = sorted({u for g in groups for u in g})
+        found = [{"type": "units", "units": g, "label": f"Move {describe_group(state, g, among)}"} for g in groups]
     else:
         kind = combat.ORDER_KIND[order["type"]]
-        found = [{"type": "units", "units": g, "label": combat.units_label(kind, g)}
-                 for g in combat.unit_options(state, role, zone, order)]
+        groups = combat.unit_options(state, role, zone, order)
+        among = sorted({u for g in groups for u in g})
+        found = [{"type": "units", "units": g, "label": combat.units_label(kind, g, state, among)} for g in groups]
     return found + [{"type": "back", "label": f"Back to the orders for {zone}"}]
 
 

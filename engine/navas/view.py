@@ -140,7 +140,7 @@ def prompt(state: State, role: str | None, legal: list[dict[str, Any]]) -> str:
             c = state["combat"]
             return f"The Christians charge {c['from']}→{c['to']}: declare karr wa-l-farr?"
         if kind == "window":
-            return special.window_prompt(pending["card"])
+            return special.window_prompt(pending["card"], any(a["type"] == "special" for a in legal))
         if kind == "advance":
             return f"The charge emptied {pending['to']}: advance every unit from {pending['from']} into it?"
         if kind == "husayni":
@@ -152,8 +152,14 @@ def prompt(state: State, role: str | None, legal: list[dict[str, Any]]) -> str:
     t = state["turn"]
     if t["card"] is None:
         return f"Turn {t['number']}: choose the card whose action points you will spend."
+    kinds = {a["type"] for a in legal}
+    # the choices the menu lists, and only those (a heading offering a zone above a lone "End
+    # the turn" misled, issue 38)
+    offers = [words for words, keep in (("choose a zone", {"zone"}), ("another order", {"switch", "special"}))
+              if kinds & keep] + ["end the turn"]
+    offered = offers[0] if len(offers) == 1 else ", ".join(offers[:-1]) + " or " + offers[-1]
     return (f"Turn {t['number']}: {plural(t['ap'], 'action point')} left, {plural(2 - t['combats'], 'combat action')} "
-            f"available; choose a zone, another order, or end the turn.")
+            f"available; {offered}.")
 
 
 def view(state: State, role: str | None) -> dict[str, Any]:

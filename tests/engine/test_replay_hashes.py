@@ -10,7 +10,8 @@ here as a mismatch; such a change needs a rules-version bump for running campaig
 Re-recorded for issue 38 with its rules-version bumps (Granada 3, 1212 3): Granada's states
 without their logs were checked equal to the old engines' at every checkpoint of its four cases
 (only log lines were reworded); 1212's games take other paths, as alike units became one menu
-entry and the fixed picks index shorter menus.
+entry and the fixed picks index shorter menus; 1212's again when alike archers and alike units
+to rally became one entry too (same release, rules version 3).
 
 Regenerate only on purpose: ``python -m tests.engine.test_replay_hashes > tests/engine/data/replay_hashes.json``.
 """

@@ -54,9 +54,6 @@ def test_1212_unit_menus_offer_each_distinct_group_once(seed: int) -> None:
         if module.result(state) is not None:
             continue
         for role in module.active(state):
-            pending = state.get("pending") or {}
-            if pending.get("kind") == "units" and pending["order"]["type"] == "archers":
-                continue  # one archer shoots: each is still its own entry (see the report of issue 38)
             groups = [tuple(sorted(_alike(state, u) for u in a["units"]))
                       for a in module.actions(state, role) if a["type"] == "units"]
             if len(groups) != len(set(groups)):

@@ -184,7 +184,9 @@ def test_red_flips_the_arena_paying_3_orange_and_the_library_paying_5_green() ->
     s["turn"].update(free=False, actions=2, bought=[[arena[0], "even", 1], [library[0], "even", 2]])
     s["stage"] = "place"
     s = step(s, "red", type="tile", index=0)
-    assert "Pay 3+ of one currency to flip it to the Hospital 9 and build that" in labels(s, "red")
+    # the label names the currencies that can pay (red holds only 1 blue)
+    assert ("Pay 3+ in green (you hold 5) or orange (you hold 3) to flip it to the Hospital 9 and build that"
+            in labels(s, "red"))
     s = step(s, "red", type="build", flip=True)
     # one currency only: the blue 1 cannot help (red holds less than 3 blue)
     assert {a["card"] for a in rules.actions(s, "red") if a["type"] == "pay"} == {card("orange", 3),

@@ -93,6 +93,20 @@ def do(state: dict[str, Any], role: str, **match: Any) -> dict[str, Any]:
     return apply(state, role, find(state, role, **match))
 
 
+def shoot_with(state: dict[str, Any], role: str, archer: str) -> dict[str, Any]:
+    """After an Archers order: ``archer`` shoots. Alike archers (same name and face, both fresh)
+    are one choice (issue 38), so when every archer of the zone is alike no choice is asked and
+    the first of them has shot; the step checks that an archer alike to ``archer`` did."""
+    from engine.navas.core import alike_key
+
+    pending = state["pending"]
+    if pending is not None and pending["kind"] == "units":
+        return do(state, role, type="units", units=[archer])
+    assert any(alike_key(state, u)[:5] == alike_key(state, archer)[:5] and state["units"][u]["exhausted"]
+               for u in CATALOG.unit_order if state["units"][u]["zone"] == state["units"][archer]["zone"]), archer
+    return state
+
+
 def zone_units(state: dict[str, Any], zone: str) -> list[str]:
     return [u for u in CATALOG.unit_order if state["units"][u]["zone"] == zone]
 

@@ -7,7 +7,7 @@ import pytest
 from engine import RuleError
 from engine.navas import actions, active, apply, damage, view
 
-from .helpers import deployed_except, do, find, has, logs, power, turn_state, zone_units
+from .helpers import deployed_except, do, find, has, logs, power, shoot_with, turn_state, zone_units
 
 JIHAD = ["m22", "m23", "m24"]
 
@@ -99,7 +99,7 @@ def test_a_1_power_unit_hit_is_eliminated_for_good() -> None:
     s = turn_state("christian", "g2r5", deployed_except({}), deck=["g6r1"], powers={"m25": 1})
     s = do(s, "christian", type="zone", zone="C5")
     s = do(s, "christian", type="archers", target="C3")
-    s = do(s, "christian", type="units", units=["c22"])
+    s = shoot_with(s, "christian", "c22")
     options = [(a["flip"], a["eliminate"]) for a in actions(s, "muslim")]
     assert ([], ["m25"]) in options and (["m26"], []) in options
     s = do(s, "muslim", type="damage", flip=[], eliminate=["m25"])
@@ -276,7 +276,7 @@ def test_at_most_two_combat_actions_and_one_archer_attack_per_turn() -> None:
     s = turn_state("christian", "g1r6", deployed_except({}), deck=["g6r1", "g5r2", "g4r3"])
     s = do(s, "christian", type="zone", zone="A5")
     s = do(s, "christian", type="archers", target="A3")
-    s = do(s, "christian", type="units", units=["c04"])
+    s = shoot_with(s, "christian", "c04")
     assert power(s, "m19") == 1  # three alike Kurdish Cavalry: no choice to ask about
     assert not has(s, "christian", type="zone", zone="C5")  # its archers were its only order
     s["pending"] = {"kind": "zone", "role": "christian", "zone": "C5"}
@@ -303,13 +303,12 @@ def test_christian_archers_shoot_2_zones_away_for_1_point_and_1_damage() -> None
     s = turn_state("christian", "g2r5", deployed_except({}))
     s = do(s, "christian", type="zone", zone="C5")
     assert {a["target"] for a in actions(s, "christian") if a["type"] == "archers"} == {"A3", "B3", "C3"}
-    s = do(s, "christian", type="archers", target="A3")  # laterally and diagonally, 2 zones away
-    groups = [a["units"] for a in actions(s, "christian") if a["type"] == "units"]
-    assert groups == [["c22"], ["c23"]]  # one archer shoots
-    s = do(s, "christian", type="units", units=["c23"])
+    # laterally and diagonally, 2 zones away; one archer shoots, and c22 and c23 are alike
+    # (issue 38): which one shoots is no question, the first does
+    s = do(s, "christian", type="archers", target="A3")
     # 1 damage on three alike Kurdish Cavalry: one outcome, applied without a question
     assert s["pending"] is None and [power(s, u) for u in ("m19", "m20", "m21")] == [1, 2, 2]
-    assert s["turn"]["ap"] == 4 and s["units"]["c23"]["exhausted"] and not s["units"]["c22"]["exhausted"]
+    assert s["turn"]["ap"] == 4 and s["units"]["c22"]["exhausted"] and not s["units"]["c23"]["exhausted"]
 
 
 @pytest.mark.rule("Archer attack")
@@ -321,7 +320,7 @@ def test_muslim_archers_pay_2_and_deal_2_never_at_an_adjacent_zone() -> None:
     with pytest.raises(RuleError, match="exactly 2 zones away, and A3 is 1 from A2"):
         apply(s, "muslim", {"type": "archers", "target": "A3"})
     s = do(s, "muslim", type="archers", target="C4")
-    s = do(s, "muslim", type="units", units=["m10"])
+    s = shoot_with(s, "muslim", "m10")
     assert s["pending"] == {"kind": "damage", "role": "christian", "zone": "C4", "amount": 2}
     assert s["turn"]["ap"] == 2
     s = do(s, "christian", type="damage", flip=["c19", "c20"], eliminate=[])

@@ -7,7 +7,7 @@ import pytest
 from engine import RuleError
 from engine.navas import actions, apply
 
-from .helpers import deployed_except, do, find, has, turn_state, zone_units
+from .helpers import deployed_except, do, find, has, shoot_with, turn_state, zone_units
 
 
 def muslim_turn(changes: dict[str, list[str]], card: str = "g4r2"):  # type: ignore[no-untyped-def]
@@ -135,7 +135,7 @@ def test_movement_does_not_exhaust_and_exhausted_units_still_move() -> None:
     s = christian_turn({"C4": ["c19"]})
     s = do(s, "christian", type="zone", zone="C5")
     s = do(s, "christian", type="archers", target="C3")
-    s = do(s, "christian", type="units", units=["c22"])
+    s = shoot_with(s, "christian", "c22")
     assert s["units"]["c22"]["exhausted"]
     s = do(s, "christian", type="zone", zone="C5")
     s = do(s, "christian", type="move", to="C4")

@@ -11,7 +11,7 @@ from engine.navas import actions, active, apply, result, setup, view
 from engine.navas.data import CATALOG
 from engine.navas.flow import initiative_winner
 
-from .helpers import deployed_except, do, find, logs, turn_state
+from .helpers import deployed_except, do, find, logs, shoot_with, turn_state
 
 
 def card_with(**values: int) -> str:
@@ -100,7 +100,7 @@ def test_action_points_example_archers_then_cavalry_charge_with_a_4() -> None:
     assert s["turn"]["ap"] == 4
     s = do(s, "christian", type="zone", zone="C5")
     s = do(s, "christian", type="archers", target="C3")
-    s = do(s, "christian", type="units", units=["c22"])
+    s = shoot_with(s, "christian", "c22")
     assert s["turn"]["ap"] == 3
     s = do(s, "christian", type="zone", zone="B4")
     s = do(s, "christian", type="charge", target="B3")
@@ -117,7 +117,7 @@ def test_ending_a_turn_loses_unspent_points_discards_the_card_and_straightens_un
     assert s["turn"]["ap"] == 6 and s["pending"] is None
     s = do(s, "christian", type="zone", zone="C5")
     s = do(s, "christian", type="archers", target="C3")
-    s = do(s, "christian", type="units", units=["c22"])
+    s = shoot_with(s, "christian", "c22")
     assert s["units"]["c22"]["exhausted"]
     assert s["turn"]["ap"] == 5
     s = do(s, "christian", type="end_turn")
