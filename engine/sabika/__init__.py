@@ -10,9 +10,12 @@ negative) is the advanced mode; ``yusuf_pp`` (5 or 10) the harder solo setting.
 Components come from ``data/sabika.json``, a reconstruction checked at import (see its
 ``note`` and each section's ``fixed_by``); ``data/headings.json`` lists the rulebook's rule
 headings that the tests cover; ``RULINGS.md`` says how the gaps of the text were resolved.
-:mod:`.rules` holds the rules (a stack of decisions, the rondels, the actions, the end of
-round, the final scoring and Yusuf), :mod:`.view` the views, :mod:`.redeal` the re-dealing of
-hidden cards and :mod:`.player` the built-in player.
+The rules are split the way the rulebook is, one module per chapter (:mod:`.setup`,
+:mod:`.turn`, :mod:`.resources`, :mod:`.outer`, :mod:`.construction`, :mod:`.middle`,
+:mod:`.inner`, :mod:`.bonuses`, :mod:`.parias`, :mod:`.round_end`, :mod:`.scoring`,
+:mod:`.yusuf`, sharing :mod:`.state`); :mod:`.rules` gathers their decisions and runs the game
+flow. :mod:`.view` makes the views, :mod:`.redeal` re-deals hidden cards and :mod:`.player` is
+the built-in player.
 
 Decisions are small steps, each an action with a ``type``: a turn is ``worker`` (which
 Worker), then ``move`` (``square``) or ``rest``, then on the square ``main``, ``secondary``
@@ -37,7 +40,9 @@ from typing import Any
 from engine.api import State
 from engine.sabika.player import choose
 from engine.sabika.redeal import redeal
-from engine.sabika.rules import COLOURS, YUSUF, actions, active, apply, new_state
+from engine.sabika.rules import actions, active, apply
+from engine.sabika.setup import new_state
+from engine.sabika.state import COLOURS, YUSUF
 from engine.sabika.view import TITLE, view
 from engine.text import noun
 

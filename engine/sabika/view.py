@@ -11,7 +11,11 @@ from typing import Any
 
 from engine.api import State, View, clone, visible_log
 from engine.sabika import rules
-from engine.sabika.data import CITY_TILES, EVENTS, RONDELS, STARTING
+from engine.sabika.data import CITY_TILES, DATA, EVENTS, RONDELS, STARTING
+from engine.sabika.middle import presence
+from engine.sabika.parias import paria_leader
+from engine.sabika.state import YUSUF, capacity, era, ring
+from engine.sabika.yusuf import desired_types
 
 TITLE = "Sabika"
 
@@ -56,8 +60,8 @@ PROMPTS = {
 def _player_view(s: State, r: str, me: str | None) -> dict[str, Any]:
     p = s["players"][r]
     out: dict[str, Any] = {k: clone(v) for k, v in p.items() if k not in ("offer", "start_tile")}
-    out["capacity"] = [rules.capacity(p, i) for i in range(4)]
-    out["presence"] = rules._presence(s, r)
+    out["capacity"] = [capacity(p, i) for i in range(4)]
+    out["presence"] = presence(s, r)
     revealed = s["phase"] != "setup"
     if r == me:
         out["offer"] = list(p["offer"])
@@ -70,14 +74,14 @@ def _player_view(s: State, r: str, me: str | None) -> dict[str, Any]:
 
 def _yusuf_view(s: State) -> dict[str, Any] | None:
     """Yusuf's board: everything but the order of his Worker tile pile and of his three decks."""
-    if rules.YUSUF not in s:
+    if YUSUF not in s:
         return None
-    y = s[rules.YUSUF]
+    y = s[YUSUF]
     out = {k: clone(v) for k, v in y.items() if k not in ("pile", "decks")}
     out["pile"] = len(y["pile"])
     out["decks"] = {w: len(d) for w, d in y["decks"].items()}
-    out["presence"] = rules._presence(s, rules.YUSUF)
-    out["desired_types"] = sorted(rules.desired_types(s))
+    out["presence"] = presence(s, YUSUF)
+    out["desired_types"] = sorted(desired_types(s))
     return out
 
 
@@ -106,12 +110,12 @@ def _view(state: State, role: str | None) -> View:
         pending = {k: v for k, v in top.items() if k != "effect"}
     return {
         "game": "sabika", "title": TITLE, "role": me, "roles": list(s["roles"]), "players_count": s["n"],
-        "round": s["round"], "era": rules.era(s), "narrator": s["narrator"],
+        "round": s["round"], "era": era(s), "narrator": s["narrator"],
         "phase": f"round {s['round']}: {s['phase']}" + (f", {s['turn']}'s turn" if s["phase"] == "actions" else ""),
         "reaction": False, "focus": None, "active": rules.active(s),
         "start": s.get("start"), "turn": s["turn"], "pending": pending,
         "board": {
-            "side": s["board"], "rondels": {r: rules.ring(s["n"], r) for r in RONDELS},
+            "side": s["board"], "rondels": {r: ring(s["n"], r) for r in RONDELS},
             "sultan": s["sultan"], "raw_squares": s["raw_squares"], "marble_squares": s["marble_squares"],
             "minor_display": s["minor_display"], "minor_deck": len(s["minor_deck"]), "minor_discard": s["minor_discard"],
             "poem_display": s["poem_display"], "poem_deck": len(s["poem_deck"]), "major_poems": s["major_poems"],
@@ -121,14 +125,14 @@ def _view(state: State, role: str | None) -> View:
             "cities": {c: {**info, "colour": CITY_TILES[info["tile"]]["colour"],
                            "demand": CITY_TILES[info["tile"]]["demand"]} for c, info in s["cities"].items()},
             "trade": s["trade"], "wishes": s["wishes"], "tower": s["tower"],
-            "tribute": rules.DATA["rounds"]["tribute"],
+            "tribute": DATA["rounds"]["tribute"],
         },
         "players": {r: _player_view(s, r, me) for r in s["roles"]},
         "yusuf": _yusuf_view(s),
         "events": {"mode": s["events"], "active": s["event"], "face_down": len(s["event_stack"]),
                    "text": EVENTS[s["event"]]["text"] if s["event"] else None},
         "seats": list(s["seats"]),
-        "paria_leader": rules.paria_leader(s) if s["phase"] != "setup" else None,
+        "paria_leader": paria_leader(s) if s["phase"] != "setup" else None,
         "starting_tiles": {t: STARTING[t]["num"] for t in STARTING},
         "result": s["result"],
         "reconstructed": True,
