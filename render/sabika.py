@@ -31,9 +31,12 @@ CENTRE = (400.0, HEADER + 400.0)
 RINGS = {"outer": (250.0, 370.0), "middle": (150.0, 250.0), "inner": (50.0, 150.0)}
 PLAYER_COLOURS: dict[str, C.RGB] = {"blue": C.OI.BLUE, "yellow": C.OI.YELLOW, "pink": C.OI.PURPLE,
                                     "green": C.OI.GREEN, "yusuf": (30, 30, 30)}
-ACTION_SHORT = {"minor_quarry": "Minor\nquarry", "major_quarry": "Major\nquarry", "storehouse": "Store-\nhouse",
-                "market": "Market", "construction": "Build", "export": "Export", "consolidate": "Consol.",
-                "produce": "Produce", "carve": "Carve", "reactivate": "React.", "artisanal": "Artisan"}
+ACTION_SHORT = {"minor_quarry": "Minor\nQuarry", "major_quarry": "Major\nQuarry", "storehouse": "Store-\nhouse",
+                "market": "Market", "construction": "Construc-\ntion", "export": "Export",
+                "consolidate": "Consoli-\ndate", "produce": "Produce", "carve": "Carve\nPoem",
+                "reactivate": "Reacti-\nvate", "artisanal": "Artisanal\nLabour"}
+"""The rondels' squares by the menus' words (engine/sabika/names.py ACTION_NAME), broken over
+two lines to fit a square: the picture and the text name an action alike."""
 RING_FILL = {"outer": (226, 214, 186), "middle": (206, 222, 214), "inner": (222, 210, 226)}
 WORKER_LETTER = {"builder1": "B", "builder2": "B", "merchant": "M", "poet": "P"}
 RAW_LETTER = {"sugar": "Cn", "clothes": "Sk", "pottery": "Cy"}

@@ -47,7 +47,7 @@ from engine.sabika.view import TITLE, view
 from engine.text import noun
 
 id = "sabika"
-RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
+RULES_VERSION = 3  # bump when a change alters what a log replays to (data files included)
 CHANGELOG: dict[int, str] = {
     1: "The rules as first released.",
     2: "At 0 PP a player can no longer pay the tribute or Rest with PP he does not have (the tribute falls "
@@ -56,6 +56,11 @@ CHANGELOG: dict[int, str] = {
        "with his Seals before PP, and his Minor Poems count as blue or red only for Major Poem A3. Log lines "
        "name cards and tiles by what they are and do, not by their ids (issue 35), and begin with the "
        "player's colour capitalised; 1 Dinar, 1 Paria, 1 Seal (issue 38).",
+    3: "Menus say what each entry does (issue 38): the two Master Builders standing on the same place are one "
+       "entry (the first of them goes), a Worker names its square; a Rest says whether the Worker goes back to "
+       "or stays in the workshop and what it earns and costs; an Export names the City Bonus and the Seal apart "
+       "from what the City wants; placing a Minor Construction names the card at that end of the row and the "
+       "Architectural Balance it completes. The rules are unchanged.",
 }
 title = TITLE
 SOLO_OPPONENT = "yusuf"

@@ -78,7 +78,19 @@ def _o_major_tile(s: State, dec: dict[str, Any]) -> list[Action]:
 
 
 def _o_place_minor(s: State, dec: dict[str, Any]) -> list[Action]:
-    return [opt("place", f"Place it at the {side} end of your row", side=side) for side in ("left", "right")]
+    return [opt("place", place_label(s["players"][dec["role"]]["row"], dec["card"], side), side=side)
+            for side in ("left", "right")]
+
+
+def place_label(row: list[str], card: str, side: str) -> str:
+    """Where a Minor Construction card goes and what that end holds: the card at that end of the
+    row, the colour of its half the new card meets, and the Architectural Balance it completes."""
+    end = row[0] if side == "left" else row[-1]
+    colour = half(end, side)
+    meets = "its wild half" if colour is None else f"its {colour} half"
+    balance = balance_colour(row, card, side)
+    done = f"completes a {balance} Architectural Balance" if balance else "no Architectural Balance"
+    return f"Place it at the {side} end of your row, beside {N.name(end)} ({meets}): {done}"
 
 
 def advance_favour(s: State, role: str) -> None:

@@ -60,8 +60,9 @@ def _o_export(s: State, dec: dict[str, Any]) -> list[Action]:
     out = []
     for c in export_cities(s, dec["role"]):
         tile = CITY_TILES[s["cities"][c]["tile"]]
+        seal = " and its Seal" if s["cities"][c]["seal"] else ""
         out.append(opt("city", f"Export to {CITIES[c]['name']} (cost {route_cost(s, dec['role'], c)}, wants "
-                                f"{ITEM_NAME[tile['demand']]}{', Seal' if s['cities'][c]['seal'] else ''})", city=c))
+                                f"{ITEM_NAME[tile['demand']]}; bonus: {describe_bonus(tile['bonus'])}{seal})", city=c))
     return out
 
 

@@ -169,13 +169,20 @@ def start_main(s: State, role: str, action: str, side: str | None, bonus: bool) 
 
 
 def _o_turn(s: State, dec: dict[str, Any]) -> list[Action]:
+    """One entry per standing Worker, named by where it stands. The two Master Builders standing
+    on the same place are one choice, not two entries alike: the first of them goes."""
     p = s["players"][dec["role"]]
     out = []
+    offered: set[tuple[str, int | None]] = set()
     for w in WORKERS:
-        if p["workers"][w]["up"]:
-            at = p["workers"][w]["at"]
-            where = "workshop" if at is None else ACTION_NAME[square_action(WORKER_RONDEL[w.rstrip("12")], at)]
-            out.append(opt("worker", f"Activate your {w.rstrip('12')} ({where})", worker=w))
+        info = p["workers"][w]
+        kind = w.rstrip("12")
+        if not info["up"] or (kind, info["at"]) in offered:
+            continue
+        offered.add((kind, info["at"]))
+        at = info["at"]
+        where = "in the workshop" if at is None else f"square {at}, {ACTION_NAME[square_action(WORKER_RONDEL[kind], at)]}"
+        out.append(opt("worker", f"Activate your {kind} ({where})", worker=w))
     return out
 
 
@@ -188,9 +195,24 @@ def _o_work(s: State, dec: dict[str, Any]) -> list[Action]:
         out.append(opt("move", f"Move to square {sq} ({ACTION_NAME[square_action(rondel, sq)]}), cost {cost}",
                         square=sq))
     if rest_allowed(s, role):
-        out.append(opt("rest", "Rest: back to the workshop, earn 3 Dinars, lose 1 PP"))
+        out.append(opt("rest", rest_label(s, role, w)))
     out.append(opt("back", "Choose another worker"))
     return out
+
+
+def rest_label(s: State, role: str, worker: str) -> str:
+    """What a Rest does for this Worker: back to the workshop (or staying there), the Dinars
+    (fewer under an Event) and the PP it costs (none with the blue Poem, none left to lose)."""
+    p = s["players"][role]
+    where = "stay in the workshop" if p["workers"][worker]["at"] is None else "back to the workshop"
+    dinars = 2 if event_is(s, role, "weary") else 3
+    if "rest" in blue_effects(p):
+        cost = "lose no PP (blue Poem)"
+    elif p["pp"] > 0:
+        cost = "lose 1 PP"
+    else:
+        cost = "no PP left to lose"
+    return f"Rest: {where}, earn {plural(dinars, 'Dinar')}, {cost}"
 
 
 def rest_allowed(s: State, role: str) -> bool:

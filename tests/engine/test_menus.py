@@ -73,8 +73,6 @@ def _texts(game_id: str, options: dict[str, Any], seeds: tuple[int, ...], stop: 
 
 # Menus that still show two entries alike for findings outside this change (issue 38).
 _KNOWN_ALIKE = {
-    "sabika": "issue 38: Sabika offers 'Activate your builder (workshop)' twice (one per builder in the "
-              "workshop); which builder goes is a rules-side choice of engine/sabika/rules.py",
     "granada_city": "issue 38: Dirk Henn's Granada offers 'Take 8 yellow' / 'Pay 1 blue' twice (different "
                     "cards of the same currency and value); engine/granada_city/player.py/rules.py",
 }

@@ -179,4 +179,5 @@ def test_yusuf_pays_the_tribute_in_the_usual_manner_track_then_seals_then_pp() -
 
 
 def test_rules_version_says_what_changed() -> None:
-    assert sabika.RULES_VERSION == 2 and "tribute" in sabika.CHANGELOG[2]
+    assert sabika.RULES_VERSION >= 2 and "tribute" in sabika.CHANGELOG[2]
+    assert "Master Builders" in sabika.CHANGELOG[3]
