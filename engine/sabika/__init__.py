@@ -60,7 +60,9 @@ CHANGELOG: dict[int, str] = {
        "entry (the first of them goes), a Worker names its square; a Rest says whether the Worker goes back to "
        "or stays in the workshop and what it earns and costs; an Export names the City Bonus and the Seal apart "
        "from what the City wants; placing a Minor Construction names the card at that end of the row and the "
-       "Architectural Balance it completes. The rules are unchanged.",
+       "Architectural Balance it completes; the Workers have the rulebook's names (Master Builder, Merchant, "
+       "Poet) in menus and log lines; every price says Dinars; the movement and tribute headings say what "
+       "their entries offer. The rules are unchanged.",
 }
 title = TITLE
 SOLO_OPPONENT = "yusuf"

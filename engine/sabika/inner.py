@@ -49,13 +49,13 @@ def carve_options(s: State, role: str) -> list[Action]:
         for colour in ("blue", "red"):
             if funds(p) >= carve_cost(p, colour, active_effect(s)):
                 what = DATA["minor_poems"]["blue_effects"][card["blue"]] if colour == "blue" else describe_bonus(card["red"])
-                out.append(opt("poem", f"Minor Poem in {colour} (cost {carve_cost(p, colour, active_effect(s))}): {what} [{c}]",
+                out.append(opt("poem", f"Minor Poem in {colour} ({N.cost(carve_cost(p, colour, active_effect(s)))}): {what} [{c}]",
                                 slot=i, colour=colour))
     if len(p["grey"]) < 2 and funds(p) >= carve_cost(p, "grey", active_effect(s)):
         for i, c in enumerate(s["major_poems"]):
             if c is not None:
                 crit = DATA["major_poems"]["criteria"][MAJOR_POEMS[c]["crit"]]
-                out.append(opt("poem", f"Major Poem in grey (cost {carve_cost(p, 'grey', active_effect(s))}): {MAJOR_POEMS[c]['pp']} PP {crit} [{c}]",
+                out.append(opt("poem", f"Major Poem in grey ({N.cost(carve_cost(p, 'grey', active_effect(s)))}): {MAJOR_POEMS[c]['pp']} PP {crit} [{c}]",
                                 slot=i, colour="grey"))
     return out
 

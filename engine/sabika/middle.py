@@ -8,6 +8,7 @@ import heapq
 from typing import Any
 
 from engine.api import Action, State
+from engine.sabika import names as N
 from engine.sabika.data import CITIES, CITY_TILES, DATA, GOODS
 from engine.sabika.names import ITEM_NAME, describe_bonus
 from engine.sabika.state import (
@@ -61,7 +62,7 @@ def _o_export(s: State, dec: dict[str, Any]) -> list[Action]:
     for c in export_cities(s, dec["role"]):
         tile = CITY_TILES[s["cities"][c]["tile"]]
         seal = " and its Seal" if s["cities"][c]["seal"] else ""
-        out.append(opt("city", f"Export to {CITIES[c]['name']} (cost {route_cost(s, dec['role'], c)}, wants "
+        out.append(opt("city", f"Export to {CITIES[c]['name']} ({N.cost(route_cost(s, dec['role'], c))}, wants "
                                 f"{ITEM_NAME[tile['demand']]}; bonus: {describe_bonus(tile['bonus'])}{seal})", city=c))
     return out
 

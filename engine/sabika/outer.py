@@ -55,7 +55,7 @@ def _o_storehouse(s: State, dec: dict[str, Any]) -> list[Action]:
 
 def _o_expand_where(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
-    return [opt("onto", f"Place it on Storehouse {i + 1} (expanded {len(st['tiles'])} times)", store=i)
+    return [opt("onto", f"Place it on Storehouse {i + 1} ({'expanded once' if st['tiles'] else 'not yet expanded'})", store=i)
             for i, st in enumerate(p["stores"]) if len(st["tiles"]) < 2]
 
 
@@ -84,19 +84,24 @@ def buy_price(s: State, role: str, item: str) -> int:
 def _o_market_buy(s: State, dec: dict[str, Any]) -> list[Action]:
     role = dec["role"]
     p = s["players"][role]
-    out = [opt("buy_item", f"Buy 1 {ITEM_NAME[m]} for {buy_price(s, role, m)}", item=m)
+    out = [opt("buy_item", f"Buy 1 {ITEM_NAME[m]} for {plural(buy_price(s, role, m), 'Dinar')}", item=m)
            for m in MATERIALS if funds(p) >= buy_price(s, role, m)]
     if funds(p) >= buy_price(s, role, "raw") and raw_available(s):
-        out.append(opt("buy_item", f"Buy 1 Raw Material for {buy_price(s, role, 'raw')}", item="raw"))
+        out.append(opt("buy_item", f"Buy 1 Raw Material for {plural(buy_price(s, role, 'raw'), 'Dinar')}", item="raw"))
     return out + [opt("back", "Back")]
 
 
 def _o_market_sell(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
     h = holdings(p)
-    out = [opt("sell_item", f"Sell 1 {ITEM_NAME[x]} for {MARKET['sell'][x] if x in MATERIALS else MARKET['sell']['good']}",
-                item=x) for x in (*MATERIALS, *GOODS) if h.get(x)]
+    out = [opt("sell_item", f"Sell 1 {ITEM_NAME[x]} for {plural(sell_price(x), 'Dinar')}", item=x)
+           for x in (*MATERIALS, *GOODS) if h.get(x)]
     return out + [opt("back", "Back")]
+
+
+def sell_price(item: str) -> int:
+    """What the Market pays for a Material (its own price) or a Good (one price for all)."""
+    return int(MARKET["sell"][item] if item in MATERIALS else MARKET["sell"]["good"])
 
 
 def _o_market_trade(s: State, dec: dict[str, Any]) -> list[Action]:
@@ -170,7 +175,7 @@ def _r_market_sell(s: State, dec: dict[str, Any], a: Action) -> None:
     item = a["item"]
     p = s["players"][role]
     take_item(s, p, item)
-    price = MARKET["sell"][item] if item in MATERIALS else MARKET["sell"]["good"]
+    price = sell_price(item)
     p["dinars"] += price
     log(s, f"{role} sells 1 {ITEM_NAME[item]} for {plural(price, 'Dinar')}.")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.api import Action, State
 from engine.sabika.state import R_NARRATOR, R_START, YUSUF, Decision, log, opt, push, seat
-from engine.text import plural
+from engine.text import plural, role_name
 
 
 def tribute_means(p: dict[str, Any]) -> bool:
@@ -21,7 +21,7 @@ def _o_tribute(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
     out = []
     if p["parias"] > 0:
-        out.append(opt("paria", f"Move your Paria token back 1 ({dec['left']} to pay)", means="track"))
+        out.append(opt("paria", "Move your Paria token back 1 space", means="track"))
     if p["dinars"] >= 2:
         out.append(opt("paria", "Pay 2 Dinars for 1 Paria", means="dinars"))
     if p["seals"] > 0:
@@ -32,7 +32,7 @@ def _o_tribute(s: State, dec: dict[str, Any]) -> list[Action]:
 
 
 def _o_start_player(s: State, dec: dict[str, Any]) -> list[Action]:
-    return [opt("start", f"{'Yusuf' if r == YUSUF else r} starts the next round", player=r) for r in s["seats"]]
+    return [opt("start", f"{'Yusuf' if r == YUSUF else role_name(r)} starts the next round", player=r) for r in s["seats"]]
 
 
 def _r_tribute(s: State, dec: dict[str, Any], a: Action) -> None:

@@ -172,6 +172,7 @@ def push_store(s: State, role: str, item: str) -> None:
 
 
 def opt(type_: str, label: str, **kw: Any) -> Action:
+    """A menu entry: the action's fields, then its label (what the player reads)."""
     a: Action = {"type": type_, **kw}
     a["label"] = label
     return a
@@ -179,6 +180,7 @@ def opt(type_: str, label: str, **kw: Any) -> Action:
 
 def active_effect(s: State) -> str | None:
     return str(EVENTS[s["event"]]["effect"]) if s.get("event") else None
+
 
 class Decision(NamedTuple):
     """A kind of decision (``state["stack"]`` items name it by ``kind``): its legal answers, how

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.api import Action, State
+from engine.sabika import names as N
 from engine.sabika.construction import construct_options
 from engine.sabika.data import DATA, MATERIALS, WORKER_RONDEL
 from engine.sabika.inner import carve_options
@@ -52,17 +53,28 @@ def others_at(s: State, role: str, worker: str, rondel: str, sq: int) -> int:
     return count
 
 
+def free_steps(s: State, role: str) -> int:
+    """The steps a move takes for free: 2, 3 with the blue Poem, 1 fewer under an Event."""
+    p = s["players"][role]
+    return (3 if "steps" in blue_effects(p) else 2) - (1 if event_is(s, role, "long_roads") else 0)
+
+
+def crowd_price(s: State, role: str) -> int:
+    """The Dinars a move pays per other Worker on its destination: 1, none with the blue Poem,
+    2 under an Event."""
+    if "crowd" in blue_effects(s["players"][role]):
+        return 0
+    return 2 if event_is(s, role, "crowds") else 1
+
+
 def move_cost(s: State, role: str, worker: str, target: int) -> int:
     p = s["players"][role]
     rondel = WORKER_RONDEL[worker.rstrip("12")]
     squares = ring(s["n"], rondel)
     at = p["workers"][worker]["at"]
-    free = (3 if "steps" in blue_effects(p) else 2) - (1 if event_is(s, role, "long_roads") else 0)
     steps = 0 if at is None else (squares.index(target) - squares.index(at)) % len(squares)
-    crowd = 0 if "crowd" in blue_effects(p) else others_at(s, role, worker, rondel, target)
-    if event_is(s, role, "crowds"):
-        crowd *= 2
-    return max(0, steps - free) + crowd
+    crowd = crowd_price(s, role) * others_at(s, role, worker, rondel, target)
+    return max(0, steps - free_steps(s, role)) + crowd
 
 
 def destinations(s: State, role: str, worker: str) -> list[int]:
@@ -182,7 +194,7 @@ def _o_turn(s: State, dec: dict[str, Any]) -> list[Action]:
         offered.add((kind, info["at"]))
         at = info["at"]
         where = "in the workshop" if at is None else f"square {at}, {ACTION_NAME[square_action(WORKER_RONDEL[kind], at)]}"
-        out.append(opt("worker", f"Activate your {kind} ({where})", worker=w))
+        out.append(opt("worker", f"Activate your {N.WORKER_NAME[kind]} ({where})", worker=w))
     return out
 
 
@@ -191,9 +203,8 @@ def _o_work(s: State, dec: dict[str, Any]) -> list[Action]:
     rondel = WORKER_RONDEL[w.rstrip("12")]
     out = []
     for sq in destinations(s, role, w):
-        cost = move_cost(s, role, w, sq)
-        out.append(opt("move", f"Move to square {sq} ({ACTION_NAME[square_action(rondel, sq)]}), cost {cost}",
-                        square=sq))
+        out.append(opt("move", f"Move to square {sq} ({ACTION_NAME[square_action(rondel, sq)]}), "
+                               f"{N.cost(move_cost(s, role, w, sq))}", square=sq))
     if rest_allowed(s, role):
         out.append(opt("rest", rest_label(s, role, w)))
     out.append(opt("back", "Choose another worker"))
@@ -236,13 +247,12 @@ def _o_square(s: State, dec: dict[str, Any]) -> list[Action]:
         found = square_secondary(s, rondel, sq)
         assert found is not None
         kind, i = found
-        cost = secondary_cost(s, role, kind, rondel)
         if kind == "raw":
             token = s["raw_squares"][str(i)]
             what = f"take the {RAW_NAME[token]}" if token else "process 1 Raw Material"
         else:
             what = "take the Marble" if s["marble_squares"][str(i)] else "take 1 Gypsum or Wood"
-        out.append(opt("secondary", f"Secondary Action: {what} (cost {cost})"))
+        out.append(opt("secondary", f"Secondary Action: {what} ({N.cost(secondary_cost(s, role, kind, rondel))})"))
     out.append(opt("done", "End this turn"))
     return out
 
@@ -263,7 +273,7 @@ def _r_work(s: State, dec: dict[str, Any], a: Action) -> None:
         info["at"] = None
         rest = 2 if event_is(s, role, "weary") else 3
         p["dinars"] += rest
-        log(s, f"{role} rests the {w.rstrip('12')}: back to the workshop, {plural(rest, 'Dinar')}.")
+        log(s, f"{role} rests the {N.WORKER_NAME[w.rstrip('12')]}: back to the workshop, {plural(rest, 'Dinar')}.")
         if "rest" not in blue_effects(p):
             if p["pp"] > 0:
                 gain_pp(s, role, -1, "rest")
@@ -273,7 +283,7 @@ def _r_work(s: State, dec: dict[str, Any], a: Action) -> None:
     rondel = WORKER_RONDEL[w.rstrip("12")]
     cost = move_cost(s, role, w, a["square"])
     info["at"] = a["square"]
-    log(s, f"{role} moves the {w.rstrip('12')} to square {a['square']} ({ACTION_NAME[square_action(rondel, a['square'])]})"
+    log(s, f"{role} moves the {N.WORKER_NAME[w.rstrip('12')]} to square {a['square']} ({ACTION_NAME[square_action(rondel, a['square'])]})"
            f"{f', paying {cost}' if cost else ''}.")
     push(s, {"kind": "square", "role": role, "rondel": rondel, "square": a["square"], "main": False, "secondary": False})
     push_pay(s, role, cost, "movement")

@@ -13,17 +13,18 @@ from engine.api import State, View, clone, visible_log
 from engine.sabika import rules
 from engine.sabika.data import CITY_TILES, DATA, EVENTS, RONDELS, STARTING
 from engine.sabika.middle import presence
+from engine.sabika.names import WORKER_NAME
 from engine.sabika.parias import paria_leader
 from engine.sabika.state import YUSUF, capacity, era, ring
+from engine.sabika.turn import crowd_price, destinations, free_steps, rest_allowed
 from engine.sabika.yusuf import desired_types
+from engine.text import plural, role_name
 
 TITLE = "Sabika"
 
 PROMPTS = {
     "start_tile": "Choose the Starting tile you keep (the other is discarded face down).",
     "turn": "Your turn: choose a standing Worker to activate.",
-    "work": "Move the Worker clockwise around its Rondel (2 steps free, then 1 Dinar a step, 1 Dinar per Worker "
-            "on the destination) or Rest.",
     "square": "Carry out the Main and/or Secondary Action of the square, or end the turn.",
     "pay": "Choose how many Seals pay part of this payment (1 Dinar each).",
     "store": "Choose the Storehouse that receives the new item.",
@@ -32,7 +33,6 @@ PROMPTS = {
     "raw": "Choose the Raw Material you take from the Rondel.",
     "process": "Choose a Raw Material of your workshop to process into a Good.",
     "or": "Choose one of the bonuses.",
-    "dp": "Split 4 between Dinars and Parias.",
     "favour": "Choose the Sultan's Favour bonus: this space or any previous one.",
     "storehouse": "Expand a Storehouse with a displayed tile, or activate one of your visible Storehouses.",
     "expand_where": "Choose the Storehouse you expand.",
@@ -51,10 +51,32 @@ PROMPTS = {
     "city_bonus": "Choose the City whose bonus you earn.",
     "carve": "Choose the Poem you carve (and its colour).",
     "reactivate": "Choose the red Poem whose effect you apply again.",
-    "tribute": "Tribute: choose how you pay the next Paria.",
     "yusuf_city": "These Cities are equally near for Yusuf: you decide where his Ship goes.",
     "start_player": "You lead on the Paria track: choose the next Starting Player.",
 }
+
+
+def _prompt(s: State, dec: dict[str, Any]) -> str:
+    """The heading of a decision's menu; where the entries depend on the player's Poems, the
+    Event or the bonus, the heading says what they do (the free steps, the price of a crowd,
+    whether he may Rest, what a split shares, how much tribute is left)."""
+    kind, role = dec["kind"], dec["role"]
+    if kind == "work":
+        crowd = crowd_price(s, role)
+        per = "no Dinar for other Workers" if crowd == 0 else f"{plural(crowd, 'Dinar')} per other Worker"
+        worker = WORKER_NAME[dec["worker"].rstrip("12")]
+        rest = ", or Rest it" if rest_allowed(s, role) else ""
+        if not destinations(s, role, dec["worker"]):
+            if rest:
+                return f"Your {worker} can move to no square you can pay for: Rest it, or choose another Worker."
+            return f"Your {worker} can move to no square you can pay for, nor Rest without PP: choose another Worker."
+        return (f"Move your {worker} clockwise around its Rondel ({plural(free_steps(s, role), 'step')} free, then "
+                f"1 Dinar a step; {per} on the destination){rest}, or choose another Worker.")
+    if kind == "dp":
+        return f"Split {dec['effect']['n']} between Dinars and Parias."
+    if kind == "tribute":
+        return f"Tribute: choose how you pay the next Paria ({dec['left']} of {plural(dec['total'], 'Paria')} left to pay)."
+    return PROMPTS.get(kind, "Decide.")
 
 
 def _player_view(s: State, r: str, me: str | None) -> dict[str, Any]:
@@ -99,12 +121,11 @@ def _view(state: State, role: str | None) -> View:
     if s["phase"] == "over":
         prompt = str(s["result"]["reason"]) + "."
     elif me and legal:
-        kind = "start_tile" if s["phase"] == "setup" else top["kind"] if top else ""
-        prompt = PROMPTS.get(kind, "Decide.")
+        prompt = _prompt(s, top) if s["phase"] != "setup" and top else PROMPTS["start_tile"]
     elif s["phase"] == "setup":
         prompt = "Waiting for the other players to choose their Starting tiles."
     else:
-        prompt = f"Waiting for {top['role']}." if top else "Waiting."
+        prompt = f"Waiting for {role_name(top['role'])}." if top else "Waiting."
     pending = None
     if top is not None:
         pending = {k: v for k, v in top.items() if k != "effect"}

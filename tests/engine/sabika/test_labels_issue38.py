@@ -3,8 +3,11 @@ the others, in the words the rulebook and the picture use."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+import engine.sabika as sabika
 from engine.sabika import rules
 from engine.sabika.data import BALANCES, CITIES, CITY_TILES, MINORS
 from engine.sabika.names import describe_bonus
@@ -23,7 +26,7 @@ def test_two_builders_in_the_workshop_are_one_entry() -> None:
     ``Activate your builder (workshop)`` twice."""
     s = turn_of(blank(), B)
     labels = _labels(s)
-    assert labels.count("Activate your builder (in the workshop)") == 1
+    assert labels.count("Activate your Master Builder (in the workshop)") == 1
     assert len(labels) == len(set(labels)) == 3  # builder, merchant, poet
 
 
@@ -34,8 +37,8 @@ def test_builders_on_two_squares_of_one_action_say_which_square() -> None:
     workers = s["players"][B]["workers"]
     workers["builder1"]["at"], workers["builder2"]["at"] = 3, 7
     labels = _labels(s)
-    assert "Activate your builder (square 3, Construction)" in labels
-    assert "Activate your builder (square 7, Construction)" in labels
+    assert "Activate your Master Builder (square 3, Construction)" in labels
+    assert "Activate your Master Builder (square 7, Construction)" in labels
     assert len(labels) == len(set(labels))
     # both still reachable: a different choice each
     assert sorted(a["worker"] for a in rules.actions(s, B) if a["worker"].startswith("builder")) == \
@@ -80,7 +83,7 @@ def test_an_export_entry_tells_the_demand_from_the_bonus_and_the_seal() -> None:
     for a in rules.actions(s, B):
         tile = CITY_TILES[s["cities"][a["city"]]["tile"]]
         name = CITIES[a["city"]]["name"]
-        assert a["label"].startswith(f"Export to {name} (cost ")
+        assert a["label"].startswith(f"Export to {name} (cost ") or a["label"].startswith(f"Export to {name} (free, ")
         wants, bonus = a["label"].split("; bonus: ")
         assert wants.endswith(f"wants {tile['demand'].capitalize()}") and "Seal" not in wants
         assert bonus == f"{describe_bonus(tile['bonus'])} and its Seal)"
@@ -103,3 +106,75 @@ def test_the_ends_of_the_row_name_the_card_there_and_the_balance() -> None:
         f"Place it at the right end of your row, beside Architectural Balance ({colour}|any) (its wild half): "
         f"completes a {MINORS[card]['left']} Architectural Balance",
     ]
+
+
+# ---------------------------------------------------------------- over random games
+
+def _menus_along(seeds: range, players: tuple[int, ...]) -> list[tuple[str, str, list[str]]]:
+    """(decision kind, prompt, labels) of every menu along random games."""
+    import engine
+    from tests.engine.games import random_game
+
+    module = engine.get("sabika")
+    found = []
+    for seed in seeds:
+        for n in players:
+            options = {"players": n, "events": "mixed" if seed % 2 else "negative"}
+            for s in random_game("sabika", seed, options):
+                if module.result(s) is not None:
+                    continue
+                for role in module.active(s):
+                    kind = s["stack"][-1]["kind"] if s["stack"] else "start_tile"
+                    view = module.view(s, role)
+                    found.append((kind, str(view["prompt"]), [str(a["label"]) for a in view["actions"]]))
+    return found
+
+
+@pytest.fixture(scope="module")
+def menus() -> list[tuple[str, str, list[str]]]:
+    return _menus_along(range(1, 4), (1, 2, 4))
+
+
+def test_every_amount_in_a_menu_has_its_unit(menus: list[tuple[str, str, list[str]]]) -> None:
+    """``Buy 1 Gypsum for 1``, ``cost 2``: a number a player pays or earns says what of."""
+    bare = re.compile(r"\b(?:for|cost) \d+(?! (?:Dinar|Dinars|PP|Paria|Parias|[A-Z][a-z]+))")
+    bad = sorted({label for _, _, labels in menus for label in labels if bare.search(label)})
+    assert not bad, bad[:5]
+
+
+def test_menus_and_prompts_name_players_with_a_capital(menus: list[tuple[str, str, list[str]]]) -> None:
+    """``blue starts the next round``: a player's name in a menu or a heading is capitalised."""
+    roles = ("blue", "yellow", "pink", "green")
+    bad = sorted({text for _, prompt, labels in menus for text in (prompt, *labels)
+                  if re.search(rf"(?:^|for )(?:{'|'.join(roles)})\b", text)})
+    assert not bad, bad[:5]
+
+
+def test_the_movement_heading_says_what_its_entries_offer(menus: list[tuple[str, str, list[str]]]) -> None:
+    """The heading promised ``2 steps free`` and a Rest whatever the Poems, the Event and the
+    player's PP: it offers a Rest exactly when the menu does, and moves only when there are any."""
+    seen = 0
+    for kind, prompt, labels in menus:
+        if kind != "work":
+            continue
+        seen += 1
+        rest = any(label.startswith("Rest:") for label in labels)
+        moves = any(label.startswith("Move to square") for label in labels)
+        assert ("Rest it" in prompt) == rest, (prompt, labels)
+        assert prompt.startswith("Move your") == moves, (prompt, labels)
+    assert seen
+
+
+def test_the_workers_have_the_rulebooks_names(menus: list[tuple[str, str, list[str]]]) -> None:
+    """The rulebook's Master Builder, Merchant and Poet, as Yusuf's log lines call them."""
+    labels = {label for kind, _, ls in menus if kind == "turn" for label in ls}
+    assert labels and all(re.match(r"Activate your (?:Master Builder|Merchant|Poet) \(", label) for label in labels)
+
+
+def test_the_tribute_heading_says_how_much_is_left() -> None:
+    s = blank()
+    s["stack"] = [{"kind": "tribute", "role": B, "left": 2, "total": 3}]
+    s["players"][B]["dinars"] = 4
+    view = sabika.view(s, B)
+    assert view["prompt"] == "Tribute: choose how you pay the next Paria (2 of 3 Parias left to pay)."
+    assert [a["label"] for a in view["actions"]] == ["Pay 2 Dinars for 1 Paria", "Lose 1 PP for 1 Paria"]

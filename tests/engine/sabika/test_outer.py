@@ -136,7 +136,7 @@ def test_market_prices_and_trading_down_earns_a_dinar() -> None:
     s = put_first(s, r)
     assert s["players"][r]["dinars"] == 13  # 10 + 2 + 1 for trading down
     s = step(s, r, "buy")
-    prices = {a["item"]: a["label"].rsplit(" ", 1)[1] for a in rules.actions(s, r) if a["type"] == "buy_item"}
+    prices = {a["item"]: a["label"].rsplit(" ", 2)[1] for a in rules.actions(s, r) if a["type"] == "buy_item"}
     assert prices == {"gypsum": "1", "wood": "1", "marble": "2", "ceramic": "3", "raw": "1"}
     s = step(s, r, "buy_item", item="ceramic")
     s = put_first(s, r)
@@ -278,7 +278,7 @@ def test_a_refused_step_names_its_rule_and_the_legal_ones() -> None:
     s, r = at_turn()
     with pytest.raises(RuleError) as err:
         rules.apply(s, r, {"type": "worker", "worker": "vizier"})
-    assert err.value.rule == "phase-i-actions" and "builder" in err.value.explain()
+    assert err.value.rule == "phase-i-actions" and "Master Builder" in err.value.explain()
     with pytest.raises(RuleError, match="not yellow's decision"):
         rules.apply(s, "yellow", find(s, r, "worker", worker="poet"))
 
