@@ -87,10 +87,10 @@ def place_label(row: list[str], card: str, side: str) -> str:
     row, the colour of its half the new card meets, and the Architectural Balance it completes."""
     end = row[0] if side == "left" else row[-1]
     colour = half(end, side)
-    meets = "its wild half" if colour is None else f"its {colour} half"
+    meets = "the wild half" if colour is None else f"the {colour} half"
     balance = balance_colour(row, card, side)
     done = f"completes a {balance} Architectural Balance" if balance else "no Architectural Balance"
-    return f"Place it at the {side} end of your row, beside {N.name(end)} ({meets}): {done}"
+    return f"Place it at the {side} end of your row, against {meets} of {N.name(end)}: {done}"
 
 
 def advance_favour(s: State, role: str) -> None:

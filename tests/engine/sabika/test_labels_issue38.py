@@ -101,9 +101,9 @@ def test_the_ends_of_the_row_name_the_card_there_and_the_balance() -> None:
     s["stack"] = [{"kind": "place_minor", "role": B, "card": card}]
     labels = _labels(s)
     assert labels == [
-        f"Place it at the left end of your row, beside Architectural Balance ({colour}|any) (its {colour} half): "
+        f"Place it at the left end of your row, against the {colour} half of Architectural Balance ({colour}|any): "
         f"completes a {colour} Architectural Balance",
-        f"Place it at the right end of your row, beside Architectural Balance ({colour}|any) (its wild half): "
+        f"Place it at the right end of your row, against the wild half of Architectural Balance ({colour}|any): "
         f"completes a {MINORS[card]['left']} Architectural Balance",
     ]
 
@@ -178,3 +178,16 @@ def test_the_tribute_heading_says_how_much_is_left() -> None:
     view = sabika.view(s, B)
     assert view["prompt"] == "Tribute: choose how you pay the next Paria (2 of 3 Parias left to pay)."
     assert [a["label"] for a in view["actions"]] == ["Pay 2 Dinars for 1 Paria", "Lose 1 PP for 1 Paria"]
+
+
+@pytest.mark.rule("sabika:minor-construction-action")
+def test_an_end_that_completes_no_balance_says_so() -> None:
+    s = turn_of(blank(), B)
+    p = s["players"][B]
+    end = next(c for c, m in MINORS.items() if m["right"] == "blue")
+    card = next(c for c, m in MINORS.items() if m["left"] == "green" and c != end)
+    p["row"].append(end)
+    s["stack"] = [{"kind": "place_minor", "role": B, "card": card}]
+    right = [label for label in _labels(s) if "right end" in label]
+    assert right == [f"Place it at the right end of your row, against the blue half of {MINORS[end]['type'].capitalize()} "
+                     f"on {MINORS[end]['base'].capitalize()} ({MINORS[end]['left']}|blue): no Architectural Balance"]
