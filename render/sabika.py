@@ -98,7 +98,7 @@ def _draw_rondels(img: Image.Image, view: dict[str, Any]) -> None:
         for i, action in enumerate(actions[rondel]):
             x, y = _polar((r0 + r1) / 2 + 18, _angle(i, n))
             label = f"{positions[rondel][i]}\n{ACTION_SHORT[action]}"
-            C.fit_text(draw, (x - 40, y - 17, x + 40, y + 17), label, 13, bold=True, align="c", spacing=1.1)
+            C.fit_text(draw, (x - 44, y - 23, x + 44, y + 23), label, 13, bold=True, align="c", spacing=1.1)
     draw.ellipse((CENTRE[0] - 50, CENTRE[1] - 50, CENTRE[0] + 50, CENTRE[1] + 50), fill=C.PAPER, outline=C.PANEL_EDGE)
     C.fit_text(draw, (CENTRE[0] - 46, CENTRE[1] - 12, CENTRE[0] + 46, CENTRE[1] + 12), "Alhambra", 14, bold=True,
                align="c")

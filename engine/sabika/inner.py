@@ -22,6 +22,7 @@ from engine.sabika.state import (
     push_bonus,
     push_pay,
 )
+from engine.text import plural
 
 
 def carve_cost(p: dict[str, Any], colour: str, event: str | None = None) -> int:
@@ -79,7 +80,7 @@ def _r_carve(s: State, dec: dict[str, Any], a: Action) -> None:
     else:
         card = s["poem_display"][a["slot"]]
         s["poem_display"][a["slot"]] = None
-    log(s, f"{role} carves {'Major' if colour == 'grey' else 'Minor'} Poem in {colour}, paying {cost}: {N.name(card) if colour != 'grey' else N.major_poem(card)}.")
+    log(s, f"{role} carves {'Major' if colour == 'grey' else 'Minor'} Poem in {colour}, paying {plural(cost, 'Dinar')}: {N.name(card) if colour != 'grey' else N.major_poem(card)}.")
     push(s, {"kind": "effect", "role": role, "effect": {"k": "poem_done"}, "card": card, "colour": colour})
     push(s, {"kind": "scaffold", "role": role, "mode": "poem", "used": [], "base_of": ["gypsum", "wood", "marble"],
              "extra_of": list(MATERIALS), "extras": 1})

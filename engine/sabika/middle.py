@@ -30,6 +30,7 @@ from engine.sabika.state import (
     push_pay,
     take_item,
 )
+from engine.text import plural
 
 
 def presence(s: State, role: str) -> list[str]:
@@ -105,7 +106,7 @@ def _r_export(s: State, dec: dict[str, Any], a: Action) -> None:
     """Pay the routes (2), then place the Ship and take the Seal (3), export (4), the City Bonus (5)."""
     role, city = dec["role"], a["city"]
     cost = route_cost(s, role, city)
-    log(s, f"{role} exports to {CITIES[city]['name']}, paying {cost} for the routes.")
+    log(s, f"{role} exports to {CITIES[city]['name']}, paying {plural(cost, 'Dinar')} for the routes.")
     push_bonus(s, role, CITY_TILES[s["cities"][city]["tile"]]["bonus"], f"City Bonus of {CITIES[city]['name']}")
     push(s, {"kind": "export_goods", "role": role, "city": city, "count": 0})
     push(s, {"kind": "effect", "role": role, "effect": {"k": "arrive"}, "city": city})
@@ -134,7 +135,7 @@ def _r_export_goods(s: State, dec: dict[str, Any], a: Action) -> None:
     demand = CITY_TILES[s["cities"][dec["city"]]["tile"]]["demand"]
     n = 2 if g == demand else 1
     gain_parias(s, role, n)
-    log(s, f"{role} exports 1 {ITEM_NAME[g]}: {n} PP and {n} Paria{'s' * (n > 1)}.")
+    log(s, f"{role} exports 1 {ITEM_NAME[g]}: {n} PP and {plural(n, 'Paria')}.")
     gain_pp(s, role, n, "export")
     if dec["count"] + 1 < 2 and any(holdings(p).get(x) for x in GOODS):
         push(s, {**dec, "count": dec["count"] + 1})

@@ -54,9 +54,9 @@ def describe_effect(e: dict[str, Any]) -> str:
     """One effect of a bonus in words (its keys are checked by ``data.load``)."""
     k = e["k"]
     if k == "dinars":
-        return f"{e['n']} Dinar{'s' * (e['n'] > 1)}"
+        return plural(e["n"], "Dinar")
     if k == "parias":
-        return f"{e['n']} Paria{'s' * (e['n'] > 1)}"
+        return plural(e["n"], "Paria")
     if k == "pp":
         return f"{e['n']} PP"
     if k == "mat":

@@ -91,7 +91,7 @@ def _r_pay(s: State, dec: dict[str, Any], a: Action) -> None:
     p["seals"] -= k
     p["dinars"] -= dec["amount"] - k
     if k:
-        log(s, f"{dec['role']} pays {dec['amount']} ({dec['why']}) with {k} Seal{'s' * (k > 1)}.")
+        log(s, f"{dec['role']} pays {plural(dec['amount'] - k, 'Dinar')} and {plural(k, 'Seal')} ({dec['why']}).")
 
 
 def _r_store(s: State, dec: dict[str, Any], a: Action) -> None:

@@ -283,8 +283,9 @@ def _r_work(s: State, dec: dict[str, Any], a: Action) -> None:
     rondel = WORKER_RONDEL[w.rstrip("12")]
     cost = move_cost(s, role, w, a["square"])
     info["at"] = a["square"]
-    log(s, f"{role} moves the {N.WORKER_NAME[w.rstrip('12')]} to square {a['square']} ({ACTION_NAME[square_action(rondel, a['square'])]})"
-           f"{f', paying {cost}' if cost else ''}.")
+    paying = f", paying {plural(cost, 'Dinar')}" if cost else ""
+    log(s, f"{role} moves the {N.WORKER_NAME[w.rstrip('12')]} to square {a['square']} "
+           f"({ACTION_NAME[square_action(rondel, a['square'])]}){paying}.")
     push(s, {"kind": "square", "role": role, "rondel": rondel, "square": a["square"], "main": False, "secondary": False})
     push_pay(s, role, cost, "movement")
 

@@ -191,3 +191,15 @@ def test_an_end_that_completes_no_balance_says_so() -> None:
     right = [label for label in _labels(s) if "right end" in label]
     assert right == [f"Place it at the right end of your row, against the blue half of {MINORS[end]['type'].capitalize()} "
                      f"on {MINORS[end]['base'].capitalize()} ({MINORS[end]['left']}|blue): no Architectural Balance"]
+
+
+def test_log_lines_say_what_a_sum_is_paid_in() -> None:
+    """``pays 3 (movement) with 1 Seal``, ``paying 2``: the log says Dinars and Seals."""
+    from tests.engine.games import random_game
+
+    bare = re.compile(r"\b(?:paying|pays) \d+(?! ?[A-Za-z])")  # a number with no noun after it
+    bad = set()
+    for seed in (1, 2):
+        states = random_game("sabika", seed, {"players": 2})
+        bad |= {e["text"] for e in states[-1]["log"] if bare.search(e["text"])}
+    assert not bad, sorted(bad)[:5]

@@ -86,7 +86,7 @@ def test_a_seal_pays_1_dinar_or_1_paria_of_tribute() -> None:
     s = work(s, B, "merchant", 0)
     s = step(s, B, "city", city="fez")
     # no Dinar: the only way to pay the 1-Dinar route is a Seal, then Fez's Seal is taken
-    assert "Blue pays 1 (routes) with 1 Seal." in [e["text"] for e in s["log"]]
+    assert "Blue pays 0 Dinars and 1 Seal (routes)." in [e["text"] for e in s["log"]]
     assert s["players"][B]["seals"] == 2 and s["players"][B]["dinars"] == 0
     s["stack"] = [{"kind": "tribute", "role": B, "left": 1, "total": 1}]
     assert "seal" in [a["means"] for a in rules.actions(s, B)]
