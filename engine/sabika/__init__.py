@@ -61,8 +61,8 @@ CHANGELOG: dict[int, str] = {
        "or stays in the workshop and what it earns and costs; an Export names the City Bonus and the Seal apart "
        "from what the City wants; placing a Minor Construction names the card at that end of the row and the "
        "Architectural Balance it completes; the Workers have the rulebook's names (Master Builder, Merchant, "
-       "Poet) in menus and log lines; every price and payment, in menus and log lines, says Dinars (and Seals); the movement and tribute headings say what "
-       "their entries offer. The rules are unchanged.",
+       "Poet) in menus and log lines; every price and payment, in menus and log lines, says Dinars (and Seals); the movement, tribute, Storehouse, Market and export "
+       "headings say what their entries offer. The rules are unchanged.",
 }
 title = TITLE
 SOLO_OPPONENT = "yusuf"

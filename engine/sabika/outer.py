@@ -68,9 +68,9 @@ def _o_market(s: State, dec: dict[str, Any]) -> list[Action]:
     out = []
     if any(funds(p) >= buy_price(s, dec["role"], m) for m in MATERIALS) or \
             (funds(p) >= buy_price(s, dec["role"], "raw") and raw_available(s)):
-        out.append(opt("buy", f"Buy ({dec['left']} transactions left)"))
+        out.append(opt("buy", "Buy a Material or a Raw Material"))
     if h:
-        out.append(opt("sell", "Sell"))
+        out.append(opt("sell", "Sell a Material or a Good"))
     if any(h.get(m) for m in MATERIALS):
         out.append(opt("trade", "Trade a Material for the next one up or down the Market Table"))
     out.append(opt("stop", "No more transactions"))

@@ -13,7 +13,7 @@ from engine.api import State, View, clone, visible_log
 from engine.sabika import rules
 from engine.sabika.data import CITY_TILES, DATA, EVENTS, RONDELS, STARTING
 from engine.sabika.middle import presence
-from engine.sabika.names import WORKER_NAME
+from engine.sabika.names import ITEM_NAME, WORKER_NAME
 from engine.sabika.parias import paria_leader
 from engine.sabika.state import YUSUF, capacity, era, ring
 from engine.sabika.turn import crowd_price, destinations, free_steps, rest_allowed
@@ -27,7 +27,6 @@ PROMPTS = {
     "turn": "Your turn: choose a standing Worker to activate.",
     "square": "Carry out the Main and/or Secondary Action of the square, or end the turn.",
     "pay": "Choose how many Seals pay part of this payment (1 Dinar each).",
-    "store": "Choose the Storehouse that receives the new item.",
     "make_room": "Choose the item you return to make room.",
     "pickmat": "Choose a Material.",
     "raw": "Choose the Raw Material you take from the Rondel.",
@@ -36,7 +35,6 @@ PROMPTS = {
     "favour": "Choose the Sultan's Favour bonus: this space or any previous one.",
     "storehouse": "Expand a Storehouse with a displayed tile, or activate one of your visible Storehouses.",
     "expand_where": "Choose the Storehouse you expand.",
-    "market": "Market: choose a transaction or stop.",
     "market_buy": "Choose what you buy.",
     "market_sell": "Choose what you sell.",
     "market_trade": "Choose the trade.",
@@ -45,7 +43,6 @@ PROMPTS = {
     "major_tile": "Choose the Major Construction tile of the current Era.",
     "place_minor": "Place the Minor Construction card at one end of your row.",
     "export": "Choose the City you export to.",
-    "export_goods": "Export 1 or 2 Goods.",
     "consolidate": "Choose the City where you consolidate your Trade Relationship.",
     "produce": "Produce: earn a City Bonus and/or process up to 2 Raw Materials.",
     "city_bonus": "Choose the City whose bonus you earn.",
@@ -72,6 +69,16 @@ def _prompt(s: State, dec: dict[str, Any]) -> str:
             return f"Your {worker} can move to no square you can pay for, nor Rest without PP: choose another Worker."
         return (f"Move your {worker} clockwise around its Rondel ({plural(free_steps(s, role), 'step')} free, then "
                 f"1 Dinar a step; {per} on the destination){rest}, or choose another Worker.")
+    if kind == "store":
+        item = ITEM_NAME[dec["item"]]
+        p = s["players"][role]
+        if all(len(p["stores"][i]["items"]) >= capacity(p, i) for i in range(4)):
+            return f"Your Storehouses are full: empty a space for the {item}, or do not keep it."
+        return f"Choose the Storehouse that receives the {item}."
+    if kind == "market":
+        return f"Market ({plural(dec['left'], 'transaction')} left): buy, sell or trade, or stop."
+    if kind == "export_goods":
+        return "Export 1 or 2 Goods." if dec["count"] == 0 else "Export 1 more Good, or no more."
     if kind == "dp":
         return f"Split {dec['effect']['n']} between Dinars and Parias."
     if kind == "tribute":

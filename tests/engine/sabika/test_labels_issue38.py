@@ -203,3 +203,25 @@ def test_log_lines_say_what_a_sum_is_paid_in() -> None:
         states = random_game("sabika", seed, {"players": 2})
         bad |= {e["text"] for e in states[-1]["log"] if bare.search(e["text"])}
     assert not bad, sorted(bad)[:5]
+
+
+def test_the_storehouse_heading_names_the_item_and_says_when_all_are_full(
+        menus: list[tuple[str, str, list[str]]]) -> None:
+    """``Choose the Storehouse that receives the new item`` above ``Storehouse 1 is full...`` and
+    ``Do not keep the Wood``: the heading names the item and says when every Storehouse is full."""
+    seen = set()
+    for kind, prompt, labels in menus:
+        if kind != "store":
+            continue
+        full = any(label.startswith("Do not keep") for label in labels)
+        seen.add(full)
+        item = labels[-1].removeprefix("Do not keep the ") if full else labels[0].split("Put the ")[1].split(" in ")[0]
+        assert prompt.startswith("Your Storehouses are full") == full and item in prompt, (prompt, labels)
+    assert seen == {True, False}
+
+
+def test_the_market_heading_counts_the_transactions_left(menus: list[tuple[str, str, list[str]]]) -> None:
+    prompts = {prompt for kind, prompt, _ in menus if kind == "market"}
+    assert prompts and all(re.match(r"Market \(\d+ transactions? left\)", p) for p in prompts), prompts
+    labels = {label for kind, _, ls in menus if kind == "market" for label in ls}
+    assert not any("left" in label for label in labels)
