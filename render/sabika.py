@@ -31,9 +31,12 @@ CENTRE = (400.0, HEADER + 400.0)
 RINGS = {"outer": (250.0, 370.0), "middle": (150.0, 250.0), "inner": (50.0, 150.0)}
 PLAYER_COLOURS: dict[str, C.RGB] = {"blue": C.OI.BLUE, "yellow": C.OI.YELLOW, "pink": C.OI.PURPLE,
                                     "green": C.OI.GREEN, "yusuf": (30, 30, 30)}
-ACTION_SHORT = {"minor_quarry": "Minor\nquarry", "major_quarry": "Major\nquarry", "storehouse": "Store-\nhouse",
-                "market": "Market", "construction": "Build", "export": "Export", "consolidate": "Consol.",
-                "produce": "Produce", "carve": "Carve", "reactivate": "React.", "artisanal": "Artisan"}
+ACTION_SHORT = {"minor_quarry": "Minor\nQuarry", "major_quarry": "Major\nQuarry", "storehouse": "Store-\nhouse",
+                "market": "Market", "construction": "Construc-\ntion", "export": "Export",
+                "consolidate": "Consoli-\ndate", "produce": "Produce", "carve": "Carve\nPoem",
+                "reactivate": "Reacti-\nvate", "artisanal": "Artisanal\nLabour"}
+"""The rondels' squares by the menus' words (engine/sabika/names.py ACTION_NAME), broken over
+two lines to fit a square: the picture and the text name an action alike."""
 RING_FILL = {"outer": (226, 214, 186), "middle": (206, 222, 214), "inner": (222, 210, 226)}
 WORKER_LETTER = {"builder1": "B", "builder2": "B", "merchant": "M", "poet": "P"}
 RAW_LETTER = {"sugar": "Cn", "clothes": "Sk", "pottery": "Cy"}
@@ -95,7 +98,7 @@ def _draw_rondels(img: Image.Image, view: dict[str, Any]) -> None:
         for i, action in enumerate(actions[rondel]):
             x, y = _polar((r0 + r1) / 2 + 18, _angle(i, n))
             label = f"{positions[rondel][i]}\n{ACTION_SHORT[action]}"
-            C.fit_text(draw, (x - 40, y - 17, x + 40, y + 17), label, 13, bold=True, align="c", spacing=1.1)
+            C.fit_text(draw, (x - 44, y - 23, x + 44, y + 23), label, 13, bold=True, align="c", spacing=1.1)
     draw.ellipse((CENTRE[0] - 50, CENTRE[1] - 50, CENTRE[0] + 50, CENTRE[1] + 50), fill=C.PAPER, outline=C.PANEL_EDGE)
     C.fit_text(draw, (CENTRE[0] - 46, CENTRE[1] - 12, CENTRE[0] + 46, CENTRE[1] + 12), "Alhambra", 14, bold=True,
                align="c")

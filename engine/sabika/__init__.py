@@ -10,9 +10,12 @@ negative) is the advanced mode; ``yusuf_pp`` (5 or 10) the harder solo setting.
 Components come from ``data/sabika.json``, a reconstruction checked at import (see its
 ``note`` and each section's ``fixed_by``); ``data/headings.json`` lists the rulebook's rule
 headings that the tests cover; ``RULINGS.md`` says how the gaps of the text were resolved.
-:mod:`.rules` holds the rules (a stack of decisions, the rondels, the actions, the end of
-round, the final scoring and Yusuf), :mod:`.view` the views, :mod:`.redeal` the re-dealing of
-hidden cards and :mod:`.player` the built-in player.
+The rules are split the way the rulebook is, one module per chapter (:mod:`.setup`,
+:mod:`.turn`, :mod:`.resources`, :mod:`.outer`, :mod:`.construction`, :mod:`.middle`,
+:mod:`.inner`, :mod:`.bonuses`, :mod:`.parias`, :mod:`.round_end`, :mod:`.scoring`,
+:mod:`.yusuf`, sharing :mod:`.state`); :mod:`.rules` gathers their decisions and runs the game
+flow. :mod:`.view` makes the views, :mod:`.redeal` re-deals hidden cards and :mod:`.player` is
+the built-in player.
 
 Decisions are small steps, each an action with a ``type``: a turn is ``worker`` (which
 Worker), then ``move`` (``square``) or ``rest``, then on the square ``main``, ``secondary``
@@ -37,12 +40,14 @@ from typing import Any
 from engine.api import State
 from engine.sabika.player import choose
 from engine.sabika.redeal import redeal
-from engine.sabika.rules import COLOURS, YUSUF, actions, active, apply, new_state
+from engine.sabika.rules import actions, active, apply
+from engine.sabika.setup import new_state
+from engine.sabika.state import COLOURS, YUSUF
 from engine.sabika.view import TITLE, view
 from engine.text import noun
 
 id = "sabika"
-RULES_VERSION = 2  # bump when a change alters what a log replays to (data files included)
+RULES_VERSION = 3  # bump when a change alters what a log replays to (data files included)
 CHANGELOG: dict[int, str] = {
     1: "The rules as first released.",
     2: "At 0 PP a player can no longer pay the tribute or Rest with PP he does not have (the tribute falls "
@@ -51,6 +56,13 @@ CHANGELOG: dict[int, str] = {
        "with his Seals before PP, and his Minor Poems count as blue or red only for Major Poem A3. Log lines "
        "name cards and tiles by what they are and do, not by their ids (issue 35), and begin with the "
        "player's colour capitalised; 1 Dinar, 1 Paria, 1 Seal (issue 38).",
+    3: "Menus say what each entry does (issue 38): the two Master Builders standing on the same place are one "
+       "entry (the first of them goes), a Worker names its square; a Rest says whether the Worker goes back to "
+       "or stays in the workshop and what it earns and costs; an Export names the City Bonus and the Seal apart "
+       "from what the City wants; placing a Minor Construction names the card at that end of the row and the "
+       "Architectural Balance it completes; the Workers have the rulebook's names (Master Builder, Merchant, "
+       "Poet) in menus and log lines; every price and payment, in menus and log lines, says Dinars (and Seals); the movement, tribute, Storehouse, Market and export "
+       "headings say what their entries offer. The rules are unchanged.",
 }
 title = TITLE
 SOLO_OPPONENT = "yusuf"

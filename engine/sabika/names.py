@@ -34,6 +34,9 @@ ITEM_NAME = {"gypsum": "Gypsum", "wood": "Wood", "marble": "Marble", "ceramic": 
 ACTION_NAME = {"minor_quarry": "Minor Quarry", "major_quarry": "Major Quarry", "storehouse": "Storehouse",
                "market": "Market", "construction": "Construction", "export": "Export", "consolidate": "Consolidate",
                "produce": "Produce", "carve": "Carve Poem", "reactivate": "Reactivate", "artisanal": "Artisanal Labour"}
+WORKER_NAME = {"builder": "Master Builder", "merchant": "Merchant", "poet": "Poet"}
+"""A player's Workers by the rulebook's names (the state calls the two Master Builders
+``builder1`` and ``builder2``)."""
 REGION_NAME = {"europe": "Europe", "maghreb": "the Maghreb", "near_east": "the Near East"}
 WISH_ITEM = {"palace": "Palace", "fountain": "Fountain", "door": "Door", "garden": "Garden", "tower": "Tower",
              "window": "Window", "presence": "City with your Ship", "consolidated": "consolidated City",
@@ -51,9 +54,9 @@ def describe_effect(e: dict[str, Any]) -> str:
     """One effect of a bonus in words (its keys are checked by ``data.load``)."""
     k = e["k"]
     if k == "dinars":
-        return f"{e['n']} Dinar{'s' * (e['n'] > 1)}"
+        return plural(e["n"], "Dinar")
     if k == "parias":
-        return f"{e['n']} Paria{'s' * (e['n'] > 1)}"
+        return plural(e["n"], "Paria")
     if k == "pp":
         return f"{e['n']} PP"
     if k == "mat":
@@ -76,6 +79,11 @@ def describe_effect(e: dict[str, Any]) -> str:
     if k == "favour":
         return "advance on the Favour track"
     return " OR ".join(describe_bonus(part) for part in e["of"])
+
+
+def cost(n: int) -> str:
+    """What a step costs in Dinars, for a menu entry: ``free``, ``cost 1 Dinar``, ``cost 3 Dinars``."""
+    return "free" if n == 0 else f"cost {plural(n, 'Dinar')}"
 
 
 def item_name(item: str) -> str:

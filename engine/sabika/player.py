@@ -23,8 +23,13 @@ from __future__ import annotations
 from engine.api import Action, State, clone
 from engine.rng import Generator
 from engine.sabika import rules
-from engine.sabika.data import EVENTS, GOODS, MATERIALS, PP_VALUE, WORKER_RONDEL
+from engine.sabika.data import DATA, EVENTS, GOODS, MATERIALS, PP_VALUE, WORKER_RONDEL
+from engine.sabika.inner import carve_cost
+from engine.sabika.middle import route_cost
 from engine.sabika.redeal import redeal
+from engine.sabika.scoring import major_poem_points, trade_points, wish_points
+from engine.sabika.state import YUSUF, active_effect, capacity, holdings
+from engine.sabika.turn import destinations, main_possible, move_cost, secondary_possible, square_action
 
 ACTION_WORTH = {"construction": 5.0, "export": 5.0, "carve": 4.5, "consolidate": 4.0, "reactivate": 3.0,
                 "storehouse": 3.0, "minor_quarry": 3.0, "major_quarry": 3.5, "market": 2.5, "produce": 2.5,
@@ -59,28 +64,28 @@ def future_wishes(s: State, role: str) -> float:
     for space, tile in s["wishes"].items():
         times = sum(1 for x in later if x >= int(space))
         if times:
-            total += times * rules.wish_points(s, role, tile)
+            total += times * wish_points(s, role, tile)
     return total
 
 
 def end_points(s: State, role: str) -> float:
     """The final scoring's PP for what the player holds now: his Major Poems and the Trade card."""
     p = s["players"][role]
-    return float(sum(rules.major_poem_points(s, role, c) for c in p["grey"]) + rules.trade_points(s, role))
+    return float(sum(major_poem_points(s, role, c) for c in p["grey"]) + trade_points(s, role))
 
 
 def value(s: State, role: str) -> float:
     p = s["players"][role]
-    h = rules.holdings(p)
+    h = holdings(p)
     rounds_left = 6 - s["round"]
-    tribute_left = sum(int(v) for k, v in rules.DATA["rounds"]["tribute"].items() if int(k) > s["narrator"])
+    tribute_left = sum(int(v) for k, v in DATA["rounds"]["tribute"].items() if int(k) > s["narrator"])
     v = float(p["pp"]) + 0.7 * p["dinars"] + 1.0 * p["seals"] + scaffold_pp(s, role)
     if s["phase"] != "over":
         v += future_wishes(s, role) + end_points(s, role)
     v += sum(material_worth(s, m) * h.get(m, 0) for m in MATERIALS)
     v += sum(2.2 * h.get(g, 0) for g in GOODS) + 1.0 * len(p["processing"])
     v += 1.1 * min(p["parias"], tribute_left)
-    v += 0.25 * sum(rules.capacity(p, i) for i in range(4)) * min(rounds_left, 3)
+    v += 0.25 * sum(capacity(p, i) for i in range(4)) * min(rounds_left, 3)
     v += 0.5 * p["favour"]
     return v
 
@@ -98,13 +103,13 @@ def square_worth(s: State, role: str, rondel: str, sq: int, cost: int = 0) -> fl
     """What a square offers once the Worker stands on it, its move paid: a main action that
     the remaining funds can no longer carry out is worth nothing."""
     s = _after_paying(s, role, cost)
-    action = rules.square_action(rondel, sq)
-    side = rules.DATA["rondels"][rondel][sq].get("side")
-    worth = ACTION_WORTH[action] if rules.main_possible(s, role, action, side) else 0.0
+    action = square_action(rondel, sq)
+    side = DATA["rondels"][rondel][sq].get("side")
+    worth = ACTION_WORTH[action] if main_possible(s, role, action, side) else 0.0
     if action in ("minor_quarry", "major_quarry") and not any(
-            len(st["items"]) < rules.capacity(s["players"][role], i) for i, st in enumerate(s["players"][role]["stores"])):
+            len(st["items"]) < capacity(s["players"][role], i) for i, st in enumerate(s["players"][role]["stores"])):
         worth = 1.0
-    if rules.secondary_possible(s, role, rondel, sq):
+    if secondary_possible(s, role, rondel, sq):
         worth += 1.0
     return worth
 
@@ -121,14 +126,14 @@ def prior(s: State, role: str, a: Action) -> float:
     if kind == "turn":
         w = a["worker"]
         rondel = WORKER_RONDEL[w.rstrip("12")]
-        costs = {sq: rules.move_cost(s, role, w, sq) for sq in rules.destinations(s, role, w)}
+        costs = {sq: move_cost(s, role, w, sq) for sq in destinations(s, role, w)}
         best = max([square_worth(s, role, rondel, sq, c) - 0.7 * c for sq, c in costs.items()] or [0.0])
         return best
     if kind == "work":
         if t == "rest":
             return -1.5
         rondel = WORKER_RONDEL[top["worker"].rstrip("12")]
-        cost = rules.move_cost(s, role, top["worker"], a["square"])
+        cost = move_cost(s, role, top["worker"], a["square"])
         return square_worth(s, role, rondel, a["square"], cost) - 0.7 * cost
     if kind == "square":
         return {"main": 3.0, "secondary": 1.0}.get(t, 0.0)
@@ -137,10 +142,10 @@ def prior(s: State, role: str, a: Action) -> float:
     if kind == "construct":
         return {"major": 3.0, "minor": 2.5, "refresh": -1.5, "skip": 0.0}[t]
     if kind == "carve":
-        cost = rules.carve_cost(p, a["colour"], rules.active_effect(s))
+        cost = carve_cost(p, a["colour"], active_effect(s))
         return 4.0 - 0.7 * cost + (1.5 if a["colour"] == "grey" else 0.0)
     if kind == "export":
-        return 3.0 - 0.7 * rules.route_cost(s, role, a["city"]) + (1.0 if s["cities"][a["city"]]["seal"] else 0.0)
+        return 3.0 - 0.7 * route_cost(s, role, a["city"]) + (1.0 if s["cities"][a["city"]]["seal"] else 0.0)
     if kind == "market" and t == "stop":
         return 0.0
     if kind in ("market", "storehouse", "produce") and t not in ("stop", "done"):
@@ -200,10 +205,10 @@ def canonical(state: State) -> State:
     n_left = len(s["store_piles"]["left"])
     s["store_piles"] = {"left": piles[:n_left], "right": piles[n_left:]}
     s["event_stack"] = sorted(s["event_stack"], key=lambda e: (EVENTS[e]["polarity"], e))
-    if rules.YUSUF in s:
-        s[rules.YUSUF]["pile"] = sorted(s[rules.YUSUF]["pile"])
-        for worker, deck in s[rules.YUSUF]["decks"].items():
-            s[rules.YUSUF]["decks"][worker] = sorted(deck)
+    if YUSUF in s:
+        s[YUSUF]["pile"] = sorted(s[YUSUF]["pile"])
+        for worker, deck in s[YUSUF]["decks"].items():
+            s[YUSUF]["decks"][worker] = sorted(deck)
     return s
 
 

@@ -11,28 +11,30 @@ from typing import Any
 
 from engine.api import State, View, clone, visible_log
 from engine.sabika import rules
-from engine.sabika.data import CITY_TILES, EVENTS, RONDELS, STARTING
+from engine.sabika.data import CITY_TILES, DATA, EVENTS, RONDELS, STARTING
+from engine.sabika.middle import presence
+from engine.sabika.names import ITEM_NAME, WORKER_NAME
+from engine.sabika.parias import paria_leader
+from engine.sabika.state import YUSUF, capacity, era, ring
+from engine.sabika.turn import crowd_price, destinations, free_steps, rest_allowed
+from engine.sabika.yusuf import desired_types
+from engine.text import plural, role_name
 
 TITLE = "Sabika"
 
 PROMPTS = {
     "start_tile": "Choose the Starting tile you keep (the other is discarded face down).",
     "turn": "Your turn: choose a standing Worker to activate.",
-    "work": "Move the Worker clockwise around its Rondel (2 steps free, then 1 Dinar a step, 1 Dinar per Worker "
-            "on the destination) or Rest.",
     "square": "Carry out the Main and/or Secondary Action of the square, or end the turn.",
     "pay": "Choose how many Seals pay part of this payment (1 Dinar each).",
-    "store": "Choose the Storehouse that receives the new item.",
     "make_room": "Choose the item you return to make room.",
     "pickmat": "Choose a Material.",
     "raw": "Choose the Raw Material you take from the Rondel.",
     "process": "Choose a Raw Material of your workshop to process into a Good.",
     "or": "Choose one of the bonuses.",
-    "dp": "Split 4 between Dinars and Parias.",
     "favour": "Choose the Sultan's Favour bonus: this space or any previous one.",
     "storehouse": "Expand a Storehouse with a displayed tile, or activate one of your visible Storehouses.",
     "expand_where": "Choose the Storehouse you expand.",
-    "market": "Market: choose a transaction or stop.",
     "market_buy": "Choose what you buy.",
     "market_sell": "Choose what you sell.",
     "market_trade": "Choose the trade.",
@@ -41,23 +43,54 @@ PROMPTS = {
     "major_tile": "Choose the Major Construction tile of the current Era.",
     "place_minor": "Place the Minor Construction card at one end of your row.",
     "export": "Choose the City you export to.",
-    "export_goods": "Export 1 or 2 Goods.",
     "consolidate": "Choose the City where you consolidate your Trade Relationship.",
     "produce": "Produce: earn a City Bonus and/or process up to 2 Raw Materials.",
     "city_bonus": "Choose the City whose bonus you earn.",
     "carve": "Choose the Poem you carve (and its colour).",
     "reactivate": "Choose the red Poem whose effect you apply again.",
-    "tribute": "Tribute: choose how you pay the next Paria.",
     "yusuf_city": "These Cities are equally near for Yusuf: you decide where his Ship goes.",
     "start_player": "You lead on the Paria track: choose the next Starting Player.",
 }
 
 
+def _prompt(s: State, dec: dict[str, Any]) -> str:
+    """The heading of a decision's menu; where the entries depend on the player's Poems, the
+    Event or the bonus, the heading says what they do (the free steps, the price of a crowd,
+    whether he may Rest, what a split shares, how much tribute is left)."""
+    kind, role = dec["kind"], dec["role"]
+    if kind == "work":
+        crowd = crowd_price(s, role)
+        per = "no Dinar for other Workers" if crowd == 0 else f"{plural(crowd, 'Dinar')} per other Worker"
+        worker = WORKER_NAME[dec["worker"].rstrip("12")]
+        rest = ", or Rest it" if rest_allowed(s, role) else ""
+        if not destinations(s, role, dec["worker"]):
+            if rest:
+                return f"Your {worker} can move to no square you can pay for: Rest it, or choose another Worker."
+            return f"Your {worker} can move to no square you can pay for, nor Rest without PP: choose another Worker."
+        return (f"Move your {worker} clockwise around its Rondel ({plural(free_steps(s, role), 'step')} free, then "
+                f"1 Dinar a step; {per} on the destination){rest}, or choose another Worker.")
+    if kind == "store":
+        item = ITEM_NAME[dec["item"]]
+        p = s["players"][role]
+        if all(len(p["stores"][i]["items"]) >= capacity(p, i) for i in range(4)):
+            return f"Your Storehouses are full: empty a space for the {item}, or do not keep it."
+        return f"Choose the Storehouse that receives the {item}."
+    if kind == "market":
+        return f"Market ({plural(dec['left'], 'transaction')} left): buy, sell or trade, or stop."
+    if kind == "export_goods":
+        return "Export 1 or 2 Goods." if dec["count"] == 0 else "Export 1 more Good, or no more."
+    if kind == "dp":
+        return f"Split {dec['effect']['n']} between Dinars and Parias."
+    if kind == "tribute":
+        return f"Tribute: choose how you pay the next Paria ({dec['left']} of {plural(dec['total'], 'Paria')} left to pay)."
+    return PROMPTS.get(kind, "Decide.")
+
+
 def _player_view(s: State, r: str, me: str | None) -> dict[str, Any]:
     p = s["players"][r]
     out: dict[str, Any] = {k: clone(v) for k, v in p.items() if k not in ("offer", "start_tile")}
-    out["capacity"] = [rules.capacity(p, i) for i in range(4)]
-    out["presence"] = rules._presence(s, r)
+    out["capacity"] = [capacity(p, i) for i in range(4)]
+    out["presence"] = presence(s, r)
     revealed = s["phase"] != "setup"
     if r == me:
         out["offer"] = list(p["offer"])
@@ -70,14 +103,14 @@ def _player_view(s: State, r: str, me: str | None) -> dict[str, Any]:
 
 def _yusuf_view(s: State) -> dict[str, Any] | None:
     """Yusuf's board: everything but the order of his Worker tile pile and of his three decks."""
-    if rules.YUSUF not in s:
+    if YUSUF not in s:
         return None
-    y = s[rules.YUSUF]
+    y = s[YUSUF]
     out = {k: clone(v) for k, v in y.items() if k not in ("pile", "decks")}
     out["pile"] = len(y["pile"])
     out["decks"] = {w: len(d) for w, d in y["decks"].items()}
-    out["presence"] = rules._presence(s, rules.YUSUF)
-    out["desired_types"] = sorted(rules.desired_types(s))
+    out["presence"] = presence(s, YUSUF)
+    out["desired_types"] = sorted(desired_types(s))
     return out
 
 
@@ -95,23 +128,22 @@ def _view(state: State, role: str | None) -> View:
     if s["phase"] == "over":
         prompt = str(s["result"]["reason"]) + "."
     elif me and legal:
-        kind = "start_tile" if s["phase"] == "setup" else top["kind"] if top else ""
-        prompt = PROMPTS.get(kind, "Decide.")
+        prompt = _prompt(s, top) if s["phase"] != "setup" and top else PROMPTS["start_tile"]
     elif s["phase"] == "setup":
         prompt = "Waiting for the other players to choose their Starting tiles."
     else:
-        prompt = f"Waiting for {top['role']}." if top else "Waiting."
+        prompt = f"Waiting for {role_name(top['role'])}." if top else "Waiting."
     pending = None
     if top is not None:
         pending = {k: v for k, v in top.items() if k != "effect"}
     return {
         "game": "sabika", "title": TITLE, "role": me, "roles": list(s["roles"]), "players_count": s["n"],
-        "round": s["round"], "era": rules.era(s), "narrator": s["narrator"],
+        "round": s["round"], "era": era(s), "narrator": s["narrator"],
         "phase": f"round {s['round']}: {s['phase']}" + (f", {s['turn']}'s turn" if s["phase"] == "actions" else ""),
         "reaction": False, "focus": None, "active": rules.active(s),
         "start": s.get("start"), "turn": s["turn"], "pending": pending,
         "board": {
-            "side": s["board"], "rondels": {r: rules.ring(s["n"], r) for r in RONDELS},
+            "side": s["board"], "rondels": {r: ring(s["n"], r) for r in RONDELS},
             "sultan": s["sultan"], "raw_squares": s["raw_squares"], "marble_squares": s["marble_squares"],
             "minor_display": s["minor_display"], "minor_deck": len(s["minor_deck"]), "minor_discard": s["minor_discard"],
             "poem_display": s["poem_display"], "poem_deck": len(s["poem_deck"]), "major_poems": s["major_poems"],
@@ -121,14 +153,14 @@ def _view(state: State, role: str | None) -> View:
             "cities": {c: {**info, "colour": CITY_TILES[info["tile"]]["colour"],
                            "demand": CITY_TILES[info["tile"]]["demand"]} for c, info in s["cities"].items()},
             "trade": s["trade"], "wishes": s["wishes"], "tower": s["tower"],
-            "tribute": rules.DATA["rounds"]["tribute"],
+            "tribute": DATA["rounds"]["tribute"],
         },
         "players": {r: _player_view(s, r, me) for r in s["roles"]},
         "yusuf": _yusuf_view(s),
         "events": {"mode": s["events"], "active": s["event"], "face_down": len(s["event_stack"]),
                    "text": EVENTS[s["event"]]["text"] if s["event"] else None},
         "seats": list(s["seats"]),
-        "paria_leader": rules.paria_leader(s) if s["phase"] != "setup" else None,
+        "paria_leader": paria_leader(s) if s["phase"] != "setup" else None,
         "starting_tiles": {t: STARTING[t]["num"] for t in STARTING},
         "result": s["result"],
         "reconstructed": True,

@@ -89,18 +89,9 @@ def _texts(game_id: str, options: dict[str, Any], seeds: tuple[int, ...], stop: 
     return out
 
 
-# Menus that still show two entries alike for findings outside this change (issue 38).
-_KNOWN_ALIKE = {
-    "sabika": "issue 38: Sabika offers 'Activate your builder (workshop)' twice (one per builder in the "
-              "workshop); which builder goes is a rules-side choice of engine/sabika/rules.py",
-}
-
-
 @pytest.mark.parametrize(("game_id", "options", "seeds", "stop"), GAMES, ids=IDS)
-def test_no_two_entries_of_one_menu_read_the_same(request: pytest.FixtureRequest, game_id: str,
+def test_no_two_entries_of_one_menu_read_the_same(game_id: str,
                                                   options: dict[str, Any], seeds: tuple[int, ...], stop: int) -> None:
-    if game_id in _KNOWN_ALIKE:
-        request.applymarker(pytest.mark.xfail(reason=_KNOWN_ALIKE[game_id], strict=True))
     alike = []
     for seed, step, role, labels in _menus(game_id, options, seeds, stop):
         twice = sorted(label for label, n in Counter(labels).items() if n > 1)

@@ -126,7 +126,7 @@ def _builders_share_a_square(view: View) -> bool:
     return False
 
 
-@pytest.mark.parametrize(("seed", "count"), [(1, 3), (11, 2), (9, 1)])  # random play: odd seeds
+@pytest.mark.parametrize(("seed", "count"), [(1, 3), (11, 2), (21, 1)])  # random play: odd seeds
 def test_sabika_builders_on_one_square_keep_their_order(seed: int, count: int) -> None:
     module = engine.GAMES["sabika"]
     state = module.setup(seed, {"players": count})

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from engine.api import State
-from engine.sabika import rules
-from engine.sabika.rules import actions, apply, new_state
+from engine.sabika.rules import actions, apply
+from engine.sabika.setup import new_state
+from engine.sabika.state import capacity
 
 
 def started(n: int = 2, seed: int = 1) -> State:
@@ -44,7 +45,7 @@ def turn_of(s: State, role: str) -> State:
 def give(s: State, role: str, *items: str, store: int = 0) -> None:
     p = s["players"][role]
     p["stores"][store]["items"].extend(items)
-    while len(p["stores"][store]["items"]) > rules.capacity(p, store):
+    while len(p["stores"][store]["items"]) > capacity(p, store):
         p["stores"][store]["tiles"].append("s24")  # a 3-box tile, only to make room for the test's items
 
 

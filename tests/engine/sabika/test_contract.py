@@ -9,7 +9,7 @@ import pytest
 
 import engine.sabika as sabika
 from engine.api import RuleError, find_action, undo_barrier
-from engine.sabika import rules
+from engine.sabika.parias import paria_leader
 from tests.engine.games import random_game as _random_game
 
 pytestmark = pytest.mark.rule("sabika:how-to-play")
@@ -112,4 +112,4 @@ def test_log_lines_name_what_happened() -> None:
     texts = [e["text"] for e in s["log"]]
     assert any("Starting tiles revealed" in t for t in texts)
     assert any(t.startswith("End of round 1") for t in texts) and any(t.startswith("Final scores") for t in texts)
-    assert rules.paria_leader(s) in s["roles"]
+    assert paria_leader(s) in s["roles"]

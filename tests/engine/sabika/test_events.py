@@ -9,6 +9,12 @@ import pytest
 import engine.sabika as sabika
 from engine.sabika import rules
 from engine.sabika.data import EVENTS
+from engine.sabika.inner import carve_cost
+from engine.sabika.middle import route_cost
+from engine.sabika.outer import buy_price
+from engine.sabika.state import event_is
+from engine.sabika.turn import move_cost, secondary_cost
+from engine.sabika.yusuf import yusuf_step
 from tests.engine.sabika.helpers import blank, step, turn_of, work
 
 B, Y = "blue", "yellow"
@@ -69,21 +75,21 @@ def test_event_effects_change_the_numbers_of_the_actions() -> None:
         s = work(s, B, "builder1", 2)
         assert s["stack"][-1]["left"] == left
     s = blank()
-    base = rules.route_cost(s, B, "genoa")
-    assert rules.route_cost(with_event("closed_ports"), B, "genoa") == base + 1
-    assert rules.route_cost(with_event("export_discount"), B, "genoa") == base - 1
+    base = route_cost(s, B, "genoa")
+    assert route_cost(with_event("closed_ports"), B, "genoa") == base + 1
+    assert route_cost(with_event("export_discount"), B, "genoa") == base - 1
     p = s["players"][B]
-    assert rules.carve_cost(p, "red", "costly_carving") == 3 and rules.carve_cost(p, "grey", "patron") == 3
+    assert carve_cost(p, "red", "costly_carving") == 3 and carve_cost(p, "grey", "patron") == 3
     s = with_event("dear_materials")
-    assert rules.buy_price(s, B, "marble") == 3 and rules.buy_price(s, B, "raw") == 2
+    assert buy_price(s, B, "marble") == 3 and buy_price(s, B, "raw") == 2
     s = with_event("toll")
-    assert rules.secondary_cost(s, B, "marble", "middle") == 3
+    assert secondary_cost(s, B, "marble", "middle") == 3
     s = with_event("long_roads")
     s["players"][B]["workers"]["builder1"]["at"] = 0
-    assert rules.move_cost(s, B, "builder1", 2) == 1
+    assert move_cost(s, B, "builder1", 2) == 1
     s = with_event("crowds")
     s["players"][Y]["workers"]["builder1"]["at"] = 2
-    assert rules.move_cost(s, B, "builder2", 2) == 2
+    assert move_cost(s, B, "builder2", 2) == 2
 
 
 @pytest.mark.rule("sabika:advanced-mode")
@@ -109,7 +115,7 @@ def test_yusuf_ignores_events_and_the_harder_settings_combine() -> None:
     s = sabika.setup(4, {"players": 1, "events": "negative", "yusuf_pp": 10})
     assert s["yusuf"]["pp"] == 10 and len(s["event_stack"]) == 3
     s["event"] = next(e for e, d in EVENTS.items() if d["effect"] == "heavy_tribute")
-    assert not rules.event_is(s, "yusuf", "heavy_tribute") and rules.event_is(s, B, "heavy_tribute")
+    assert not event_is(s, "yusuf", "heavy_tribute") and event_is(s, B, "heavy_tribute")
     s["yusuf"]["parias"] = 5
-    rules._yusuf_step(s, {"kind": "yusuf", "role": B, "step": "tribute", "owed": 2})
+    yusuf_step(s, {"kind": "yusuf", "role": B, "step": "tribute", "owed": 2})
     assert s["yusuf"]["parias"] == 3  # the usual tribute, not the Event's

@@ -5,6 +5,10 @@ from __future__ import annotations
 import pytest
 
 from engine.sabika import rules
+from engine.sabika.data import POEMS
+from engine.sabika.inner import carve_cost, carve_options
+from engine.sabika.state import holdings
+from engine.sabika.turn import main_possible
 from tests.engine.sabika.helpers import blank, give, kinds, legal_types, put_first, step, turn_of, work
 
 B, Y = "blue", "yellow"
@@ -19,9 +23,9 @@ def ready(n: int = 2) -> dict:  # type: ignore[type-arg]
 @pytest.mark.rule("sabika:inner-rondel-carving-poems")
 def test_carving_costs_grow_with_the_poems_of_that_colour() -> None:
     p = blank()["players"][B]
-    assert (rules.carve_cost(p, "blue"), rules.carve_cost(p, "red"), rules.carve_cost(p, "grey")) == (1, 2, 4)
+    assert (carve_cost(p, "blue"), carve_cost(p, "red"), carve_cost(p, "grey")) == (1, 2, 4)
     p["blue"], p["red"], p["grey"] = ["p1", "p2"], ["p3"], ["A1"]
-    assert (rules.carve_cost(p, "blue"), rules.carve_cost(p, "red"), rules.carve_cost(p, "grey")) == (3, 3, 5)
+    assert (carve_cost(p, "blue"), carve_cost(p, "red"), carve_cost(p, "grey")) == (3, 3, 5)
 
 
 @pytest.mark.rule("sabika:inner-rondel-carving-poems")
@@ -47,7 +51,7 @@ def test_carving_a_red_poem_base_material_one_extra_pp_and_its_immediate_effect(
 def test_a_blue_poem_is_a_permanent_effect_market_gets_a_third_transaction() -> None:
     s = ready()
     s["players"][B]["blue"] = ["p5"]  # blue: +1 transaction in every Market Action
-    assert rules.POEMS["p5"]["blue"] == "market"
+    assert POEMS["p5"]["blue"] == "market"
     s = work(s, B, "builder1", 2)
     assert s["stack"][-1]["left"] == 3
 
@@ -57,15 +61,15 @@ def test_at_most_two_major_poems_per_game() -> None:
     s = ready()
     s["players"][B]["dinars"] = 30
     give(s, B, "gypsum")
-    assert any(a["colour"] == "grey" for a in rules._carve_options(s, B))
+    assert any(a["colour"] == "grey" for a in carve_options(s, B))
     s["players"][B]["grey"] = ["A1", "B1"]
-    assert not any(a["colour"] == "grey" for a in rules._carve_options(s, B))
+    assert not any(a["colour"] == "grey" for a in carve_options(s, B))
 
 
 @pytest.mark.rule("sabika:reactivate-action")
 def test_reactivate_reapplies_one_red_poem() -> None:
     s = ready()
-    assert not rules.main_possible(s, B, "reactivate")
+    assert not main_possible(s, B, "reactivate")
     s["players"][B]["red"] = ["p1", "p3"]  # 4 Dinars; 3 Parias
     s = work(s, B, "poet", 1)
     assert [a["card"] for a in rules.actions(s, B)] == ["p1", "p3"]
@@ -95,7 +99,7 @@ def test_raw_material_secondary_costs_1_for_the_builder_and_nothing_for_the_merc
     s = step(s, B, "secondary")
     s = step(s, B, "process", good="clothes")
     s = put_first(s, B)
-    assert s["players"][B]["dinars"] == 9 and rules.holdings(s["players"][B]) == {"clothes": 1}
+    assert s["players"][B]["dinars"] == 9 and holdings(s["players"][B]) == {"clothes": 1}
 
 
 @pytest.mark.rule("sabika:secondary-actions")
@@ -104,7 +108,7 @@ def test_marble_secondary_costs_2_for_the_merchant_1_for_the_poet_then_gypsum_or
     s = work(s, B, "merchant", 1, main=False)  # marble square 0: middle 1 / inner 0
     s = step(s, B, "secondary")
     s = put_first(s, B)
-    assert s["players"][B]["dinars"] == 8 and rules.holdings(s["players"][B]) == {"marble": 1}
+    assert s["players"][B]["dinars"] == 8 and holdings(s["players"][B]) == {"marble": 1}
     assert s["marble_squares"]["0"] is False
     s = step(s, B, "done")
     turn_of(s, B)

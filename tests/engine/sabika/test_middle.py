@@ -5,6 +5,12 @@ from __future__ import annotations
 import pytest
 
 from engine.sabika import rules
+from engine.sabika.data import DATA
+from engine.sabika.middle import export_cities, route_cost
+from engine.sabika.parias import paria_leader
+from engine.sabika.round_end import _step_income
+from engine.sabika.state import gain_parias, holdings, ring
+from engine.sabika.turn import main_possible, square_action
 from tests.engine.sabika.helpers import blank, give, kinds, legal_types, put_first, step, turn_of, work
 
 B, Y, P = "blue", "yellow", "pink"
@@ -19,12 +25,12 @@ def board(n: int = 3) -> dict:  # type: ignore[type-arg]
 
 @pytest.mark.rule("sabika:middle-rondel")
 def test_the_middle_rondel_holds_export_consolidate_and_produce_for_merchants() -> None:
-    assert {rules.square_action("middle", i) for i in rules.ring(2, "middle")} == {"export", "consolidate", "produce"}
+    assert {square_action("middle", i) for i in ring(2, "middle")} == {"export", "consolidate", "produce"}
     s = board()
     turn_of(s, B)
     s = rules.apply(s, B, {"type": "worker", "worker": "merchant"})
     squares = [a["square"] for a in rules.actions(s, B) if a["type"] == "move"]
-    assert squares == rules.ring(3, "middle")
+    assert squares == ring(3, "middle")
 
 
 @pytest.mark.rule("sabika:export-action")
@@ -35,7 +41,7 @@ def test_export_worked_example_florence_to_constantinople() -> None:
     s["players"][B]["ships"] = 8
     give(s, B, "clothes", "sugar")
     turn_of(s, B)
-    assert rules.route_cost(s, B, "constantinople") == 4  # Florence-Ragusa 2 + Ragusa-Constantinople 2
+    assert route_cost(s, B, "constantinople") == 4  # Florence-Ragusa 2 + Ragusa-Constantinople 2
     s = work(s, B, "merchant", 0)
     assert "florence" not in [a["city"] for a in rules.actions(s, B)]  # never again where you have a Ship
     s = step(s, B, "city", city="constantinople")
@@ -55,10 +61,10 @@ def test_export_worked_example_florence_to_constantinople() -> None:
 def test_export_needs_a_good_and_the_route_money_and_exports_at_most_two() -> None:
     s = board()
     turn_of(s, B)
-    assert not rules.main_possible(s, B, "export")
+    assert not main_possible(s, B, "export")
     give(s, B, "pottery", "pottery", "pottery")
     s["players"][B]["dinars"] = 1
-    cities = rules._export_cities(s, B)
+    cities = export_cities(s, B)
     assert sorted(cities) == ["barcelona", "fez", "tlemcen"]  # 1-Dinar routes from the Kingdom of Granada
     s["players"][B]["dinars"] = 10
     s = work(s, B, "merchant", 0)
@@ -66,7 +72,7 @@ def test_export_needs_a_good_and_the_route_money_and_exports_at_most_two() -> No
     assert legal_types(s, B) == ["good"]  # at least 1 Good
     s = step(s, B, "good", good="pottery")
     s = step(s, B, "good", good="pottery")
-    assert rules.holdings(s["players"][B]) == {"pottery": 1}
+    assert holdings(s["players"][B]) == {"pottery": 1}
     assert kinds(s) != "export_goods"
 
 
@@ -80,13 +86,13 @@ def test_a_seal_pays_1_dinar_or_1_paria_of_tribute() -> None:
     s = work(s, B, "merchant", 0)
     s = step(s, B, "city", city="fez")
     # no Dinar: the only way to pay the 1-Dinar route is a Seal, then Fez's Seal is taken
-    assert "Blue pays 1 (routes) with 1 Seal." in [e["text"] for e in s["log"]]
+    assert "Blue pays 0 Dinars and 1 Seal (routes)." in [e["text"] for e in s["log"]]
     assert s["players"][B]["seals"] == 2 and s["players"][B]["dinars"] == 0
     s["stack"] = [{"kind": "tribute", "role": B, "left": 1, "total": 1}]
     assert "seal" in [a["means"] for a in rules.actions(s, B)]
     s = step(s, B, "paria", means="seal")
     assert s["players"][B]["seals"] == 1 and s["players"][B]["parias"] == 0  # the Paria track is untouched
-    assert rules.DATA["map"]["ships"] == 9
+    assert DATA["map"]["ships"] == 9
 
 
 @pytest.mark.rule("sabika:consolidate-action")
@@ -113,7 +119,7 @@ def test_a_blue_city_gives_nothing_at_once_but_income_at_the_end_of_round() -> N
     s = step(s, B, "city", city="fez")
     assert kinds(s) == "square" and s["players"][B]["dinars"] == 10
     s["stack"] = []
-    rules._step_income(s)
+    _step_income(s)
     rules._advance(s)
     assert s["players"][B]["dinars"] == 13
 
@@ -141,10 +147,10 @@ def test_produce_city_bonus_and_process_up_to_two_in_either_order() -> None:
 @pytest.mark.rule("sabika:parias")
 def test_paria_tokens_stack_and_the_one_on_top_leads_a_tie() -> None:
     s = board()
-    rules.gain_parias(s, B, 2)
-    rules.gain_parias(s, Y, 2)
-    assert rules.paria_leader(s) == Y  # landed on blue's space: on top
-    rules.gain_parias(s, B, 1)
+    gain_parias(s, B, 2)
+    gain_parias(s, Y, 2)
+    assert paria_leader(s) == Y  # landed on blue's space: on top
+    gain_parias(s, B, 1)
     s["stack"] = [{"kind": "tribute", "role": B, "left": 1, "total": 1}]
     s = step(s, B, "paria", means="track")
-    assert s["players"][B]["parias"] == 2 and rules.paria_leader(s) == B  # moved back onto yellow: on top
+    assert s["players"][B]["parias"] == 2 and paria_leader(s) == B  # moved back onto yellow: on top

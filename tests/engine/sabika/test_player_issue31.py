@@ -10,6 +10,8 @@ import pytest
 
 import engine.sabika as sabika
 from engine.sabika import choose, rules
+from engine.sabika.data import MATERIALS, MINORS
+from engine.sabika.turn import move_cost
 from tests.engine.sabika.helpers import blank, give, turn_of
 
 B = "blue"
@@ -46,10 +48,10 @@ def _scaffold(round_: int, *items: str) -> dict[str, Any]:
     s["round"] = round_
     turn_of(s, B)
     give(s, B, *items)
-    card = next(iter(rules.MINORS))
+    card = next(iter(MINORS))
     s["stack"] += [{"kind": "place_minor", "role": B, "card": card},
                    {"kind": "scaffold", "role": B, "mode": "minor", "used": ["gypsum"], "base_of": ["gypsum"],
-                    "extra_of": list(rules.MATERIALS), "extras": 2, "card": card}]
+                    "extra_of": list(MATERIALS), "extras": 2, "card": card}]
     return s
 
 
@@ -105,7 +107,7 @@ def _poet_with_one_dinar() -> dict[str, Any]:
 
 def test_a_worker_does_not_go_where_the_move_leaves_too_little_for_the_action() -> None:
     s = _poet_with_one_dinar()
-    assert rules.move_cost(s, B, "poet", 0) == 1 and rules.move_cost(s, B, "poet", 3) == 0
+    assert move_cost(s, B, "poet", 0) == 1 and move_cost(s, B, "poet", 3) == 0
     for seed in range(3):
         a = choose(s, B, seed)
         assert a["type"] == "move" and a["square"] == 3, a  # Artisanal Labour, not an empty Carve Poem visit

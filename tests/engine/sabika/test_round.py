@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 
 from engine.sabika import rules
+from engine.sabika.round_end import _step_maintenance, _step_reactivate
+from engine.sabika.state import era, gain_parias, ring
+from engine.sabika.turn import destinations, move_cost
 from tests.engine.sabika.helpers import blank, kinds, legal_types, started, step, turn_of
 
 B, Y = "blue", "yellow"
@@ -14,21 +17,21 @@ B, Y = "blue", "yellow"
 def test_work_two_free_steps_then_1_dinar_a_step_and_1_per_other_worker_on_the_square() -> None:
     s = blank()
     s["players"][B]["workers"]["builder1"]["at"] = 0
-    assert rules.move_cost(s, B, "builder1", 2) == 0
-    assert rules.move_cost(s, B, "builder1", 5) == 3  # 5 steps
+    assert move_cost(s, B, "builder1", 2) == 0
+    assert move_cost(s, B, "builder1", 5) == 3  # 5 steps
     s["players"][Y]["workers"]["builder2"]["at"] = 2
     s["sultan"]["outer"] = [2]
-    assert rules.move_cost(s, B, "builder1", 2) == 2  # a yellow worker and a Sultan's Worker
+    assert move_cost(s, B, "builder1", 2) == 2  # a yellow worker and a Sultan's Worker
     s["players"][B]["workers"]["builder2"]["at"] = 2
-    assert rules.move_cost(s, B, "builder1", 2) == 3  # one's own other Master Builder counts too
-    assert 0 not in rules.destinations(s, B, "builder1")  # it must leave its square
+    assert move_cost(s, B, "builder1", 2) == 3  # one's own other Master Builder counts too
+    assert 0 not in destinations(s, B, "builder1")  # it must leave its square
 
 
 @pytest.mark.rule("sabika:phase-i-actions")
 def test_a_worker_only_goes_where_its_owner_can_pay() -> None:
     s = blank(dinars=1)
     s["players"][B]["workers"]["builder1"]["at"] = 0
-    assert rules.destinations(s, B, "builder1") == [1, 2, 3]  # 3 steps cost 1, 4 steps would cost 2
+    assert destinations(s, B, "builder1") == [1, 2, 3]  # 3 steps cost 1, 4 steps would cost 2
 
 
 @pytest.mark.rule("sabika:phases-of-the-game")
@@ -121,10 +124,10 @@ def test_workers_stand_up_and_the_sultans_workers_step_clockwise() -> None:
         for w in p["workers"].values():
             w["up"] = False
     before = {k: list(v) for k, v in s["sultan"].items()}
-    rules._step_reactivate(s)
+    _step_reactivate(s)
     assert all(w["up"] for p in s["players"].values() for w in p["workers"].values())
-    ring = rules.ring(2, "outer")
-    assert s["sultan"]["outer"] == [ring[(ring.index(x) + 1) % len(ring)] for x in before["outer"]]
+    squares = ring(2, "outer")
+    assert s["sultan"]["outer"] == [squares[(squares.index(x) + 1) % len(squares)] for x in before["outer"]]
     four = started(4)
     assert four["sultan"] == {"outer": [], "middle": [], "inner": []}  # none with 4 players
 
@@ -138,7 +141,7 @@ def test_maintenance_refills_raw_materials_marble_cards_and_storehouses() -> Non
     s["minor_display"][2] = None
     s["store_display"]["right"][0] = None
     deck = len(s["poem_deck"])
-    rules._step_maintenance(s)
+    _step_maintenance(s)
     assert s["raw_squares"]["0"] is not None and s["marble_squares"]["0"] is True
     assert None not in s["poem_display"] and None not in s["minor_display"]
     assert s["store_display"]["right"][0] is not None and len(s["poem_deck"]) == deck - 1
@@ -151,15 +154,15 @@ def test_an_empty_bag_takes_back_the_discarded_tokens() -> None:
     s["bag"] = {"sugar": 0, "clothes": 0, "pottery": 0}
     s["discard_goods"] = {"sugar": 0, "clothes": 2, "pottery": 0}
     s["raw_squares"] = {k: ("sugar" if k != "0" else None) for k in s["raw_squares"]}
-    rules._step_maintenance(s)
+    _step_maintenance(s)
     assert s["raw_squares"]["0"] == "clothes" and s["bag"]["clothes"] == 1
 
 
 @pytest.mark.rule("sabika:starting-player")
 def test_the_paria_leader_chooses_the_next_starting_player() -> None:
     s = blank(3)
-    rules.gain_parias(s, "pink", 3)
-    rules.gain_parias(s, B, 3)  # on top of pink
+    gain_parias(s, "pink", 3)
+    gain_parias(s, B, 3)  # on top of pink
     s["stack"] = []
     s["phase"] = "end"
     s["steps"] = ["start_player"]
@@ -176,7 +179,7 @@ def test_era_i_majors_leave_when_the_narrator_reaches_space_ii() -> None:
     assert s["majors"]["1"]  # after round 1
     s["round"] = 2
     s = end_round(s, "new_round")
-    assert s["narrator"] == 3 and s["majors"]["1"] == [] and s["round"] == 3 and rules.era(s) == 2
+    assert s["narrator"] == 3 and s["majors"]["1"] == [] and s["round"] == 3 and era(s) == 2
     assert len(s["majors"]["2"]) == 9  # two players: the 3 tiles marked 3/4 are out
 
 
@@ -232,7 +235,7 @@ def test_a_whole_game_is_five_rounds_two_in_era_i_and_ends_after_the_fifth_actio
     turns = 0
     while s["phase"] != "over":
         r = rules.active(s)[0]
-        eras[s["round"]] = rules.era(s)
+        eras[s["round"]] = era(s)
         legal = rules.actions(s, r)
         rest = [a for a in legal if a["type"] == "rest"]
         s = rules.apply(s, r, rest[0] if rest else legal[0])

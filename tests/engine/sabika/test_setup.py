@@ -8,6 +8,9 @@ import pytest
 
 import engine.sabika as sabika
 from engine.sabika import data, rules
+from engine.sabika.parias import paria_leader
+from engine.sabika.setup import new_state
+from engine.sabika.state import WORKERS, capacity, order, ring
 from tests.engine.sabika.helpers import started
 
 
@@ -62,9 +65,9 @@ def test_roles_follow_the_players_option() -> None:
 @pytest.mark.rule("sabika:rondel-setup")
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_rondel_setup_squares_sultans_workers_raw_materials_and_marble(n: int) -> None:
-    s = rules.new_state(3, n)
+    s = new_state(3, n)
     four = n == 4
-    assert len(rules.ring(n, "outer")) == 8 + four and len(rules.ring(n, "inner")) == 4 + four  # covered squares
+    assert len(ring(n, "outer")) == 8 + four and len(ring(n, "inner")) == 4 + four  # covered squares
     sultans = sum(len(v) for v in s["sultan"].values())
     assert sultans == {2: 5, 3: 3, 4: 0}[n]
     assert len(s["raw_squares"]) == 4 + four and all(t is not None for t in s["raw_squares"].values())
@@ -75,7 +78,7 @@ def test_rondel_setup_squares_sultans_workers_raw_materials_and_marble(n: int) -
 @pytest.mark.rule("sabika:main-board-setup")
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_main_board_setup(n: int) -> None:
-    s = rules.new_state(5, n)
+    s = new_state(5, n)
     assert s["narrator"] == 1 and s["round"] == 1
     assert sorted(s["wishes"]) == ["2", "4", "6"] and sorted(w[0] for w in s["wishes"].values()) == ["A", "B", "C"]
     assert len(s["majors"]["1"]) == 9 and len(s["majors"]["2"]) == (9 if n == 2 else 12)
@@ -91,11 +94,11 @@ def test_main_board_setup(n: int) -> None:
 
 @pytest.mark.rule("sabika:player-setup")
 def test_player_setup_workshop_workers_tokens_ships_and_two_starting_tiles() -> None:
-    s = rules.new_state(2, 3)
+    s = new_state(2, 3)
     balances = set()
     for p in s["players"].values():
-        assert [rules.capacity(p, i) for i in range(4)] == [1, 1, 1, 1]
-        assert p["workers"] == {w: {"at": None, "up": True} for w in rules.WORKERS}
+        assert [capacity(p, i) for i in range(4)] == [1, 1, 1, 1]
+        assert p["workers"] == {w: {"at": None, "up": True} for w in WORKERS}
         assert (p["pp"], p["parias"], p["favour"], p["ships"]) == (5, 0, 0, 9)
         assert len(p["offer"]) == 2 and p["row"][0] in data.BALANCES
         balances.add(p["row"][0])
@@ -119,13 +122,13 @@ def test_starting_tiles_are_secret_until_all_chose_then_the_highest_starts() -> 
     best = max(chosen, key=lambda r: data.STARTING[chosen[r]]["num"])
     assert s["start"] == best and s["phase"] == "actions"
     assert sabika.view(s, "yellow")["players"]["blue"]["start_tile"] == chosen["blue"]
-    order = rules.order(s)
-    assert rules.paria_leader(s) == order[0]  # starting player's Paria token on top of the pile
+    seats = order(s)
+    assert paria_leader(s) == seats[0]  # starting player's Paria token on top of the pile
 
 
 @pytest.mark.rule("sabika:player-setup")
 def test_starting_dinars_follow_turn_order() -> None:
-    s = rules.new_state(11, 4)
+    s = new_state(11, 4)
     for r in s["roles"]:
         s["players"][r]["offer"] = [s["players"][r]["offer"][0]] * 2
     bonus_dinars = {}
@@ -136,13 +139,13 @@ def test_starting_dinars_follow_turn_order() -> None:
     while s["stack"][-1]["kind"] != "turn":  # the other bonuses (materials...) are settled in turn order
         r = s["stack"][-1]["role"]
         s = rules.apply(s, r, rules.actions(s, r)[0])
-    for pos, r in enumerate(rules.order(s)):
+    for pos, r in enumerate(order(s)):
         assert s["players"][r]["dinars"] == [3, 4, 5, 6][pos] + bonus_dinars[r]
 
 
 @pytest.mark.rule("sabika:game-setup")
 def test_setup_is_deterministic_in_the_seed() -> None:
-    assert json.dumps(rules.new_state(9, 3), sort_keys=True) == json.dumps(rules.new_state(9, 3), sort_keys=True)
-    assert rules.new_state(9, 3)["minor_deck"] != rules.new_state(10, 3)["minor_deck"]
+    assert json.dumps(new_state(9, 3), sort_keys=True) == json.dumps(new_state(9, 3), sort_keys=True)
+    assert new_state(9, 3)["minor_deck"] != new_state(10, 3)["minor_deck"]
     s = started(3, 9)
     assert s["phase"] == "actions" and s["stack"][-1] == {"kind": "turn", "role": s["start"]}

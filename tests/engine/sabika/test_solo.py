@@ -8,6 +8,10 @@ import engine.sabika as sabika
 from engine.sabika import names as N
 from engine.sabika import rules
 from engine.sabika.data import MAJORS, MINORS, STOREHOUSES
+from engine.sabika.round_end import _step_income
+from engine.sabika.state import order
+from engine.sabika.turn import move_cost
+from engine.sabika.yusuf import yusuf_final, yusuf_major_poem_points, yusuf_step, yusuf_turn
 from tests.engine.sabika.helpers import kinds
 
 B = "blue"
@@ -44,7 +48,7 @@ def yusuf_card(s: dict, worker: str, card: str, stand: bool = True) -> dict:  # 
             info["up"] = True
     s["stack"] = []
     s["turn"] = Y  # after his turn, the player's
-    rules._yusuf_turn(s)
+    yusuf_turn(s)
     rules._advance(s)
     return s
 
@@ -69,7 +73,7 @@ def test_yusuf_starts_consolidated_in_the_nearest_trade_city_and_is_starting_pla
     s = solo(3)
     s["trade"] = "t3"  # the Near East: Cairo (Granada-Tlemcen-Tunis-Cairo, 6) before Constantinople (7)
     s = sabika.apply(s, B, sabika.actions(s, B)[0])
-    assert s["start"] == Y and rules.order(s) == [Y, B]
+    assert s["start"] == Y and order(s) == [Y, B]
     assert s["cities"]["cairo"]["right"] == [Y] and s[Y]["seals"] == 1 and s[Y]["ships"] == 8
     s = solo(3)
     s["trade"] = "t7"  # blue Cities: Barcelona and Fez, both 1 from Granada
@@ -133,7 +137,7 @@ def test_yusufs_workers_make_the_players_squares_dearer() -> None:
     s = after_setup()
     s[Y]["workers"]["merchant"]["at"] = 2
     s["sultan"] = {"outer": [], "middle": [], "inner": []}
-    assert rules.move_cost(s, B, "merchant", 2) == 1
+    assert move_cost(s, B, "merchant", 2) == 1
 
 
 @pytest.mark.rule("sabika:solo-master-builder", "sabika:solo-major-construction-action")
@@ -207,14 +211,14 @@ def test_yusuf_no_income_seals_only_leftovers_and_major_poems_a3_c3() -> None:
     s["cities"]["fez"].update(tile="c9", right=[Y])  # a blue City: no income for Yusuf
     y.update(poems=["p1", "p2", "p3", "p4"], grey=["A3", "C3"], minors=["m1", "m2", "m3"], seals=2)
     trios = min(2, 4 // 2)
-    assert rules.yusuf_major_poem_points(s, "A3") == trios * 5
-    assert rules.yusuf_major_poem_points(s, "C3") == 3 * 3  # each Minor Construction a balance
+    assert yusuf_major_poem_points(s, "A3") == trios * 5
+    assert yusuf_major_poem_points(s, "C3") == 3 * 3  # each Minor Construction a balance
     pp = y["pp"]
     s["stack"] = []
-    rules._step_income(s)
+    _step_income(s)
     assert s["stack"] == []
     s["trade"] = "t7"  # blue Cities with presence: Fez
-    rules._yusuf_final(s)
+    yusuf_final(s)
     assert s[Y]["pp"] == pp + 10 + 9 + 2 + 2
 
 
@@ -222,7 +226,7 @@ def test_yusuf_no_income_seals_only_leftovers_and_major_poems_a3_c3() -> None:
 def test_yusuf_pays_parias_from_his_track_then_with_pp_when_he_has_no_seal() -> None:
     s = after_setup()
     s[Y]["parias"], s[Y]["pp"], s[Y]["seals"] = 1, 5, 0
-    rules._yusuf_step(s, {"kind": "yusuf", "role": B, "step": "tribute", "owed": 3})
+    yusuf_step(s, {"kind": "yusuf", "role": B, "step": "tribute", "owed": 3})
     assert s[Y]["parias"] == 0 and s[Y]["pp"] == 3
 
 
