@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import State, View, clone, visible_log
+from engine.api import Action, State, View, clone, visible_log
 from engine.sabika import rules
 from engine.sabika.data import CITY_TILES, DATA, EVENTS, RONDELS, STARTING
 from engine.sabika.middle import presence
@@ -25,7 +25,6 @@ TITLE = "Sabika"
 PROMPTS = {
     "start_tile": "Choose the Starting tile you keep (the other is discarded face down).",
     "turn": "Your turn: choose a standing Worker to activate.",
-    "square": "Carry out the Main and/or Secondary Action of the square, or end the turn.",
     "pay": "Choose how many Seals pay part of this payment (1 Dinar each).",
     "make_room": "Choose the item you return to make room.",
     "pickmat": "Choose a Material.",
@@ -33,18 +32,14 @@ PROMPTS = {
     "process": "Choose a Raw Material of your workshop to process into a Good.",
     "or": "Choose one of the bonuses.",
     "favour": "Choose the Sultan's Favour bonus: this space or any previous one.",
-    "storehouse": "Expand a Storehouse with a displayed tile, or activate one of your visible Storehouses.",
     "expand_where": "Choose the Storehouse you expand.",
     "market_buy": "Choose what you buy.",
     "market_sell": "Choose what you sell.",
     "market_trade": "Choose the trade.",
-    "construct": "Construction: build a Major or a Minor Construction (you may first renew the Minor Construction cards).",
-    "scaffold": "Place Materials on the Scaffold (all of different types), then finish.",
     "major_tile": "Choose the Major Construction tile of the current Era.",
     "place_minor": "Place the Minor Construction card at one end of your row.",
     "export": "Choose the City you export to.",
     "consolidate": "Choose the City where you consolidate your Trade Relationship.",
-    "produce": "Produce: earn a City Bonus and/or process up to 2 Raw Materials.",
     "city_bonus": "Choose the City whose bonus you earn.",
     "carve": "Choose the Poem you carve (and its colour).",
     "reactivate": "Choose the red Poem whose effect you apply again.",
@@ -53,11 +48,57 @@ PROMPTS = {
 }
 
 
-def _prompt(s: State, dec: dict[str, Any]) -> str:
-    """The heading of a decision's menu; where the entries depend on the player's Poems, the
-    Event or the bonus, the heading says what they do (the free steps, the price of a crowd,
-    whether he may Rest, what a split shares, how much tribute is left)."""
+def _menu_heading(dec: dict[str, Any], kinds: set[str]) -> str | None:
+    """The heading of the decisions whose menu changes along the turn (the square's two Actions,
+    the Storehouse, Construction, the Scaffold, Produce), built from the menu under it: it names
+    only what is on offer, and says so when nothing but finishing is left (issue 38: "Carry out
+    the Main and/or Secondary Action" stood above a lone "End this turn")."""
+    kind = dec["kind"]
+    if kind == "square":
+        actions = [name for name, t in (("Main", "main"), ("Secondary", "secondary")) if t in kinds]
+        if not actions:
+            return "Nothing more to do on this square: end the turn."
+        return f"Carry out the {' and/or '.join(actions)} Action of the square, or end the turn."
+    if kind == "storehouse":
+        offers = []
+        if "expand" in kinds:
+            offers.append("Expand a Storehouse with a displayed tile")
+        if "activate" in kinds:
+            offers.append("activate one of your visible Storehouses" if offers
+                          else "Activate one of your visible Storehouses")
+        return ", or ".join(offers) + "." if offers else "No Storehouse to expand or activate."
+    if kind == "construct":
+        builds = [f"a {size}" for size, t in (("Major", "major"), ("Minor", "minor")) if t in kinds]
+        renew = "renew the Minor Construction cards" if "refresh" in kinds else ""
+        if builds:
+            first = f" (you may first {renew})" if renew else ""
+            return f"Construction: build {' or '.join(builds)} Construction{first}."
+        if renew:
+            return f"Construction: you can build none of the cards shown: {renew}, or build nothing."
+        return "Construction: you lack the Materials for any Construction: build nothing."
+    if kind == "scaffold":
+        if "use" not in kinds:
+            return "Nothing more to place on the Scaffold: finish."
+        if "done" not in kinds:
+            return "Place Materials on the Scaffold (all of different types): first the base Material."
+        return "Place Materials on the Scaffold (all of different types), then finish."
+    if kind == "produce":
+        offers = [text for text, t in (("earn a City Bonus", "city_bonus"),
+                                       ("process up to 2 Raw Materials", "process_two")) if t in kinds]
+        if not offers:
+            return "Nothing more to produce: finish producing."
+        return f"Produce: {' and/or '.join(offers)}, or finish producing."
+    return None
+
+
+def _prompt(s: State, dec: dict[str, Any], legal: list[Action]) -> str:
+    """The heading of a decision's menu ``legal``; where the entries depend on the player's
+    Poems, the Event or the bonus, the heading says what they do (the free steps, the price of
+    a crowd, whether he may Rest, what a split shares, how much tribute is left)."""
     kind, role = dec["kind"], dec["role"]
+    heading = _menu_heading(dec, {str(a.get("type")) for a in legal})
+    if heading is not None:
+        return heading
     if kind == "work":
         crowd = crowd_price(s, role)
         per = "no Dinar for other Workers" if crowd == 0 else f"{plural(crowd, 'Dinar')} per other Worker"
@@ -128,7 +169,7 @@ def _view(state: State, role: str | None) -> View:
     if s["phase"] == "over":
         prompt = str(s["result"]["reason"]) + "."
     elif me and legal:
-        prompt = _prompt(s, top) if s["phase"] != "setup" and top else PROMPTS["start_tile"]
+        prompt = _prompt(s, top, legal) if s["phase"] != "setup" and top else PROMPTS["start_tile"]
     elif s["phase"] == "setup":
         prompt = "Waiting for the other players to choose their Starting tiles."
     else:

@@ -150,13 +150,6 @@ def alike_in_words(game_id: str, labels: list[str]) -> list[list[str]]:
 # Findings of these tests left to the helpers who own those games' rules (issue 38), each
 # with the texts it fails on; strict, so that a fix shows here.
 _KNOWN: dict[tuple[str, str], str] = {
-    ("sabika", "headings"):
-        "issue 38, engine/sabika (another helper's): 'Carry out the Main and/or Secondary Action of the square, "
-        "or end the turn.' above a lone 'done'; 'Move the Worker clockwise around its Rondel (...) or Rest.' "
-        "above no 'rest' (or no 'move'); 'Place Materials on the Scaffold (...), then finish.' above no 'use' "
-        "(or no 'done'); 'Produce: earn a City Bonus and/or process up to 2 Raw Materials.' above no "
-        "'city_bonus'; 'Construction: build a Major or a Minor Construction (you may first renew ...)' above "
-        "no 'major' or no 'refresh'",
     ("granada", "words"):
         "issue 38, engine/granada (rules listing under another helper's speed work; only its labels are "
         "changed here): identical pieces are still one entry each, told apart only by ids: 'Muster "
@@ -278,7 +271,7 @@ PROMISES: dict[str, list[tuple[str, set[str]]]] = {
     "sabika": [
         (r"end the turn", {"done"}),
         (r"Main and/or Secondary Action|Main or Secondary", {"main", "secondary"}),
-        (r"or Rest\b", {"rest"}),
+        (r"\bor Rest\b", {"rest"}),
         (r"Move the Worker", {"move"}),
         (r", then finish", {"done"}),
         (r"Place Materials", {"use"}),
