@@ -6,8 +6,9 @@ is read above the menu it was wrong for."""
 
 from __future__ import annotations
 
-import engine.sabika as sabika
 import pytest
+
+import engine.sabika as sabika
 from engine.api import State
 from tests.engine.sabika.helpers import blank, give, turn_of
 
