@@ -134,11 +134,16 @@ class WebApp:
         app.router.add_get("/p/{token}/pic/{kind}/{digest}.png", self.personal_picture)
         app.router.add_get("/p/{token}/events", self.personal_events)
         app.on_startup.append(self._start)
+        app.on_shutdown.append(self._closing)
         app.on_cleanup.append(self._stop)
         return app
 
     async def _start(self, _app: web.Application) -> None:
         await self.watcher.start()
+
+    async def _closing(self, _app: web.Application) -> None:
+        """The open event streams end first: the server would wait for them otherwise."""
+        self.watcher.close_pages()
 
     async def _stop(self, _app: web.Application) -> None:
         await self.watcher.stop()
@@ -280,6 +285,8 @@ class WebApp:
                     if not await self.watcher.changed(pk, KEEPALIVE_S):
                         await response.write(b": keep-alive\n\n")
                         continue
+                    if self.watcher.closing:
+                        break
                     stamp = (await self.service.change_stamps([pk])).get(pk, stamp)
         return response
 

@@ -40,6 +40,7 @@ class Watcher:
         self._poke = asyncio.Event()
         self._listener: Any = None
         self.pg = service.db.dialect.name == "postgresql"
+        self.closing = False
 
     async def start(self) -> None:
         if self.pg:
@@ -104,8 +105,19 @@ class Watcher:
         """How many open pages watch the game now (their event streams)."""
         return self._watchers.get(game_pk, 0)
 
+    def close_pages(self) -> None:
+        """The server stops: wake every page's stream a last time, to end (:attr:`closing`),
+        so that the server stops at once instead of waiting for each open page to go away."""
+        self.closing = True
+        for event in self._events.values():
+            event.set()
+        self._events.clear()
+
     async def changed(self, game_pk: int, timeout: float) -> bool:
-        """Wait until the game's change stamp changes (True) or ``timeout`` seconds pass (False)."""
+        """Wait until the game's change stamp changes (True) or ``timeout`` seconds pass
+        (False). True at once when the server stops (:attr:`closing`)."""
+        if self.closing:
+            return True
         event = self._events.setdefault(game_pk, asyncio.Event())
         try:
             await asyncio.wait_for(event.wait(), timeout)
