@@ -8,6 +8,8 @@ answer. Two moments:
 
 * ``standings``: the round has just been made (its games, seats and DMs committed in one
   transaction) and the bot posts the last round's standings with the new pairings;
+* ``posted``: the same post, which Discord made but whose answer never came back (sent
+  again under the same nonce, Discord hands back the first);
 * ``thread``: the bot opens the round's first game, and Discord made its thread but the
   answer never came back.
 
@@ -45,7 +47,7 @@ def _counts(db: Path) -> tuple[list[int], list[tuple[int, int]], int]:
     return rounds, tables, int(games)
 
 
-@pytest.mark.parametrize("kill_at", ["standings", "thread"])
+@pytest.mark.parametrize("kill_at", ["standings", "posted", "thread"])
 async def test_the_bot_killed_while_making_a_round_makes_it_once(standin: StandIn, tmp_path: Path,
                                                                 kill_at: str) -> None:
     h = Harness(standin, tmp_path / "data", None)  # type: ignore[arg-type]
@@ -70,8 +72,9 @@ async def test_the_bot_killed_while_making_a_round_makes_it_once(standin: StandI
             return bool(tables) and all(g.status == "running" and g.thread_id for g in games)
 
         await until(lambda: opened(1), "round 1's games running in their threads")
-        if kill_at == "standings":
-            stall = si.stall("POST", rf"^/channels/{thread}/messages$", contains="standings after round 1")
+        if kill_at in ("standings", "posted"):
+            stall = si.stall("POST", rf"^/channels/{thread}/messages$", contains="standings after round 1",
+                             mode="after" if kill_at == "posted" else "before")
         else:
             stall = si.stall("POST", rf"^/channels/{h.channel}/threads$", contains="T1 R2", mode="after")
         for table in await svc.tables(1, 1):
