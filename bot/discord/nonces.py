@@ -13,7 +13,8 @@ into the next field), a separator, and a kind. Nothing else the bot sends carrie
   reminder or notice (the event: reminder, time out, claimable, waits, passed; the seat: the
   role's index, or ``z`` for the game's thread);
 * ``t`` + tournament id (13) + round (5) + ``.`` + kind: a round's post in the tournament's
-  thread (the standings after it, with the next round's pairings).
+  thread (the standings after it, with the next round's pairings; round 0: the first
+  pairings, at the start).
 
 Discord allows 25 characters: 15 for an outbox row's prefix leave 10 for the kind, 22 for a
 deadline's leave 3.
@@ -41,6 +42,7 @@ REVEAL = "r"           # the final reveal and replay
 LINES = "c"            # + chunk number: the lines of a thread post
 REMIND, EXPIRED, CLAIMABLE, WAITS, PASSED = "r", "x", "c", "w", "a"  # a deadline's events (EVENTS)
 STANDINGS = "s"        # a tournament round's standings (and the next round's pairings)
+PAIRINGS = "p"         # a tournament's first pairings (under round 0: before round 1)
 
 
 def base36(n: int, width: int) -> str:

@@ -104,6 +104,7 @@ class Tournaments(Worker):
 
     def __init__(self, bot: AlcazabaBot) -> None:
         super().__init__(bot)
+        self.resumed = False  # finish_starts ran in this process
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(SignupButton)
@@ -154,8 +155,7 @@ class Tournaments(Worker):
             await self._mine(inter, tournament)
             info = await self.service.start_tournament(tournament, inter.user.id, manager=is_manager(inter))
             self.wake.set()
-            await self.refresh_signup(info)
-            await self.post(info, await self.pairings_text(info, 1))
+            await self.started(info)
             await inter.followup.send(f"Tournament #{tournament} has started: round 1 of {info.rounds}.",
                                       ephemeral=True)
 
@@ -248,9 +248,9 @@ class Tournaments(Worker):
     # ------------------------------------------------------------------ posts
 
     async def post(self, info: TournamentInfo, text: str, files: list[tuple[str, bytes]] | None = None, *,
-                   once: Nonces | None = None) -> None:
-        """Post in the tournament's thread. ``once``: the nonces of a post that may be sent
-        again after a crash (as :func:`bot.discord.cogs.delivery.send_once` does: a nonce
+                   once: tuple[Nonces, str] | None = None) -> None:
+        """Post in the tournament's thread. ``once``: the nonces and kind of a post that may be
+        sent again after a crash (as :func:`bot.discord.cogs.delivery.send_once` does: a nonce
         Discord answers with another message is not ours, and a fresh one is tried)."""
         if info.thread_id is None:
             return
@@ -259,14 +259,15 @@ class Tournaments(Worker):
         if once is None:
             await where.send(allowed_mentions=discord.AllowedMentions.none(), **out.kwargs())
             return
+        ids, kind = once
         for attempt in range(FRESH_TRIES):
-            nonce = once(nonces.STANDINGS if attempt == 0 else nonces.fresh(nonces.STANDINGS, attempt))
+            nonce = ids(kind if attempt == 0 else nonces.fresh(kind, attempt))
             sent = await where.send(allowed_mentions=discord.AllowedMentions.none(), nonce=nonce, **out.kwargs())
             if (sent.content or "") == out.content:
                 return
             log.warning("nonce %s gave back message %s with other content; sending again under a fresh nonce",
                         nonce, sent.id)
-        raise RuntimeError(f"{FRESH_TRIES} nonces of {once!r} gave back other messages")
+        raise RuntimeError(f"{FRESH_TRIES} nonces of {ids!r} gave back other messages")
 
     async def pairings_text(self, info: TournamentInfo, round_no: int) -> str:
         names = {u: present.clip(n, 40) for u, n, _w in info.players}
@@ -299,6 +300,9 @@ class Tournaments(Worker):
         return 10.0
 
     async def cycle(self) -> float:
+        if not self.resumed:
+            await self.finish_starts()
+            self.resumed = True
         for tid in await self.service.due_tournaments(self.bot.now()):
             await self.start_due(tid)
         for tid in await self.service.running_tournaments():
@@ -320,7 +324,7 @@ class Tournaments(Worker):
             if info.status == "running":
                 text += "\n\n" + await self.pairings_text(info, info.round)
             await self.post(info, text, await self.picture(info, lines, heading),
-                            once=nonces.tournament_round(tid, round_no))
+                            once=(nonces.tournament_round(tid, round_no), nonces.STANDINGS))
             if await self.service.standings_posted(tid, round_no):
                 await self.refresh_signup(info)
         for table in await self.service.tables_to_open(self.bot.now()):
@@ -339,8 +343,31 @@ class Tournaments(Worker):
             await self.service.clear_start(tid)
             await self.post(info, f"Tournament #{tid} could not start at its time: {exc}")
             return
+        await self.started(info)
+
+    async def started(self, info: TournamentInfo) -> None:
+        """The posts of a start: round 1's pairings (under their nonce), then the sign-up
+        message closed, in this order: a sign-up message that still has its buttons while its
+        tournament runs is a start whose process was killed before it told the thread, which
+        the first pass of the next process finishes (:meth:`finish_starts`)."""
+        await self.post(info, await self.pairings_text(info, 1), once=(nonces.tournament_round(info.id, 0),
+                                                                       nonces.PAIRINGS))
         await self.refresh_signup(info)
-        await self.post(info, await self.pairings_text(info, 1))
+
+    async def finish_starts(self) -> None:
+        """Once per process: the starts a killed process left untold (:meth:`started`); one
+        message read per running tournament of this shard whose first round is on."""
+        for tid in await self.service.running_tournaments():
+            info = await self.service.tournament(tid)
+            if info.round != 1 or info.thread_id is None or info.message_id is None or not self.bot.owns(info.guild_id):
+                continue
+            where = self.bot.get_partial_messageable(info.thread_id, guild_id=info.guild_id)
+            try:
+                signup = await where.fetch_message(info.message_id)
+            except discord.HTTPException:
+                continue  # gone: nothing to close
+            if signup.components:
+                await self.started(info)
 
     async def open(self, table: Table) -> None:
         """A round's game: its own thread in the tournament's channel, the start and the lobby
