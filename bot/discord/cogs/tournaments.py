@@ -301,8 +301,8 @@ class Tournaments(Worker):
 
     async def cycle(self) -> float:
         if not self.resumed:
-            await self.finish_starts()
             self.resumed = True
+            await self.finish_starts()
         for tid in await self.service.due_tournaments(self.bot.now()):
             await self.start_due(tid)
         for tid in await self.service.running_tournaments():
@@ -323,8 +323,16 @@ class Tournaments(Worker):
             text = standings_text(info, lines, heading)
             if info.status == "running":
                 text += "\n\n" + await self.pairings_text(info, info.round)
-            await self.post(info, text, await self.picture(info, lines, heading),
-                            once=(nonces.tournament_round(tid, round_no), nonces.STANDINGS))
+            try:
+                await self.post(info, text, await self.picture(info, lines, heading),
+                                once=(nonces.tournament_round(tid, round_no), nonces.STANDINGS))
+            except (discord.Forbidden, discord.NotFound):  # the thread is gone: nowhere to post
+                log.warning("the standings of round %s of tournament %s cannot be posted", round_no, tid,
+                            exc_info=True)
+            except discord.HTTPException:
+                log.warning("posting the standings of round %s of tournament %s failed; a later pass tries "
+                            "again", round_no, tid, exc_info=True)
+                continue
             if await self.service.standings_posted(tid, round_no):
                 await self.refresh_signup(info)
         for table in await self.service.tables_to_open(self.bot.now()):
@@ -367,7 +375,10 @@ class Tournaments(Worker):
             except discord.HTTPException:
                 continue  # gone: nothing to close
             if signup.components:
-                await self.started(info)
+                try:
+                    await self.started(info)
+                except discord.HTTPException:
+                    log.warning("finishing the start of tournament %s failed", tid, exc_info=True)
 
     async def open(self, table: Table) -> None:
         """A round's game: its own thread in the tournament's channel, the start and the lobby
