@@ -11,7 +11,10 @@ into the next field), a separator, and a kind. Nothing else the bot sends carrie
   group, under its first row);
 * ``d`` + game id (13) + version (5) + event letter + seat + ``.`` + kind: a deadline's
   reminder or notice (the event: reminder, time out, claimable, waits, passed; the seat: the
-  role's index, or ``z`` for the game's thread).
+  role's index, or ``z`` for the game's thread);
+* ``t`` + tournament id (13) + round (5) + ``.`` + kind: a round's post in the tournament's
+  thread (the standings after it, with the next round's pairings; round 0: the first
+  pairings, at the start).
 
 Discord allows 25 characters: 15 for an outbox row's prefix leave 10 for the kind, 22 for a
 deadline's leave 3.
@@ -38,6 +41,8 @@ MAP = "m"              # the spectator map after a thread post
 REVEAL = "r"           # the final reveal and replay
 LINES = "c"            # + chunk number: the lines of a thread post
 REMIND, EXPIRED, CLAIMABLE, WAITS, PASSED = "r", "x", "c", "w", "a"  # a deadline's events (EVENTS)
+STANDINGS = "s"        # a tournament round's standings (and the next round's pairings)
+PAIRINGS = "p"         # a tournament's first pairings (under round 0: before round 1)
 
 
 def base36(n: int, width: int) -> str:
@@ -88,13 +93,19 @@ def deadline(game_pk: int, version: int, event: str, seat: int | None = None) ->
     return Nonces("d" + base36(game_pk, ID_WIDTH) + base36(version, VERSION_WIDTH) + event + where)
 
 
+def tournament_round(tournament_id: int, round_no: int) -> Nonces:
+    """The nonces of one round's posts in a tournament's thread."""
+    return Nonces("t" + base36(tournament_id, ID_WIDTH) + base36(round_no, VERSION_WIDTH))
+
+
 def fresh(kind: str, attempt: int) -> str:
     """The kind of the ``attempt``-th resend under a fresh nonce, after Discord handed back
     another message for the first (1, 2, ...)."""
     return f"{kind}~{attempt}"
 
 
-PATTERN = re.compile(r"(?:o(?P<row>[0-9a-z]{13})|d(?P<game>[0-9a-z]{13})(?P<version>[0-9a-z]{5})(?P<event>[a-z])(?P<seat>[0-9a-z]))"
+PATTERN = re.compile(r"(?:o(?P<row>[0-9a-z]{13})|d(?P<game>[0-9a-z]{13})(?P<version>[0-9a-z]{5})(?P<event>[a-z])(?P<seat>[0-9a-z])"
+                     r"|t(?P<tournament>[0-9a-z]{13})(?P<round>[0-9a-z]{5}))"
                      r"\.(?P<kind>[0-9a-z~]{1,10})")
 
 
@@ -107,5 +118,7 @@ def parse(nonce: str) -> tuple[str, tuple[int, ...], str]:
         raise ValueError(f"{nonce!r} is not one of the bot's nonces")
     if m["row"] is not None:
         return "o", (int(m["row"], 36),), m["kind"]
+    if m["tournament"] is not None:
+        return "t", (int(m["tournament"], 36), int(m["round"], 36)), m["kind"]
     return ("d", (int(m["game"], 36), int(m["version"], 36), int(m["seat"], 36)),
             f"{m['event']}/{m['kind']}")

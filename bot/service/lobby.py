@@ -8,12 +8,14 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
 from bot.models import Game, GameState, Outbox, Seat, WebGame, dumps, loads, new_public_id, utcnow
 from bot.service import ratings
 from bot.service.core import (
     _SEED_LIMIT,
+    MOVES_CHANNEL,
     ServiceCore,
     _module,
     rules_version,
@@ -31,6 +33,13 @@ class LobbyCommands(ServiceCore):
     """Games and seats: from ``create_game`` to the end of a game by abort, resignation or
     forfeit, and the substitution of a player."""
 
+    async def _wake_pages(self, session: AsyncSession) -> None:
+        """PostgreSQL: NOTIFY the web pages' channel with this transaction's commit (the server
+        sends it only if the transaction commits), as a step's commit does: a resignation, an
+        abort or a new seat holder changes no version, but what an open page shows (issue 30;
+        ``bot.web.live``). SQLite pages poll the games' change stamps instead."""
+        if self.db.dialect.name == "postgresql":
+            await session.execute(sa.text(f"NOTIFY {MOVES_CHANNEL}"))
 
     async def create_game(
         self,
@@ -200,6 +209,7 @@ class LobbyCommands(ServiceCore):
             loaded.game.result = dumps({"winner": None, "reason": reason, "score": {}})
             loaded.game.active = "[]"
             loaded.game.updated_at = utcnow()
+            await self._wake_pages(session)
             self._notify(session, loaded, loaded.game.version, [], [], None,
                          {"type": "aborted", "reason": reason})
             # Every player is told by DM, as after a resignation or a claim: the front end
@@ -235,6 +245,7 @@ class LobbyCommands(ServiceCore):
             seat = self._require_holder(loaded, role, user_id) if check_holder else loaded.seats.get(role)
             game = loaded.game
             game.updated_at = utcnow()
+            await self._wake_pages(session)
             if len(roles) <= 2:
                 # Two seats: the other wins. One seat (a solo game): the game ends unwon.
                 winner = next((r for r in roles if r != role), None)
@@ -293,6 +304,7 @@ class LobbyCommands(ServiceCore):
                 seat.display_name = display_name[:100]
                 seat.is_bot = False
             game.updated_at = utcnow()
+            await self._wake_pages(session)
             key = f"g{game_pk}:v{game.version}:seat:{role}:u{user_id}"
             target = self._target(game)
             if target is not None:
@@ -356,3 +368,4 @@ class LobbyCommands(ServiceCore):
             for seat in seats:
                 by_game.setdefault(seat.game_pk, []).append(seat)
             return [self._info(g, by_game.get(g.id or 0, [])) for g in rows]
+

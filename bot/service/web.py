@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -31,6 +32,21 @@ CHECKPOINT_EVERY = 32
 #: Games whose replay is kept at once (the least recently used goes first; a Granada state is
 #: some 0.2-0.5 MB of Python objects, shared in part between neighbouring positions).
 KEPT_REPLAYS = 6
+
+
+def change_stamp(version: int, status: str, updated_at: datetime, deadline_at: datetime | None) -> str:
+    """A game's change stamp: it changes with everything a spectator's page shows of the
+    game's row, so a live page refreshes on it. The version alone counts the moves only; a
+    resignation, a forfeit or an abort ends the game without a move (its status, result and
+    ``updated_at`` change), a seat that changes hands changes ``updated_at``, and the
+    scheduler moves the deadline in a transaction of its own."""
+    deadline = deadline_at.isoformat() if deadline_at is not None else "-"
+    return f"{version}.{status}.{updated_at.isoformat()}.{deadline}"
+
+
+def stamp_of(info: GameInfo) -> str:
+    """The :func:`change_stamp` of a game read whole."""
+    return change_stamp(info.version, info.status, info.updated_at, info.deadline_at)
 
 
 @dataclass(frozen=True)
@@ -112,6 +128,17 @@ class WebCommands(ServiceCore):
             found = (await session.execute(
                 sa.select(col(WebGame.game_pk)).where(col(WebGame.public_id) == public_id))).scalar()
         return None if found is None else int(found)
+
+    async def change_stamps(self, game_pks: list[int]) -> dict[int, str]:
+        """The :func:`change_stamp` of each game (one statement): what the live pages watch."""
+        if not game_pks:
+            return {}
+        async with self._glance() as conn:
+            rows = (await conn.execute(
+                sa.select(col(Game.id), col(Game.version), col(Game.status), col(Game.updated_at),
+                          col(Game.deadline_at)).where(col(Game.id).in_(game_pks)))).all()
+        return {int(pk or 0): change_stamp(int(version), str(status), updated, deadline)
+                for pk, version, status, updated, deadline in rows}
 
     async def version_of(self, game_pks: list[int]) -> dict[int, int]:
         """The current version of each game (one statement): what the live pages watch."""

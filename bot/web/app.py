@@ -25,6 +25,7 @@ from aiohttp import web
 
 import render
 from bot.service import GameInfo, GameNotFound, GameService, NotAllowed
+from bot.service.web import stamp_of
 from bot.settings import Settings
 from bot.web import pages, tokens
 from bot.web.live import Watcher
@@ -133,11 +134,16 @@ class WebApp:
         app.router.add_get("/p/{token}/pic/{kind}/{digest}.png", self.personal_picture)
         app.router.add_get("/p/{token}/events", self.personal_events)
         app.on_startup.append(self._start)
+        app.on_shutdown.append(self._closing)
         app.on_cleanup.append(self._stop)
         return app
 
     async def _start(self, _app: web.Application) -> None:
         await self.watcher.start()
+
+    async def _closing(self, _app: web.Application) -> None:
+        """The open event streams end first: the server would wait for them otherwise."""
+        self.watcher.close_pages()
 
     async def _stop(self, _app: web.Application) -> None:
         await self.watcher.stop()
@@ -218,7 +224,7 @@ class WebApp:
     async def game(self, request: web.Request) -> web.Response:
         public_id = request.match_info["pid"]
         pk, info = await self._watched(public_id)
-        key = ("game", pk, info.version, info.updated_at)
+        key = ("game", pk, stamp_of(info))
         if self.page_cache.get(key) is not None:
             return self._cached_page(key, str)
         history = await self.service.public_history(pk)
@@ -236,7 +242,7 @@ class WebApp:
             raise web.HTTPNotFound() from None
         if not history.first <= position <= last:
             raise web.HTTPNotFound()
-        key = ("replay", pk, info.version, info.updated_at, position)
+        key = ("replay", pk, stamp_of(info), position)
         return self._cached_page(key, lambda: pages.replay_page(public_id, info, history, position))
 
     async def picture_at(self, request: web.Request) -> web.Response:
@@ -260,25 +266,28 @@ class WebApp:
 
     async def game_events(self, request: web.Request) -> web.StreamResponse:
         pk, info = await self._watched(request.match_info["pid"])
-        return await self._events(request, pk, info.version)
+        return await self._events(request, pk, stamp_of(info))
 
-    async def _events(self, request: web.Request, pk: int, version: int) -> web.StreamResponse:
-        """Server-sent events: ``version`` each time the game moves (and once at the start)."""
+    async def _events(self, request: web.Request, pk: int, stamp: str) -> web.StreamResponse:
+        """Server-sent events: the game's change stamp each time it changes (and once at the
+        start). A stamp, not the version: a resignation or an abort changes no version."""
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store",
                                                "Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
                                                "Referrer-Policy": "no-referrer"})
         await response.prepare(request)
         with contextlib.suppress(ConnectionError):  # the page went away
             async with self.watcher.watching(pk):
-                sent = -1
+                sent = ""
                 while True:
-                    if version != sent:
-                        await response.write(f"event: version\ndata: {json.dumps({'version': version})}\n\n".encode())
-                        sent = version
+                    if stamp != sent:
+                        await response.write(f"event: change\ndata: {json.dumps({'stamp': stamp})}\n\n".encode())
+                        sent = stamp
                     if not await self.watcher.changed(pk, KEEPALIVE_S):
                         await response.write(b": keep-alive\n\n")
                         continue
-                    version = (await self.service.version_of([pk])).get(pk, version)
+                    if self.watcher.closing:
+                        break
+                    stamp = (await self.service.change_stamps([pk])).get(pk, stamp)
         return response
 
     # ------------------------------------------------------------------ personal pages
@@ -324,7 +333,7 @@ class WebApp:
 
     async def personal_events(self, request: web.Request) -> web.StreamResponse:
         grant, info, _view = await self._grant(request.match_info["token"])
-        return await self._events(request, grant.game_pk, info.version)
+        return await self._events(request, grant.game_pk, stamp_of(info))
 
 
 def _not_found() -> web.Response:

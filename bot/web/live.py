@@ -1,11 +1,14 @@
-"""Live updates: which watched game moved, for the pages' server-sent events.
+"""Live updates: which watched game changed, for the pages' server-sent events.
 
-One watcher per web process, whatever the number of open pages: it reads the version of
-every game some page watches, in one statement, and wakes the pages of the games that moved.
-On SQLite it reads them twice a second (a move made by another process shows within a
-second); on PostgreSQL it also LISTENs to the channel a step's commit NOTIFYs
-(``bot.service.core.MOVES_CHANNEL``), so it reads at once, and polls only every few seconds
-for the changes that do not notify (a resignation, an abort).
+One watcher per web process, whatever the number of open pages: it reads the change stamp
+(``bot.service.web.change_stamp``: the version, the status, the last change and the
+deadline) of every game some page watches, in one statement, and wakes the pages of the
+games that changed. Not the version alone: a resignation or an abort ends a game without a
+move. On SQLite it reads them twice a second (a change made by another process shows within
+a second); on PostgreSQL it also LISTENs to the channel that the commits of a step, a
+resignation, a forfeit, an abort and a substitution NOTIFY (``bot.service.core.MOVES_CHANNEL``),
+so it reads at once, and polls only every few seconds for the changes that do not notify
+(a seat taken before the start, a new deadline).
 """
 
 from __future__ import annotations
@@ -26,17 +29,18 @@ PG_POLL_S = 5.0
 
 
 class Watcher:
-    """Wakes the pages watching a game when its version changes."""
+    """Wakes the pages watching a game when its change stamp changes."""
 
     def __init__(self, service: GameService) -> None:
         self.service = service
-        self._versions: dict[int, int] = {}
+        self._stamps: dict[int, str] = {}
         self._events: dict[int, asyncio.Event] = {}
         self._watchers: dict[int, int] = {}  # game_pk -> pages watching it
         self._task: asyncio.Task[None] | None = None
         self._poke = asyncio.Event()
         self._listener: Any = None
         self.pg = service.db.dialect.name == "postgresql"
+        self.closing = False
 
     async def start(self) -> None:
         if self.pg:
@@ -73,13 +77,13 @@ class Watcher:
             if not watched:
                 continue
             try:
-                versions = await self.service.version_of(watched)
+                stamps = await self.service.change_stamps(watched)
             except Exception:  # the database is away for a moment: the next round tries again
-                log.warning("web: reading the watched games' versions failed", exc_info=True)
+                log.warning("web: reading the watched games' change stamps failed", exc_info=True)
                 continue
-            for pk, version in versions.items():
-                if self._versions.get(pk) != version:
-                    self._versions[pk] = version
+            for pk, stamp in stamps.items():
+                if self._stamps.get(pk) != stamp:
+                    self._stamps[pk] = stamp
                     event = self._events.pop(pk, None)
                     if event is not None:
                         event.set()
@@ -95,10 +99,25 @@ class Watcher:
                 self._watchers[game_pk] = left
             else:
                 del self._watchers[game_pk]
-                self._versions.pop(game_pk, None)
+                self._stamps.pop(game_pk, None)
+
+    def pages_watching(self, game_pk: int) -> int:
+        """How many open pages watch the game now (their event streams)."""
+        return self._watchers.get(game_pk, 0)
+
+    def close_pages(self) -> None:
+        """The server stops: wake every page's stream a last time, to end (:attr:`closing`),
+        so that the server stops at once instead of waiting for each open page to go away."""
+        self.closing = True
+        for event in self._events.values():
+            event.set()
+        self._events.clear()
 
     async def changed(self, game_pk: int, timeout: float) -> bool:
-        """Wait until the game's version changes (True) or ``timeout`` seconds pass (False)."""
+        """Wait until the game's change stamp changes (True) or ``timeout`` seconds pass
+        (False). True at once when the server stops (:attr:`closing`)."""
+        if self.closing:
+            return True
         event = self._events.setdefault(game_pk, asyncio.Event())
         try:
             await asyncio.wait_for(event.wait(), timeout)

@@ -15,22 +15,27 @@ from datetime import datetime
 from typing import Any
 
 from bot.service import GameInfo, History
+from bot.service.web import stamp_of
 
-WATCHED_STATUSES = ("running", "finished")
+WATCHED_STATUSES = ("running", "finished", "aborted")
+"""The games that have pages: an aborted game keeps its page (an open page shows the abort)."""
+LISTED_STATUSES = ("running", "finished")
+"""The games the index lists (an aborted one has nothing to watch)."""
 
 
 def esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def page(title: str, body: str, *, live: str | None = None, kind: str = "page", version: int | None = None) -> str:
+def page(title: str, body: str, *, live: str | None = None, kind: str = "page", info: GameInfo | None = None) -> str:
     """A whole document. ``live``: the address of the page's server-sent events (the script
-    refreshes the page's live parts when a new version is announced)."""
+    refreshes the page's live parts when they announce a change stamp other than the page's
+    own, ``data-stamp``); ``info``: the game shown, whose version and stamp the page carries."""
     attrs = f' data-page="{esc(kind)}"'
     if live is not None:
         attrs += f' data-live="{esc(live)}"'
-    if version is not None:
-        attrs += f' data-version="{version}"'
+    if info is not None:
+        attrs += f' data-version="{info.version}" data-stamp="{esc(stamp_of(info))}"'
     return (
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -142,7 +147,7 @@ def game_page(public_id: str, info: GameInfo, history: History) -> str:
         f"<section class=\"side\"><h2>Players</h2>{seats_block(info)}"
         f"<h2>Log</h2>{log_block(info, history)}</section></div></main>"
     )
-    return page(f"{info.title}: game", body, live=f"/g/{public_id}/events", kind="game", version=info.version)
+    return page(f"{info.title}: game", body, live=f"/g/{public_id}/events", kind="game", info=info)
 
 
 def replay_page(public_id: str, info: GameInfo, history: History, position: int) -> str:
@@ -173,7 +178,7 @@ def replay_page(public_id: str, info: GameInfo, history: History, position: int)
         f"<section class=\"side\"><h2>Players</h2>{seats_block(info)}"
         f"<h2>Log</h2>{log_block(info, history, upto=position)}</section></div></main>"
     )
-    return page(f"{info.title}: replay, move {position}", body, kind="replay", version=info.version)
+    return page(f"{info.title}: replay, move {position}", body, kind="replay", info=info)
 
 
 def personal_page(token: str, info: GameInfo, role: str, view: dict[str, Any], pictures: Iterable[tuple[str, str]]) -> str:
@@ -199,7 +204,7 @@ def personal_page(token: str, info: GameInfo, role: str, view: dict[str, Any], p
         + (f"<h2>Hand</h2><p class=\"hand\">{esc(hand)}</p>" if hand else "")
         + f"<h2>Players</h2>{seats_block(info)}<h2>Log</h2><ol class=\"log\" reversed>{log}</ol></section></div></main>"
     )
-    return page(f"{info.title}: {role}", body, live=f"/p/{token}/events", kind="personal", version=info.version)
+    return page(f"{info.title}: {role}", body, live=f"/p/{token}/events", kind="personal", info=info)
 
 
 def hand_text(hand: Any) -> str:
@@ -218,7 +223,7 @@ def hand_text(hand: Any) -> str:
 def index_page(games: Sequence[tuple[str, GameInfo]]) -> str:
     items = "".join(
         f"<li><a href=\"/g/{esc(pid)}\">{esc(info.title)}</a> · {esc(', '.join(s.display_name or s.role for s in info.seats))}"
-        f" · {esc(info.status)}</li>" for pid, info in games if info.status in WATCHED_STATUSES)
+        f" · {esc(info.status)}</li>" for pid, info in games if info.status in LISTED_STATUSES)
     body = ("<header><h1>Alcazaba</h1></header><main><h2>Games</h2>"
             + (f"<ul class=\"games\">{items}</ul>" if items else "<p>No server lists its games here.</p>") + "</main>")
     return page("Alcazaba games", body, kind="index")

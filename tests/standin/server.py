@@ -204,11 +204,13 @@ class Fault:
 class Stall:
     """A request held without an answer (a Discord that hangs) until :meth:`release`, then
     failed without effect: the client keeps waiting, and whatever it holds meanwhile stays
-    held. ``caught`` is set when the request arrives."""
+    held. ``caught`` is set when the request arrives. ``mode="after"``: the work is done
+    first (a thread made, a message posted) and only the answer is held, then lost (500)."""
 
     method: str
     pattern: re.Pattern[str]
     contains: str | None = None
+    mode: str = "before"
     caught: asyncio.Event = field(default_factory=asyncio.Event)
     released: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -485,10 +487,11 @@ class StandIn:
         """
         self.faults.append(Fault(method, re.compile(pattern), mode, times, status, contains))
 
-    def stall(self, method: str, pattern: str, *, contains: str | None = None) -> Stall:
+    def stall(self, method: str, pattern: str, *, contains: str | None = None, mode: str = "before") -> Stall:
         """Hold the next request matching (``contains``: whose JSON body holds that text)
-        without an answer until the returned stall is released; then it fails without effect."""
-        stall = Stall(method, re.compile(pattern), contains)
+        without an answer until the returned stall is released; then it fails without effect
+        (``mode="after"``: it took effect before it was held, only its answer is lost)."""
+        stall = Stall(method, re.compile(pattern), contains, mode)
         self.stalls.append(stall)
         return stall
 
@@ -834,9 +837,12 @@ class StandIn:
                      None)
         try:
             if stall is not None:
+                if stall.mode == "after":
+                    await self._route(request.method, route, rec)
                 stall.caught.set()
                 await stall.released.wait()
-                raise ApiError(500, 0, "a stalled request, released without effect")
+                raise ApiError(500, 0, "a stalled request, released without effect" if stall.mode == "before"
+                               else "a stalled request, its answer lost")
             if fault is not None and fault.mode == "before":
                 fault.times -= 1
                 raise ApiError(fault.status, 0, "injected failure")

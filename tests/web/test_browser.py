@@ -238,3 +238,84 @@ async def test_a_players_page_shows_nothing_of_the_other_seat(site: Site, games:
     assert checked >= 5
     assert problems == []
     await context.close()
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+async def test_a_resignation_and_an_abort_show_on_an_open_page(database: str, browser: Any, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neither makes a move, so neither changes the game's version: an open page shows them
+    within two seconds because it watches the game's change stamp. They are made by another
+    service (another process's connections); on PostgreSQL the watcher polls only every
+    minute here, so only the NOTIFY sent with their commits can wake it in time."""
+    from aiohttp import web
+
+    from bot.db import migrate_async
+    from bot.service import GameService
+    from bot.service.web import stamp_of
+    from bot.settings import sqlite_url
+    from bot.web import live
+    from bot.web.app import WebApp
+    from tests.web.conftest import web_settings
+
+    if database == "postgresql":
+        from tests.bot.conftest import PG_URL, fresh_pg_database
+
+        await fresh_pg_database()
+        monkeypatch.setattr(live, "PG_POLL_S", 60.0)
+        url = PG_URL
+    else:
+        url = sqlite_url(tmp_path / "live.db")
+        await migrate_async(url)
+    player = GameService.open(url)
+    app = WebApp(GameService.open(url), web_settings(tmp_path))
+    runner = web.AppRunner(app.make(), access_log=None)
+    users = {"christian": CHRISTIAN_USER, "muslim": MUSLIM_USER, "red": 2001, "blue": 2002, "green": 2003}
+
+    async def game(game_id: str, seed: int) -> int:
+        info = await player.create_game(game_id, seed=seed)
+        for role in info.roles:
+            await player.join(info.id, users[role], f"Player {role}", role)
+        await player.start(info.id)
+        return info.id
+
+    try:
+        resigned, handed_over, aborted = await game("granada", 5), await game("granada_city", 6), await game("granada", 7)
+        module = granada()
+        version, state = await player.state(resigned)
+        role = module.active(state)[0]
+        await player.apply(resigned, role, choose(module, state, role, version), version, users[role])
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        base = f"http://127.0.0.1:{runner.addresses[0][1]}"
+        page = await browser.new_page()
+        watch = Watch(page)
+        cases = [
+            (resigned, lambda: player.resign(resigned, "muslim", MUSLIM_USER), "#status",
+             "Finished. christian wins: muslim resigned."),
+            (handed_over, lambda: player.resign(handed_over, "blue", users["blue"]), ".seats",
+             "blue: built-in player"),
+            (aborted, lambda: player.abort(aborted, "a manager stopped it"), "#status",
+             "Aborted. The game was aborted (a manager stopped it)."),
+        ]
+        for pk, end, where, shown in cases:
+            before = await player.game(pk)
+            await page.goto(f"{base}/g/{await player.public_id(pk)}")
+            assert shown not in await page.inner_text(where)
+            for _ in range(200):  # until the page's event stream is open
+                if app.watcher.pages_watching(pk):
+                    break
+                await asyncio.sleep(0.025)
+            assert app.watcher.pages_watching(pk) == 1
+            ended = await end()
+            made = time.monotonic()
+            await page.wait_for_function("([where, text]) => document.querySelector(where).innerText.includes(text)",
+                                         arg=[where, shown], timeout=2000)
+            assert time.monotonic() - made < 2.0
+            assert ended.version == before.version, "no move was made"
+            assert await page.evaluate("document.body.dataset.stamp") == stamp_of(ended) != stamp_of(before)
+        assert watch.problems == []
+    finally:
+        await runner.cleanup()
+        await player.close()
+        await app.service.close()

@@ -230,7 +230,7 @@ async def read_event(stream: aiohttp.StreamReader, timeout: float) -> dict[str, 
 
 async def _moves_reach_an_open_stream(url: str, settings_dir: Path) -> None:
     """A move made by another service (another process's connections) reaches an open page's
-    event stream within two seconds."""
+    event stream within two seconds, and so does a resignation, which changes no version."""
     import time as clock
 
     from engine.players import choose
@@ -239,6 +239,7 @@ async def _moves_reach_an_open_stream(url: str, settings_dir: Path) -> None:
     watcher_service = GameService.open(url)
     from aiohttp import web
 
+    from bot.service.web import stamp_of
     from bot.web.app import WebApp
 
     runner = web.AppRunner(WebApp(watcher_service, web_settings(settings_dir)).make(), access_log=None)
@@ -258,14 +259,20 @@ async def _moves_reach_an_open_stream(url: str, settings_dir: Path) -> None:
             first = await read_event(stream.content, 5)
             for _ in range(2):
                 version, state = await player.state(info.id)
-                assert first["version"] == version
+                assert first["stamp"] == stamp_of(await player.game(info.id))
                 role = module.active(state)[0]
                 user = CHRISTIAN_USER if role == "christian" else MUSLIM_USER
                 step = await player.apply(info.id, role, choose(module, state, role, version), version, user)
                 made = clock.monotonic()
                 first = await read_event(stream.content, 2.0)
-                assert first["version"] == step.version
+                assert str(first["stamp"]).startswith(f"{step.version}.running.")
                 assert clock.monotonic() - made < 2.0
+            ended = await player.resign(info.id, "muslim", MUSLIM_USER)
+            made = clock.monotonic()
+            first = await read_event(stream.content, 2.0)
+            assert ended.version == step.version and first["stamp"] == stamp_of(ended)
+            assert str(first["stamp"]).startswith(f"{step.version}.finished.")
+            assert clock.monotonic() - made < 2.0
     finally:
         await runner.cleanup()
         await player.close()
@@ -282,7 +289,7 @@ async def test_a_move_reaches_an_open_stream_on_sqlite(tmp_path: Path) -> None:
 async def test_a_move_reaches_an_open_stream_through_listen_notify(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """On PostgreSQL the watcher polls only every minute here: only the NOTIFY sent with the
-    step's commit can wake it in time."""
+    commit of the step, or of the resignation, can wake it in time."""
     from bot.web import live
     from tests.bot.conftest import PG_URL, fresh_pg_database
 

@@ -24,10 +24,12 @@ import discord
 from discord import app_commands
 
 import engine
-from bot.discord import present
+from bot.discord import nonces, present
 from bot.discord.cogs.base import Worker, chosen_game, is_manager
+from bot.discord.cogs.delivery import FRESH_TRIES
 from bot.discord.cogs.lobby import THREAD_ARCHIVE_MINUTES, display_name
 from bot.discord.errors import UserError
+from bot.discord.nonces import Nonces
 from bot.discord.table import Outgoing
 from bot.service import NotAllowed
 from bot.service.tournaments import FORMATS, Line, Table, TournamentInfo
@@ -102,6 +104,7 @@ class Tournaments(Worker):
 
     def __init__(self, bot: AlcazabaBot) -> None:
         super().__init__(bot)
+        self.resumed = False  # finish_starts ran in this process
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(SignupButton)
@@ -152,8 +155,7 @@ class Tournaments(Worker):
             await self._mine(inter, tournament)
             info = await self.service.start_tournament(tournament, inter.user.id, manager=is_manager(inter))
             self.wake.set()
-            await self.refresh_signup(info)
-            await self.post(info, await self.pairings_text(info, 1))
+            await self.started(info)
             await inter.followup.send(f"Tournament #{tournament} has started: round 1 of {info.rounds}.",
                                       ephemeral=True)
 
@@ -245,12 +247,27 @@ class Tournaments(Worker):
 
     # ------------------------------------------------------------------ posts
 
-    async def post(self, info: TournamentInfo, text: str, files: list[tuple[str, bytes]] | None = None) -> None:
+    async def post(self, info: TournamentInfo, text: str, files: list[tuple[str, bytes]] | None = None, *,
+                   once: tuple[Nonces, str] | None = None) -> None:
+        """Post in the tournament's thread. ``once``: the nonces and kind of a post that may be
+        sent again after a crash (as :func:`bot.discord.cogs.delivery.send_once` does: a nonce
+        Discord answers with another message is not ours, and a fresh one is tried)."""
         if info.thread_id is None:
             return
         where = self.bot.get_partial_messageable(info.thread_id, guild_id=info.guild_id)
-        await where.send(allowed_mentions=discord.AllowedMentions.none(),
-                         **Outgoing(present.clip(text, present.MESSAGE_LIMIT), files or []).kwargs())
+        out = Outgoing(present.clip(text, present.MESSAGE_LIMIT), files or [])
+        if once is None:
+            await where.send(allowed_mentions=discord.AllowedMentions.none(), **out.kwargs())
+            return
+        ids, kind = once
+        for attempt in range(FRESH_TRIES):
+            nonce = ids(kind if attempt == 0 else nonces.fresh(kind, attempt))
+            sent = await where.send(allowed_mentions=discord.AllowedMentions.none(), nonce=nonce, **out.kwargs())
+            if (sent.content or "") == out.content:
+                return
+            log.warning("nonce %s gave back message %s with other content; sending again under a fresh nonce",
+                        nonce, sent.id)
+        raise RuntimeError(f"{FRESH_TRIES} nonces of {ids!r} gave back other messages")
 
     async def pairings_text(self, info: TournamentInfo, round_no: int) -> str:
         names = {u: present.clip(n, 40) for u, n, _w in info.players}
@@ -283,6 +300,9 @@ class Tournaments(Worker):
         return 10.0
 
     async def cycle(self) -> float:
+        if not self.resumed:
+            self.resumed = True
+            await self.finish_starts()
         for tid in await self.service.due_tournaments(self.bot.now()):
             await self.start_due(tid)
         for tid in await self.service.running_tournaments():
@@ -291,17 +311,29 @@ class Tournaments(Worker):
             while await self.service.advance_tournament(tid) is not None:
                 pass
         for tid, round_no in await self.service.unposted_rounds():
+            # Sent first, under the round's nonce, then marked posted: a process killed in
+            # between (or a second shard at the same time) sends it again under the same nonce,
+            # and Discord hands back the first message instead of posting another.
+            info = await self.service.tournament(tid)
+            if not self.bot.owns(info.guild_id):
+                continue
+            lines = await self.service.tournament_standings(tid)
+            heading = (f"Tournament #{tid} · final standings" if info.status == "finished"
+                       else f"Tournament #{tid} · standings after round {round_no}")
+            text = standings_text(info, lines, heading)
+            if info.status == "running":
+                text += "\n\n" + await self.pairings_text(info, info.round)
+            try:
+                await self.post(info, text, await self.picture(info, lines, heading),
+                                once=(nonces.tournament_round(tid, round_no), nonces.STANDINGS))
+            except (discord.Forbidden, discord.NotFound):  # the thread is gone: nowhere to post
+                log.warning("the standings of round %s of tournament %s cannot be posted", round_no, tid,
+                            exc_info=True)
+            except discord.HTTPException:
+                log.warning("posting the standings of round %s of tournament %s failed; a later pass tries "
+                            "again", round_no, tid, exc_info=True)
+                continue
             if await self.service.standings_posted(tid, round_no):
-                info = await self.service.tournament(tid)
-                if not self.bot.owns(info.guild_id):
-                    continue
-                lines = await self.service.tournament_standings(tid)
-                heading = (f"Tournament #{tid} · final standings" if info.status == "finished"
-                           else f"Tournament #{tid} · standings after round {round_no}")
-                text = standings_text(info, lines, heading)
-                if info.status == "running":
-                    text += "\n\n" + await self.pairings_text(info, info.round)
-                await self.post(info, text, await self.picture(info, lines, heading))
                 await self.refresh_signup(info)
         for table in await self.service.tables_to_open(self.bot.now()):
             await self.open(table)
@@ -319,8 +351,34 @@ class Tournaments(Worker):
             await self.service.clear_start(tid)
             await self.post(info, f"Tournament #{tid} could not start at its time: {exc}")
             return
+        await self.started(info)
+
+    async def started(self, info: TournamentInfo) -> None:
+        """The posts of a start: round 1's pairings (under their nonce), then the sign-up
+        message closed, in this order: a sign-up message that still has its buttons while its
+        tournament runs is a start whose process was killed before it told the thread, which
+        the first pass of the next process finishes (:meth:`finish_starts`)."""
+        await self.post(info, await self.pairings_text(info, 1), once=(nonces.tournament_round(info.id, 0),
+                                                                       nonces.PAIRINGS))
         await self.refresh_signup(info)
-        await self.post(info, await self.pairings_text(info, 1))
+
+    async def finish_starts(self) -> None:
+        """Once per process: the starts a killed process left untold (:meth:`started`); one
+        message read per running tournament of this shard whose first round is on."""
+        for tid in await self.service.running_tournaments():
+            info = await self.service.tournament(tid)
+            if info.round != 1 or info.thread_id is None or info.message_id is None or not self.bot.owns(info.guild_id):
+                continue
+            where = self.bot.get_partial_messageable(info.thread_id, guild_id=info.guild_id)
+            try:
+                signup = await where.fetch_message(info.message_id)
+            except discord.HTTPException:
+                continue  # gone: nothing to close
+            if signup.components:
+                try:
+                    await self.started(info)
+                except discord.HTTPException:
+                    log.warning("finishing the start of tournament %s failed", tid, exc_info=True)
 
     async def open(self, table: Table) -> None:
         """A round's game: its own thread in the tournament's channel, the start and the lobby
@@ -334,9 +392,15 @@ class Tournaments(Worker):
                 parent = self.bot.get_channel(channel_id) or await self.bot.fetch_channel(channel_id)
                 if not isinstance(parent, discord.TextChannel):
                     raise LookupError(f"channel {channel_id} is not a text channel")
-                thread = await parent.create_thread(
-                    name=present.clip(f"T{table.tournament_id} R{table.round} · {info.title} #{info.id}", 100),
-                    type=discord.ChannelType.public_thread, auto_archive_duration=THREAD_ARCHIVE_MINUTES)
+                name = present.clip(f"T{table.tournament_id} R{table.round} · {info.title} #{info.id}", 100)
+                # A process killed after Discord made the thread, before its id was stored,
+                # left it in the channel: the thread is taken again, not made twice (a
+                # restarted bot knows the channel's active threads from its guild's data).
+                me = self.bot.user.id if self.bot.user is not None else None
+                thread = next((t for t in parent.threads if t.name == name and t.owner_id == me), None)
+                if thread is None:
+                    thread = await parent.create_thread(name=name, type=discord.ChannelType.public_thread,
+                                                        auto_archive_duration=THREAD_ARCHIVE_MINUTES)
                 await self.service.set_place(info.id, thread_id=thread.id)
                 info = await self.service.game(info.id)
             if info.status == "open":

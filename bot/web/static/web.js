@@ -163,26 +163,34 @@
 
   // ------------------------------------------------------------------ live updates
   function setupLive() {
+    // The server announces the game's change stamp: it changes with a move, and also with a
+    // resignation, an abort, a new seat holder or a new deadline, which change no version.
     const address = body.dataset.live;
     if (!address || !window.EventSource) { return; }
-    let version = Number(body.dataset.version);
-    let wanted = version;
+    let stamp = body.dataset.stamp;
+    let wanted = stamp;
     let busy = false;
     const source = new EventSource(address);
-    source.addEventListener("version", function (e) {
-      wanted = JSON.parse(e.data).version;
+    source.addEventListener("change", function (e) {
+      wanted = JSON.parse(e.data).stamp;
       refresh();
     });
     function refresh() {
-      if (wanted === version || busy) { return; }
+      if (wanted === stamp || busy) { return; }
       busy = true;
       fetch(window.location.href, { credentials: "omit", cache: "no-store" }).then(function (r) {
+        if (r.status === 404) {  // the page is gone for good (a seat that changed hands): stop
+          source.close();
+          wanted = stamp;
+          throw new Error("gone");
+        }
         if (!r.ok) { throw new Error("status " + r.status); }
         return r.text();
       }).then(function (text) {
         const doc = new DOMParser().parseFromString(text, "text/html");
-        version = Number(doc.body.dataset.version);
-        body.dataset.version = String(version);
+        stamp = doc.body.dataset.stamp;
+        body.dataset.stamp = stamp;
+        body.dataset.version = doc.body.dataset.version;
         // the pictures change source (zoom and pan stay); the text parts are replaced
         const fresh = doc.querySelectorAll("#live img");
         const old = document.querySelectorAll("#live img");
@@ -190,6 +198,7 @@
           const live = document.getElementById("live");
           live.replaceWith(document.adoptNode(doc.getElementById("live")));
           setupZoom();
+          body.dispatchEvent(new CustomEvent("alcazaba:updated", { detail: stamp }));
           return;
         }
         fresh.forEach(function (img, i) {
@@ -205,13 +214,13 @@
         const side = doc.querySelector("#live .side");
         const mine = document.querySelector("#live .side");
         if (side && mine) { mine.replaceWith(document.adoptNode(side)); }
-        body.dispatchEvent(new CustomEvent("alcazaba:updated", { detail: version }));
+        body.dispatchEvent(new CustomEvent("alcazaba:updated", { detail: stamp }));
       }).then(function () {
         busy = false;
         refresh();
       }, function () {  // the server is away for a moment: try again a little later
         busy = false;
-        window.setTimeout(refresh, 3000);
+        if (wanted !== stamp) { window.setTimeout(refresh, 3000); }
       });
     }
   }

@@ -64,6 +64,14 @@ def test_nonces_are_unique_within_discords_limit_over_every_id_and_kind_in_use()
                         seen[nonce] = ("d", game, version, event, seat, kind)
                         parsed = nonces.parse(nonce)
                         assert parsed == ("d", (game, version, 35 if seat is None else seat), f"{event}/{kind}")
+    for tournament in games:
+        for round_no in (0, 1, 2, 35, 36, 126, 36**5 - 1):
+            for kind in with_fresh([nonces.STANDINGS, nonces.PAIRINGS]):
+                nonce = nonces.tournament_round(tournament, round_no)(kind)
+                assert len(nonce) <= 25, nonce
+                assert nonce not in seen, (nonce, seen.get(nonce))
+                seen[nonce] = ("t", tournament, round_no, kind)
+                assert nonces.parse(nonce) == ("t", (tournament, round_no), kind)
     # The collision of the issue: row 3's notice and row 137's message.
     assert nonces.outbox(3)(nonces.NOTICE) != nonces.outbox(137)(nonces.PRIVATE)
     # Nothing that does not fit is made: an id or version too large, a kind too long.

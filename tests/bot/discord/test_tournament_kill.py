@@ -1,0 +1,174 @@
+"""The bot process (``alcazaba run`` against the Discord stand-in) killed with SIGKILL while
+it makes a tournament's round, started again (issue 29: "the bot killed while a round is
+being created, restarted, and the round exists once").
+
+The moment is picked through Discord, with no hook in the bot: the stand-in holds the first
+request the bot makes for the new round, and the process is killed while it waits for the
+answer. Two moments:
+
+* ``standings``: the round has just been made (its games, seats and DMs committed in one
+  transaction) and the bot posts the last round's standings with the new pairings;
+* ``posted``: the same post, which Discord made but whose answer never came back (sent
+  again under the same nonce, Discord hands back the first);
+* ``thread``: the bot opens the round's first game, and Discord made its thread but the
+  answer never came back.
+
+Started again, the round exists once, each of its games once, in one thread each, and each
+message (the standings with the pairings, each player's DM, each game's lobby) was sent
+exactly once. And round 1, made by ``/tournament start``: the process killed before it
+posted the pairings finds, started again, a sign-up message still open on a running
+tournament, and finishes the start once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import sqlite3
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from bot.service import GameService
+from tests.bot.discord.conftest import Harness, components
+from tests.bot.discord.test_restart import Process
+from tests.bot.discord.test_tournaments import until
+from tests.standin import StandIn
+
+pytestmark = pytest.mark.slow
+
+
+def _counts(db: Path) -> tuple[list[int], list[tuple[int, int]], int]:
+    """(the rounds made, (round, game) of each table, the games) of tournament 1."""
+    with sqlite3.connect(db) as conn:
+        rounds = [r for (r,) in conn.execute("SELECT round FROM tournament_round WHERE tournament_id = 1 "
+                                             "ORDER BY round")]
+        tables = [(r, g) for r, g in conn.execute("SELECT round, game_pk FROM tournament_game "
+                                                  "WHERE tournament_id = 1 ORDER BY round, table_no")]
+        games = conn.execute("SELECT count(*) FROM game").fetchone()[0]
+    return rounds, tables, int(games)
+
+
+async def _signed_up(h: Harness) -> tuple[int, int]:
+    """Tournament #1 (a Swiss of 1212 over two rounds) with four players; (its thread, the
+    sign-up message)."""
+    await h.cmd(h.alice, "tournament new", game="navas", format="swiss", rounds=2, pace="7d")
+    thread = h.si.threads(h.channel)[-1].id
+    signup = h.si.channel_messages(thread)[0]
+    join = next(c["custom_id"] for c in components(signup) if c["label"] == "Join")
+    for user in (h.alice, h.bob, h.carol, h.mod):
+        await h.settle(await h.si.click(user, signup.id, join))
+    return thread, signup.id
+
+
+def _round_once(h: Harness, svc: GameService, round_no: int) -> Callable[[], Awaitable[None]]:
+    async def check() -> None:
+        for table in await svc.tables(1, round_no):
+            game = await svc.game(table.game_pk or 0)
+            made = [t for t in h.si.threads(h.channel) if t.name.endswith(f"#{game.id}")]
+            assert [t.id for t in made] == [game.thread_id], "one thread per game"
+            posts = collections.Counter(m.content for m in h.si.channel_messages(game.thread_id or 0))
+            assert all(n == 1 for n in posts.values()), posts
+        for user in (h.alice, h.bob, h.carol, h.mod):
+            told_of = [m.content for m in h.dm_messages(user) if f"round {round_no}:" in m.content]
+            assert len(told_of) == 1, told_of
+            assert all(n == 1 for n in collections.Counter(m.content for m in h.dm_messages(user)).values())
+    return check
+
+
+async def test_the_bot_killed_while_starting_a_tournament_starts_it_once(standin: StandIn, tmp_path: Path) -> None:
+    h = Harness(standin, tmp_path / "data", None)  # type: ignore[arg-type]
+    si = h.si
+    process = Process(h, tmp_path / "bot.log")
+    await process.start()
+    svc: GameService | None = None
+    try:
+        thread, signup = await _signed_up(h)
+        stall = si.stall("POST", rf"^/channels/{thread}/messages$", contains="Round 1 of 2")
+        await si.slash(h.alice, h.channel, "tournament start", tournament=1)
+        await asyncio.wait_for(stall.caught.wait(), 60)
+        await process.kill()
+        stall.release()
+        db = h.data_dir / "alcazaba.db"
+        made = _counts(db)
+        assert made[0] == [1] and len(made[1]) == 2 and made[2] == 2, "round 1 was made before the kill"
+
+        await process.start()
+        svc = GameService.open(h.settings.db_url)
+
+        async def told() -> bool:
+            games = [await svc.game(t.game_pk or 0) for t in await svc.tables(1, 1)]
+            return (any("Round 1 of 2" in m.content for m in si.channel_messages(thread))
+                    and not components(si.messages[signup])
+                    and all(g.status == "running" and g.thread_id for g in games)
+                    and all(any("round 1:" in m.content for m in h.dm_messages(u))
+                            for u in (h.alice, h.bob, h.carol, h.mod)))
+
+        await until(told, "the start finished: pairings posted, sign-up closed, games open, players told",
+                    timeout=150)
+        await si.wait_quiet(1.0, 60)
+        assert _counts(db) == made
+        assert len([m for m in si.channel_messages(thread) if "Round 1 of 2" in m.content]) == 1
+        await _round_once(h, svc, 1)()
+    finally:
+        if svc is not None:
+            await svc.close()
+        await process.stop()
+
+
+@pytest.mark.parametrize("kill_at", ["standings", "posted", "thread"])
+async def test_the_bot_killed_while_making_a_round_makes_it_once(standin: StandIn, tmp_path: Path,
+                                                                kill_at: str) -> None:
+    h = Harness(standin, tmp_path / "data", None)  # type: ignore[arg-type]
+    si = h.si
+    process = Process(h, tmp_path / "bot.log")
+    await process.start()
+    svc: GameService | None = None
+    try:
+        people = [h.alice, h.bob, h.carol, h.mod]
+        thread, _signup = await _signed_up(h)
+        await h.cmd(h.alice, "tournament start", tournament=1)
+        svc = GameService.open(h.settings.db_url)
+
+        async def opened(round_no: int) -> bool:
+            tables = await svc.tables(1, round_no)
+            games = [await svc.game(t.game_pk or 0) for t in tables]
+            return bool(tables) and all(g.status == "running" and g.thread_id for g in games)
+
+        await until(lambda: opened(1), "round 1's games running in their threads")
+        if kill_at in ("standings", "posted"):
+            stall = si.stall("POST", rf"^/channels/{thread}/messages$", contains="standings after round 1",
+                             mode="after" if kill_at == "posted" else "before")
+        else:
+            stall = si.stall("POST", rf"^/channels/{h.channel}/threads$", contains="T1 R2", mode="after")
+        for table in await svc.tables(1, 1):
+            game = await svc.game(table.game_pk or 0)
+            await h.cmd(table.players[1], "game resign", channel=game.thread_id)
+        await asyncio.wait_for(stall.caught.wait(), 60)
+        await process.kill()
+        stall.release()
+        db = h.data_dir / "alcazaba.db"
+        rounds, tables, games = _counts(db)
+        assert rounds == [1, 2] and len(tables) == 4 and games == 4, "the round was made before the kill"
+
+        await process.start()
+        await until(lambda: opened(2), "round 2's games running in their threads", timeout=150)
+
+        async def told() -> bool:
+            posted = any("standings after round 1" in m.content for m in si.channel_messages(thread))
+            dms = all(any("round 2:" in m.content for m in h.dm_messages(u)) for u in people)
+            return posted and dms
+
+        await until(told, "the standings of round 1 and the round 2 DMs", timeout=60)
+        await si.wait_quiet(1.0, 60)
+
+        assert _counts(db) == (rounds, tables, games), "the round, its tables and games exist once"
+        standings = [m for m in si.channel_messages(thread) if "standings after round 1" in m.content]
+        assert len(standings) == 1, [m.content for m in standings]
+        assert "Round 2 of 2" in standings[0].content
+        await _round_once(h, svc, 2)()
+    finally:
+        if svc is not None:
+            await svc.close()
+        await process.stop()
