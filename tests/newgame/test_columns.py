@@ -36,7 +36,7 @@ def stacked(hands: dict[str, list[str]], deck: list[str]) -> State:
     return state
 
 
-@pytest.mark.rule("1")
+@pytest.mark.rule("columns:1")
 def test_setup_deals_three_hidden_cards_each_and_north_starts() -> None:
     state = columns.setup(7, {})
     assert columns.active(state) == ["north"]
@@ -51,7 +51,7 @@ def test_setup_deals_three_hidden_cards_each_and_north_starts() -> None:
     assert columns.setup(7, {}) == state, "the same seed deals the same cards"
 
 
-@pytest.mark.rule("2.1", "2.3")
+@pytest.mark.rule("columns:2.1", "columns:2.3")
 def test_a_turn_plays_a_card_face_up_and_draws_the_top_of_the_deck() -> None:
     state = stacked({"north": ["c1", "c5", "c9"], "south": ["c2", "c3", "c4"]}, ["c6", "c7", "c8", "c10"])
     after = play(state, "c9", "left")
@@ -64,7 +64,7 @@ def test_a_turn_plays_a_card_face_up_and_draws_the_top_of_the_deck() -> None:
         columns.apply(after, "north", {"type": "play", "card": "c1", "column": "left"})
 
 
-@pytest.mark.rule("2.2")
+@pytest.mark.rule("columns:2.2")
 def test_a_side_of_a_column_holds_two_cards() -> None:
     state = stacked({"north": ["c1", "c5", "c9"], "south": ["c2", "c3", "c4"]}, [])
     state = play(play(play(state, "c1", "left"), "c2", "left"), "c5", "left")
@@ -76,7 +76,7 @@ def test_a_side_of_a_column_holds_two_cards() -> None:
     assert refused.value.rule == "2.2"
 
 
-@pytest.mark.rule("3")
+@pytest.mark.rule("columns:3")
 def test_the_columns_decide_then_the_totals() -> None:
     state = stacked({"north": ["c10", "c9", "c1"], "south": ["c2", "c3", "c4"]}, [])
     for north, south in ((("c10", "left"), ("c2", "left")), (("c9", "middle"), ("c3", "middle")),
