@@ -228,11 +228,17 @@ class _CopyOnAccess(dict):
     then shared with the input state, which is why states are values (apply copies, nobody
     changes a state in place after apply returned it; engine.ai clones before it edits)."""
 
-    __slots__ = ("_own",)
+    __slots__ = ("_own", "_src")
 
     def __init__(self, records: dict[str, Any]) -> None:
         super().__init__(records)
         self._own: set[str] = set()
+        self._src = records
+
+    def sealed(self) -> dict[str, Any]:
+        """The plain dict the step's state keeps: the input's own when no record was
+        reached (nothing of it can have changed)."""
+        return dict.copy(self) if self._own else self._src
 
     def __getitem__(self, key: str) -> Any:
         rec = dict.__getitem__(self, key)
@@ -267,12 +273,84 @@ _HOW.update({key: dict.copy for key in _FLAT})
 _HOW.update({key: _lists for key in _LISTS})
 
 
+class _StepState(dict):
+    """The state one apply is building, copied key by key as the step reaches it (issue 33):
+    a step pays for the parts of the state it touches, not for all of them. Scalars are
+    taken at once; a container key (``state["hands"]``, the decision stack...) is copied with
+    :data:`_HOW` (or :func:`_deep`) the first time the step asks for it, by ``[]`` (through
+    ``__missing__``, so later reads run at a plain dict's speed), ``get``, ``setdefault`` or
+    ``in``. :func:`_seal` gives the plain dict apply returns, in the input's key order; keys
+    the step never reached are then the input's own objects (states are values: apply
+    copies, nobody edits a state in place after apply returned it). Nothing in a step
+    iterates over the whole state or deletes a key of it; those ways are refused, so that a
+    rule written one day to do so fails loudly instead of missing the untouched keys."""
+
+    __slots__ = ("_src", "frames_shared")
+
+    def __init__(self, src: State) -> None:
+        dict.__init__(self)
+        self._src = src
+        # (the stack list, n): its frames below index n are still the input's (st.own_frames)
+        self.frames_shared: tuple[list[Any], int] | None = None
+        for key, value in src.items():
+            cls = value.__class__
+            if cls is not dict and cls is not list:
+                dict.__setitem__(self, key, value)   # a scalar or None (JSON has nothing else)
+
+    def __missing__(self, key: str) -> Any:
+        value = self._src[key]
+        if key == "stack":
+            # only the frame on top is reached by most steps: the frames below are copied
+            # when a pop or a finished battle reaches them (st.pop_frame, st.finish_frame)
+            new = value[:]
+            if new:
+                new[-1] = _deep(new[-1])
+                self.frames_shared = (new, len(new) - 1)
+        else:
+            copier = _HOW.get(key)
+            new = copier(value) if copier is not None else _deep(value)
+        dict.__setitem__(self, key, new)
+        return new
+
+    def peek(self, key: str) -> Any:
+        """The value of ``key`` for a read that changes nothing: not copied."""
+        return dict.__getitem__(self, key) if dict.__contains__(self, key) else self._src[key]
+
+    def __len__(self) -> int:
+        return len(self._src.keys() | dict.keys(self))
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in self._src
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        return self[key] if key in self._src else default
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            dict.__setitem__(self, key, default)
+        return self[key]
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a step reads and sets the keys of the state one by one")
+
+    __delitem__ = __iter__ = keys = values = items = _refuse  # type: ignore[assignment]
+    pop = popitem = update = copy = __ior__ = __or__ = __ror__ = __reversed__ = _refuse
+
+
 def _seal(state: State) -> State:
     """The state apply returns: plain dicts only (JSON, marshal and the contract's tools)."""
+    if state.__class__ is _StepState:
+        # the input's keys in its order, then those the step added in theirs (as _copy):
+        # updating a copy of the input keeps the order of the keys it has
+        sealed: State = state._src.copy()  # type: ignore[attr-defined]
+        sealed.update(dict.items(state))
+        state = sealed
     for key in _RECORDS:
         value = state.get(key)
-        if isinstance(value, _CopyOnAccess):
-            state[key] = dict.copy(value)
+        if value.__class__ is _CopyOnAccess:
+            state[key] = value.sealed()
     return state
 
 
@@ -315,7 +393,7 @@ def apply(state: State, role: str, action: Action) -> State:
 
 def _step(state: State, role: str, found: Action) -> State:
     """Apply a legal order (``found``, an entry of the role's legal list) to a copy."""
-    new = _copy(state)
+    new = _StepState(state)
     top = st.top(new)
     assert top is not None
     if "_menu" in top:

@@ -153,7 +153,7 @@ from types import ModuleType
 from typing import Any
 
 from engine import rng
-from engine.api import RuleError, State
+from engine.api import RuleError, State, clone
 from engine.granada import components as comp
 
 SIDES = ("christian", "muslim")
@@ -207,6 +207,12 @@ def _owners() -> dict[str, str]:
 def owner(block_id: str) -> str:
     """The side that moves and fights with a block (grey blocks: the Christians, 10.12)."""
     return (_OWNER or _owners())[block_id]
+
+
+def peek(state: State, key: str) -> Any:
+    """``state[key]`` for a read that changes nothing: during an apply, a key of the state
+    the step has not changed yet is then not copied for the look (engine.granada._StepState)."""
+    return state[key] if state.__class__ is dict else state.peek(key)  # type: ignore[attr-defined]
 
 
 def block(state: State, block_id: str) -> dict[str, Any]:
@@ -726,8 +732,24 @@ def push_frame(state: State, frame: dict[str, Any]) -> dict[str, Any]:
 
 
 def pop_frame(state: State) -> dict[str, Any]:
-    frame: dict[str, Any] = state["stack"].pop()
+    stack = state["stack"]
+    frame: dict[str, Any] = stack.pop()
+    if stack:
+        own_frames(state, stack, len(stack) - 1)   # the new top may be changed now
     return frame
+
+
+def own_frames(state: State, stack: list[dict[str, Any]], index: int) -> None:
+    """Make the frames of ``stack`` from ``index`` up this step's own before a change. apply
+    copies only the top frame of the stack it is given (engine.granada._StepState, issue 33):
+    the frames below stay the input's until a pop or a finished battle reaches them. A
+    state that is not an apply's step state owns all its frames."""
+    shared = getattr(state, "frames_shared", None)
+    if shared is None or shared[0] is not stack or index >= shared[1]:
+        return
+    for i in range(index, shared[1]):
+        stack[i] = clone(stack[i])
+    state.frames_shared = (stack, index)  # type: ignore[attr-defined]
 
 
 def finish_frame(state: State, outcome: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -739,10 +761,13 @@ def finish_frame(state: State, outcome: dict[str, Any] | None = None) -> dict[st
     if outcome is not None and outcome.get("kind") == "battle" and outcome.get("loc"):
         # a battle fought anywhere (even one caused by a retreat, 8.6.6) is not declared
         # again in this Combat Phase
-        for f in reversed(state["stack"]):
+        stack = state["stack"]
+        for i in range(len(stack) - 1, -1, -1):
+            f = stack[i]
             if f.get("module") == "sequence" and f.get("kind") == "combat":
                 if outcome["loc"] not in f["done"]:
-                    f["done"].append(outcome["loc"])
+                    own_frames(state, stack, i)
+                    stack[i]["done"].append(outcome["loc"])
                 break
     return frame
 
