@@ -335,7 +335,7 @@ class _StepState(dict):
     def _refuse(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("a step reads and sets the keys of the state one by one")
 
-    __delitem__ = __iter__ = keys = values = items = _refuse  # type: ignore[assignment]
+    __delitem__ = __iter__ = keys = values = items = _refuse
     pop = popitem = update = copy = __ior__ = __or__ = __ror__ = __reversed__ = _refuse
 
 
@@ -344,7 +344,7 @@ def _seal(state: State) -> State:
     if state.__class__ is _StepState:
         # the input's keys in its order, then those the step added in theirs (as _copy):
         # updating a copy of the input keeps the order of the keys it has
-        sealed: State = state._src.copy()  # type: ignore[attr-defined]
+        sealed: State = state._src.copy()
         sealed.update(dict.items(state))
         state = sealed
     for key in _RECORDS:
