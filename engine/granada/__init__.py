@@ -141,7 +141,7 @@ def _legal(state: State, role: str) -> list[Action]:
             else:
                 with st.frozen_index(state):
                     acts = mod.actions(state, role, frame)
-    _LEGAL_MEMO[role] = (state, _stamp(state), acts, [a.copy() for a in acts])
+    _LEGAL_MEMO[role] = (state, _stamp(state), acts, list(map(dict.copy, acts)))
     return acts
 
 

@@ -149,6 +149,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import operator
 from types import ModuleType
 from typing import Any
 
@@ -296,12 +297,14 @@ def by_location(state: State) -> dict[str, list[str]]:
 # between most steps only a few blocks move, so the locations tuple is a cheap, exact key.
 _INDEX_CACHE: dict[tuple[tuple[str, ...], tuple[str, ...]], dict[str, list[str]]] = {}
 _INDEX_CACHE_SIZE = 64
+_LOC = operator.itemgetter("loc")
 
 
 def _by_location(state: State) -> dict[str, list[str]]:
     blocks = state["blocks"]
-    # dict.values: a read-only scan, which apply's copy-on-access blocks need not copy for
-    key = (tuple(blocks), tuple([rec["loc"] for rec in dict.values(blocks)]))
+    # dict.values: a read-only scan, which apply's copy-on-access blocks need not copy for;
+    # map(itemgetter) builds the key at C speed (a comprehension was half of this function)
+    key = (tuple(blocks), tuple(map(_LOC, dict.values(blocks))))
     out = _INDEX_CACHE.get(key)
     if out is not None:
         return out
@@ -320,14 +323,9 @@ def _by_location(state: State) -> dict[str, list[str]]:
 def blocks_at(state: State, loc: str, side: str | None = None,
               index: dict[str, list[str]] | None = None) -> list[str]:
     """Blocks at a map location (not counting carried blocks at sea), optionally of one side."""
-    if index is None:
-        memo = _MEMO
-        if memo is not None and memo[0] is state:  # a legal-actions query: index once
-            index = by_location(state)
-    if index is not None:
-        ids = index.get(loc, [])
-    else:
-        ids = [b for b, rec in dict.items(state["blocks"]) if rec["loc"] == loc]
+    # the index (memoised during a legal-actions query, else cached by placement, which a
+    # step asks for again and again) is cheaper than a scan of every record
+    ids = (index if index is not None else by_location(state)).get(loc, [])
     if side is None:
         return list(ids)
     own = _OWNER or _owners()
@@ -335,7 +333,8 @@ def blocks_at(state: State, loc: str, side: str | None = None,
 
 
 def disks_at(state: State, loc: str) -> list[str]:
-    return [d for d in DISKS if state["disks"].get(d) == loc]
+    disks = peek(state, "disks")
+    return [d for d in DISKS if disks.get(d) == loc]
 
 
 def units_at(state: State, loc: str, side: str, index: dict[str, list[str]] | None = None) -> int:
