@@ -472,9 +472,14 @@ def settle_location(state: State, loc: str, index: dict[str, list[str]] | None =
     ids = idx.get(loc, [])
     white_out = white_in = grey = 0
     black_out = black_in = 0
+    # looks first (peek, dict.__getitem__): during apply, a record, the control or the castle
+    # pieces are copied only when this location really changes them (issue 33: settle()
+    # runs over every location after each Combat Phase)
+    records = peek(state, "blocks")
+    comps = data().blocks
     for bid in ids:
-        rec = state["blocks"][bid]
-        colour = data().blocks[bid].colour
+        rec = dict.__getitem__(records, bid)
+        colour = comps[bid].colour
         if colour == "black":
             if rec["inside"]:
                 black_in += 1
@@ -492,35 +497,53 @@ def settle_location(state: State, loc: str, index: dict[str, list[str]] | None =
     L = locs[loc]
     if chris and not mus and guard_defends(state, loc, "christian", idx):
         return                  # Granada is attacked, not taken: the guard will appear (10.10)
+    control = peek(state, "control")
+    castle = peek(state, "castle")
     if chris and not mus:
         if white_out + white_in:
-            state["control"][loc] = "christian"
+            _put(state, control, "control", loc, "christian")
             if L.castle:
-                state["castle"][loc] = "christian"
+                _put(state, castle, "castle", loc, "christian")
         else:  # grey alone
-            if state["control"].get(loc) == "muslim":
-                state["control"][loc] = None
-            if L.castle and state["castle"].get(loc) == "muslim":
-                state["castle"][loc] = None
-        for bid in ids:
-            state["blocks"][bid]["inside"] = False
+            if control.get(loc) == "muslim":
+                _put(state, control, "control", loc, None)
+            if L.castle and castle.get(loc) == "muslim":
+                _put(state, castle, "castle", loc, None)
+        _outside(state, records, ids)
     elif mus and not chris:
-        state["control"][loc] = "muslim"
+        _put(state, control, "control", loc, "muslim")
         if L.castle:
-            state["castle"][loc] = "muslim"
-        for bid in ids:
-            state["blocks"][bid]["inside"] = False
+            _put(state, castle, "castle", loc, "muslim")
+        _outside(state, records, ids)
     elif not mus and not chris:
         if L.castle:
-            state["castle"][loc] = natural(loc)
+            _put(state, castle, "castle", loc, natural(loc))
     else:
         if mus and black_out == 0 and (white_out + grey) and not white_in:
             if white_out:
-                state["control"][loc] = "christian"
-            elif state["control"].get(loc) == "muslim":
-                state["control"][loc] = None
+                _put(state, control, "control", loc, "christian")
+            elif control.get(loc) == "muslim":
+                _put(state, control, "control", loc, None)
         elif chris and white_out + grey == 0 and black_out:
-            state["control"][loc] = "muslim"
+            _put(state, control, "control", loc, "muslim")
+
+
+_UNSET = object()
+
+
+def _put(state: State, pieces: dict[str, Any], key: str, loc: str, side: str | None) -> None:
+    """``state[key][loc] = side``, copying the pieces (during apply) only for a change;
+    ``pieces`` is what :func:`peek` gave for ``key``. A location not yet in the dict is set
+    even to None, as the plain assignment did."""
+    if pieces.get(loc, _UNSET) != side:
+        state[key][loc] = side
+
+
+def _outside(state: State, records: dict[str, Any], ids: list[str]) -> None:
+    """The blocks ``ids`` are no longer inside a castle (only records that were are reached)."""
+    for bid in ids:
+        if dict.__getitem__(records, bid)["inside"]:
+            state["blocks"][bid]["inside"] = False
 
 
 def pass_through(state: State, loc: str, side: str, grey: bool,
