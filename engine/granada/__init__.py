@@ -271,6 +271,9 @@ _HOW: dict[str, Any] = {"log": list.copy, "removed_cards": list.copy, "entries":
 _HOW.update({key: _CopyOnAccess for key in _RECORDS})
 _HOW.update({key: dict.copy for key in _FLAT})
 _HOW.update({key: _lists for key in _LISTS})
+# what a step copies when it first reaches a key (_StepState): "entries" one level deep, since
+# its only writer (st.add_entry) replaces the record of a location instead of editing it
+_STEP_HOW: dict[str, Any] = dict(_HOW, entries=dict.copy)
 
 
 class _StepState(dict):
@@ -307,7 +310,7 @@ class _StepState(dict):
                 new[-1] = _deep(new[-1])
                 self.frames_shared = (new, len(new) - 1)
         else:
-            copier = _HOW.get(key)
+            copier = _STEP_HOW.get(key)
             new = copier(value) if copier is not None else _deep(value)
         dict.__setitem__(self, key, new)
         return new

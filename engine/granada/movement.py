@@ -608,9 +608,7 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
     st.settle_location(state, at, idx)   # an emptied castle reverts to its alignment (4.3)
     ms["at"] = to
     ms["steps"] += 1
-    ent = state["entries"].setdefault(to, {}).setdefault(side, [])
-    if at not in ent:
-        ent.append(at)
+    st.add_entry(state, to, side, at)
     # 7.3.2 / 7.4: enemies stop the move unless they are overrun
     if st.enemy_units_at(state, to, side, idx):
         if overrun.resolve(state, to, side):

@@ -170,7 +170,7 @@ __all__ = [
     "active_roles", "article", "pass_tiles", "void_capture_card", "block", "blocks_at", "by_location", "castle_owner_natural", "cards_of",
     "data", "discard_cards", "draw_cards", "draw_naval", "eliminate", "enemy_units_at",
     "finish_frame", "guard_defends", "guard_in_box", "handler", "log", "log_private", "natural",
-    "other", "owner",
+    "other", "owner", "add_entry", "own_frames", "peek",
     "pop_frame", "push_frame", "reveal", "settle", "settle_location", "show_card", "top",
     "turn_index", "turn_label", "units_at",
 ]
@@ -330,6 +330,20 @@ def blocks_at(state: State, loc: str, side: str | None = None,
         return list(ids)
     own = _OWNER or _owners()
     return [b for b in ids if own[b] == side]
+
+
+def add_entry(state: State, loc: str, side: str, came: str) -> None:
+    """``side``'s blocks entered ``loc`` from ``came`` this turn (retreats 8.6.2/8.6.3). The
+    record of the location is replaced by an edited copy, never edited in place: apply copies
+    "entries" one level deep only (engine.granada._STEP_HOW, issue 33), so the records of the
+    other locations stay the input state's."""
+    entries = state.setdefault("entries", {})
+    sides = entries.get(loc)
+    sides = {} if sides is None else {s: v[:] for s, v in sides.items()}
+    came_from = sides.setdefault(side, [])
+    if came not in came_from:
+        came_from.append(came)
+    entries[loc] = sides
 
 
 def disks_at(state: State, loc: str) -> list[str]:
