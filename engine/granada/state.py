@@ -581,8 +581,12 @@ def pass_through(state: State, loc: str, side: str, grey: bool,
 def settle(state: State) -> None:
     """settle_location for every map location."""
     idx = by_location(state)
-    for loc in data().locations:
-        settle_location(state, loc, idx)
+    disks = set(peek(state, "disks").values())
+    locations = data().locations
+    for loc in locations:
+        # a location nobody stands at changes only its castle (settle_location's last case)
+        if loc in idx or loc in disks or locations[loc].castle:
+            settle_location(state, loc, idx)
 
 
 # ---------------------------------------------------------------- cards
