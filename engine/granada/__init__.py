@@ -276,6 +276,9 @@ _HOW.update({key: _lists for key in _LISTS})
 _STEP_HOW: dict[str, Any] = dict(_HOW, entries=dict.copy)
 
 
+_ABSENT = object()
+
+
 class _StepState(dict):
     """The state one apply is building, copied key by key as the step reaches it (issue 33):
     a step pays for the parts of the state it touches, not for all of them. Scalars are
@@ -291,14 +294,12 @@ class _StepState(dict):
     __slots__ = ("_src", "frames_shared")
 
     def __init__(self, src: State) -> None:
-        dict.__init__(self)
+        # the scalars (and None: JSON has nothing else) at once
+        dict.__init__(self, {key: value for key, value in src.items()
+                             if value.__class__ is not dict and value.__class__ is not list})
         self._src = src
         # (the stack list, n): its frames below index n are still the input's (st.own_frames)
         self.frames_shared: tuple[list[Any], int] | None = None
-        for key, value in src.items():
-            cls = value.__class__
-            if cls is not dict and cls is not list:
-                dict.__setitem__(self, key, value)   # a scalar or None (JSON has nothing else)
 
     def __missing__(self, key: str) -> Any:
         value = self._src[key]
@@ -326,8 +327,9 @@ class _StepState(dict):
         return dict.__contains__(self, key) or key in self._src
 
     def get(self, key: str, default: Any = None) -> Any:
-        if dict.__contains__(self, key):
-            return dict.__getitem__(self, key)
+        value = dict.get(self, key, _ABSENT)   # state.get("result") runs after every advance
+        if value is not _ABSENT:
+            return value
         return self[key] if key in self._src else default
 
     def setdefault(self, key: str, default: Any = None) -> Any:
