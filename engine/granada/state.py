@@ -292,31 +292,42 @@ def by_location(state: State) -> dict[str, list[str]]:
     return _by_location(state)
 
 
-# Index by the blocks' locations, most recent last: the same placement comes back at every
-# step (the legal actions of a state, then apply's check of the order against them) and
-# between most steps only a few blocks move, so the locations tuple is a cheap, exact key.
-_INDEX_CACHE: dict[tuple[tuple[str, ...], tuple[str, ...]], dict[str, list[str]]] = {}
-_INDEX_CACHE_SIZE = 64
+# The indexes of the placements seen last, most recent first: the same placement comes back
+# at every step (the legal actions of a state, then apply's checks) and between most steps
+# only a few blocks move, so the tuple of the blocks' locations is a cheap, exact key. It is
+# compared with a few recent ones (equal tuples of the same strings compare at C speed, and
+# unequal ones stop at their first difference) rather than hashed: hashing the two tuples
+# of a dict key was a quarter of this function (issue 33).
+_RECENT: list[tuple[tuple[str, ...], tuple[str, ...], dict[str, list[str]]]] = []
+_RECENT_SIZE = 8
 _LOC = operator.itemgetter("loc")
 
 
 def _by_location(state: State) -> dict[str, list[str]]:
-    blocks = state["blocks"]
-    # dict.values: a read-only scan, which apply's copy-on-access blocks need not copy for;
-    # map(itemgetter) builds the key at C speed (a comprehension was half of this function)
-    key = (tuple(blocks), tuple(map(_LOC, dict.values(blocks))))
-    out = _INDEX_CACHE.get(key)
-    if out is not None:
-        return out
+    # peek and dict.values: a read-only scan, for which apply copies nothing; map(itemgetter)
+    # builds the key at C speed (a comprehension was half of this function)
+    blocks = peek(state, "blocks")
+    locs = tuple(map(_LOC, dict.values(blocks)))
+    recent = _RECENT
+    ids: tuple[str, ...] | None = None
+    for i, (seen_ids, seen_locs, out) in enumerate(recent):
+        if seen_locs == locs:
+            if ids is None:
+                ids = tuple(blocks)
+            if seen_ids == ids:
+                if i:
+                    recent.insert(0, recent.pop(i))
+                return out
+    if ids is None:
+        ids = tuple(blocks)
     out = {}
-    for bid, loc in zip(key[0], key[1]):
+    for bid, loc in zip(ids, locs):
         if loc in out:
             out[loc].append(bid)
         else:
             out[loc] = [bid]
-    if len(_INDEX_CACHE) >= _INDEX_CACHE_SIZE:
-        del _INDEX_CACHE[next(iter(_INDEX_CACHE))]
-    _INDEX_CACHE[key] = out
+    recent.insert(0, (ids, locs, out))
+    del recent[_RECENT_SIZE:]
     return out
 
 
