@@ -116,7 +116,10 @@ def _frame_actions(state: State, role: str) -> list[Action]:
 # generator, reveals, the top frame) catches the usual ways a position builder edits a listed
 # state in place, and a test that edits a state between listing and applying an order taken
 # from the old list would defeat it. Listing always computes afresh: only apply reads the memo.
-_LEGAL_MEMO: dict[str, tuple[State, tuple[Any, ...], list[Action], list[Action]]] = {}
+_LEGAL_MEMO: dict[str, tuple[State, tuple[Any, ...], list[Action], list[Action],
+                             dict[str, list[str]] | None]] = {}
+# (the last item: the location index the listing computed, st.by_location, which apply's
+# step starts from)
 
 
 def _stamp(state: State) -> tuple[Any, ...]:
@@ -128,6 +131,7 @@ def _stamp(state: State) -> tuple[Any, ...]:
 def _legal(state: State, role: str) -> list[Action]:
     """The legal actions of ``role`` in ``state``, remembered for apply: read only."""
     acts: list[Action]
+    index = None
     if state.get("result") is not None:
         acts = []
     else:
@@ -139,9 +143,11 @@ def _legal(state: State, role: str) -> list[Action]:
             if role not in mod.active(state, frame):
                 acts = []
             else:
-                with st.frozen_index(state):
+                frozen = st.frozen_index(state)
+                with frozen:
                     acts = mod.actions(state, role, frame)
-    _LEGAL_MEMO[role] = (state, _stamp(state), acts, list(map(dict.copy, acts)))
+                index = frozen.index
+    _LEGAL_MEMO[role] = (state, _stamp(state), acts, list(map(dict.copy, acts)), index)
     return acts
 
 
@@ -235,6 +241,15 @@ class _CopyOnAccess(dict):
         self._own: set[str] = set()
         self._src = records
 
+    def placement_kept(self) -> bool:
+        """No record the step reached stands elsewhere than in the input (st.by_location)."""
+        src = self._src
+        for bid in self._own:
+            old = src.get(bid)
+            if old is None or dict.__getitem__(self, bid)["loc"] != old["loc"]:
+                return False
+        return True
+
     def sealed(self) -> dict[str, Any]:
         """The plain dict the step's state keeps: the input's own when no record was
         reached (nothing of it can have changed)."""
@@ -291,15 +306,17 @@ class _StepState(dict):
     iterates over the whole state or deletes a key of it; those ways are refused, so that a
     rule written one day to do so fails loudly instead of missing the untouched keys."""
 
-    __slots__ = ("_src", "frames_shared")
+    __slots__ = ("_src", "frames_shared", "base_index")
 
-    def __init__(self, src: State) -> None:
+    def __init__(self, src: State, base_index: dict[str, list[str]] | None = None) -> None:
         # the scalars (and None: JSON has nothing else) at once
         dict.__init__(self, {key: value for key, value in src.items()
                              if value.__class__ is not dict and value.__class__ is not list})
         self._src = src
         # (the stack list, n): its frames below index n are still the input's (st.own_frames)
         self.frames_shared: tuple[list[Any], int] | None = None
+        # the location index of the input's placement, if the listing computed it
+        self.base_index = base_index
 
     def __missing__(self, key: str) -> Any:
         value = self._src[key]
@@ -364,7 +381,7 @@ def apply(state: State, role: str, action: Action) -> State:
     found = _listed(state, role, action)
     if found is not None:
         # the very order listed for this very state: the checks below were made then
-        return _step(state, role, found)
+        return _step(state, role, found, _LEGAL_MEMO[role][4])
     if not isinstance(action, dict) or "type" not in action:
         raise RuleError("an action is a dict with a 'type'")
     if state.get("result") is not None:
@@ -393,12 +410,13 @@ def apply(state: State, role: str, action: Action) -> State:
         what = getattr(mod, "RULE", None)
         raise RuleError(f"{describe(action)} is not a legal order now", what,
                         [describe(a) for a in legal])
-    return _step(state, role, found)
+    return _step(state, role, found, _LEGAL_MEMO[role][4])
 
 
-def _step(state: State, role: str, found: Action) -> State:
-    """Apply a legal order (``found``, an entry of the role's legal list) to a copy."""
-    new = _StepState(state)
+def _step(state: State, role: str, found: Action, index: dict[str, list[str]] | None = None) -> State:
+    """Apply a legal order (``found``, an entry of the role's legal list) to a copy;
+    ``index`` is the location index of ``state`` when the listing computed it."""
+    new = _StepState(state, index)
     top = st.top(new)
     assert top is not None
     if "_menu" in top:

@@ -265,10 +265,11 @@ _MEMO: list[Any] | None = None
 class frozen_index:
     """``with frozen_index(state): ...`` memoises :func:`by_location` of ``state`` inside."""
 
-    __slots__ = ("state", "saved")
+    __slots__ = ("state", "saved", "index")
 
     def __init__(self, state: State) -> None:
         self.state = state
+        self.index: dict[str, list[str]] | None = None   # after the block: what it computed
 
     def __enter__(self) -> None:
         global _MEMO
@@ -278,6 +279,8 @@ class frozen_index:
 
     def __exit__(self, *exc: object) -> None:
         global _MEMO
+        if _MEMO is not None and _MEMO[0] is self.state:
+            self.index = _MEMO[1]
         _MEMO = self.saved
 
 
@@ -289,7 +292,21 @@ def by_location(state: State) -> dict[str, list[str]]:
         if index is None:
             index = memo[1] = _by_location(state)
         return index
+    if state.__class__ is not dict:
+        # an apply's step state: the index of its input (listed just before) serves as long
+        # as no block the step reached has left the place it had there (issue 33)
+        base = getattr(state, "base_index", None)
+        if base is not None and _placement_kept(state):
+            return base
     return _by_location(state)
+
+
+def _placement_kept(state: State) -> bool:
+    blocks = dict.get(state, "blocks")
+    if blocks is None:
+        return True                  # no record reached yet
+    kept = getattr(blocks, "placement_kept", None)
+    return kept is not None and bool(kept())
 
 
 # The indexes of the placements seen last, most recent first: the same placement comes back
