@@ -143,6 +143,13 @@ record may use ``dict.values(state["blocks"])``, as :func:`by_location` does. A 
 returned shares the records the step did not reach with its input: states are values, so
 code that edits a returned state in place (a test arranging a position) edits the states
 before it too, which only matters if it still uses them; engine.ai clones before it edits.
+Issue 33 (speed): apply's state is itself copied key by key as the step reaches it
+(engine.granada._StepState): keys the step never reaches are shared with the input, and of
+the decision stack only the top frame is copied at once, the frames below when
+:func:`pop_frame` or :func:`finish_frame` reaches them (:func:`own_frames`; a rule that edits a
+frame below the top by another way must call it first). Reads that change nothing may use
+:func:`peek` to avoid the copy; ``state["entries"]`` is copied one level deep, so its records
+are replaced, not edited (:func:`add_entry`). The stored JSON is unchanged, key order included.
 """
 
 from __future__ import annotations
