@@ -333,10 +333,6 @@ class _StepState(dict):
         dict.__setitem__(self, key, new)
         return new
 
-    def peek(self, key: str) -> Any:
-        """The value of ``key`` for a read that changes nothing: not copied."""
-        return dict.__getitem__(self, key) if dict.__contains__(self, key) else self._src[key]
-
     def __len__(self) -> int:
         return len(self._src.keys() | dict.keys(self))
 

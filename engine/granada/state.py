@@ -217,10 +217,16 @@ def owner(block_id: str) -> str:
     return (_OWNER or _owners())[block_id]
 
 
+_UNSET = object()
+
+
 def peek(state: State, key: str) -> Any:
     """``state[key]`` for a read that changes nothing: during an apply, a key of the state
     the step has not changed yet is then not copied for the look (engine.granada._StepState)."""
-    return state[key] if state.__class__ is dict else state.peek(key)  # type: ignore[attr-defined]
+    if state.__class__ is dict:
+        return state[key]
+    value = dict.get(state, key, _UNSET)   # what the step holds already, else the input's
+    return value if value is not _UNSET else state._src[key]  # type: ignore[attr-defined]
 
 
 def block(state: State, block_id: str) -> dict[str, Any]:
@@ -575,9 +581,6 @@ def settle_location(state: State, loc: str, index: dict[str, list[str]] | None =
                 _put(state, control, "control", loc, None)
         elif chris and white_out + grey == 0 and black_out:
             _put(state, control, "control", loc, "muslim")
-
-
-_UNSET = object()
 
 
 def _put(state: State, pieces: dict[str, Any], key: str, loc: str, side: str | None) -> None:
