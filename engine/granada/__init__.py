@@ -90,7 +90,7 @@ def legal_actions(state: State, role: str) -> list[Action]:
 def _paged(state: State, role: str) -> list[Action]:
     """The page of a long list a stored ``menu`` step was chosen from (menus.py): what
     ``actions`` offered before navigation left the games, kept to replay those logs."""
-    full = _frame_actions(state, role)
+    full = list(_every(state, role))
     if not full:
         return []
     frame = st.top(state)
@@ -99,8 +99,9 @@ def _paged(state: State, role: str) -> list[Action]:
 
 
 def _frame_actions(state: State, role: str) -> list[Action]:
-    """The actions of the frame on top (the rules' own choices): a new list each call, since
-    callers may reorder or trim what they get."""
+    """The actions of the frame on top (the rules' own choices), one per class of orders with
+    the same effect (alike.py): a new list each call, since callers may reorder or trim what
+    they get."""
 
     return list(_legal(state, role))
 
@@ -117,9 +118,9 @@ def _frame_actions(state: State, role: str) -> list[Action]:
 # state in place, and a test that edits a state between listing and applying an order taken
 # from the old list would defeat it. Listing always computes afresh: only apply reads the memo.
 _LEGAL_MEMO: dict[str, tuple[State, tuple[Any, ...], list[Action], list[Action],
-                             dict[str, list[str]] | None]] = {}
-# (the last item: the location index the listing computed, st.by_location, which apply's
-# step starts from)
+                             dict[str, list[str]] | None, list[Action]]] = {}
+# (then the location index the listing computed, st.by_location, which apply's step starts
+# from; last, the menu: one entry per class of orders with the same effect, alike.py)
 
 
 def _stamp(state: State) -> tuple[Any, ...]:
@@ -129,7 +130,16 @@ def _stamp(state: State) -> tuple[Any, ...]:
 
 
 def _legal(state: State, role: str) -> list[Action]:
-    """The legal actions of ``role`` in ``state``, remembered for apply: read only."""
+    """The choices ``role`` is offered in ``state``: its legal actions, one per class of
+    orders with the same effect (alike.py: two identical blocks in the bag are one entry).
+    Read only; its entries are entries of :func:`_every`'s list, so apply's memo knows them."""
+    _every(state, role)
+    return _LEGAL_MEMO[role][5]
+
+
+def _every(state: State, role: str) -> list[Action]:
+    """Every legal action of ``role`` in ``state``, every copy of alike pieces included (what
+    apply accepts: a log may name any copy), remembered for apply: read only."""
     acts: list[Action]
     index = None
     if state.get("result") is not None:
@@ -147,7 +157,8 @@ def _legal(state: State, role: str) -> list[Action]:
                 with frozen:
                     acts = mod.actions(state, role, frame)
                 index = frozen.index
-    _LEGAL_MEMO[role] = (state, _stamp(state), acts, list(map(dict.copy, acts)), index)
+    acts, shown = alike.one_per_effect(state, acts)
+    _LEGAL_MEMO[role] = (state, _stamp(state), acts, list(map(dict.copy, acts)), index, shown)
     return acts
 
 
@@ -400,12 +411,12 @@ def apply(state: State, role: str, action: Action) -> State:
         assert top is not None
         top.setdefault("_menu", {})[role] = menus.chosen(action)
         return _seal(new)
-    legal = _legal(state, role)
+    legal = _every(state, role)
     found = find_action(legal, action)
     if found is None:
         what = getattr(mod, "RULE", None)
         raise RuleError(f"{describe(action)} is not a legal order now", what,
-                        [describe(a) for a in legal])
+                        [describe(a) for a in _legal(state, role)])
     return _step(state, role, found, _LEGAL_MEMO[role][4])
 
 
@@ -501,5 +512,5 @@ def choose(state: State, role: str, seed: int) -> Action:
 # The rule modules the dispatch above calls at every step, imported once the contract's
 # functions exist (importing engine.granada.setup first, above, keeps "setup" the function);
 # an import inside each function cost about a microsecond a call (issue 15).
-from engine.granada import menus, orders, victory  # noqa: E402
+from engine.granada import alike, menus, orders, victory  # noqa: E402
 from engine.granada import state as st  # noqa: E402
