@@ -10,6 +10,14 @@ the step (``json.dumps`` as the store keeps it); at the end, ``canonical`` and `
 the final state for both roles. Any change to a listed action, its order or label, a log
 line, the stored state's shape or key order, or a view shows as a mismatch here.
 
+Re-recorded for issue 38 (orders on identical pieces one entry, engine/granada/alike.py), after
+two checks: on main merged with the speed work (before alike.py) all 30 games gave the same
+digests as main without the speed work (the recorded file differed from both only by main's
+reworded labels and prompts, with the same step counts); and with alike.py but every copy
+listed (``actions`` replaced by the full list), 29 games gave those digests again, the 30th
+(seed 107) differing only by labels now telling apart two Castile 1-shield blocks of which
+the Muslim identified one. The new digests differ because the picks index shorter menus.
+
 Regenerate only on purpose (a deliberate rules or wording change), never to make a speed
 change pass.
 """
