@@ -20,6 +20,7 @@ he did not, stay two entries, and their labels say how they differ.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from engine.api import MARKERS, Action
@@ -35,6 +36,7 @@ _UNORDERED = frozenset({"hands", "hand_known", "known", "discards", "battle_disc
 _IGNORED = frozenset({"log", "rng", "reveals"})
 
 
+@functools.cache
 def _printed(piece: str) -> Any:
     """The printed values of a piece, its id left out (None: not a piece of the data)."""
     d = st.data()
@@ -67,20 +69,28 @@ def _position(state: dict[str, Any]) -> dict[str, Any]:
     return {k: (_as_set(v) if k in _UNORDERED else v) for k, v in state.items() if k not in _IGNORED}
 
 
-def interchangeable(state: dict[str, Any], a: str, b: str) -> bool:
+def _noted(state: dict[str, Any], piece: str) -> tuple[bool, ...]:
+    """In which of the lists of what a player has seen ``piece`` stands (a quick test before
+    the whole position is compared)."""
+    return tuple(piece in ids for key in ("known", "hand_known") for ids in state.get(key, {}).values())
+
+
+def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None) -> bool:
     """Whether the pieces ``a`` and ``b`` are alike in every printed value and the position
     stays the same when they trade places: then whatever is done with one has the effect
-    of doing it with the other."""
+    of doing it with the other. ``position``: ``_position(state)`` when already computed."""
     if a == b:
         return True
     printed = _printed(a)
     if printed is None or printed != _printed(b):
         return False
     blocks = state.get("blocks", {})
-    if blocks.get(a) != blocks.get(b):
+    if blocks.get(a) != blocks.get(b) or _noted(state, a) != _noted(state, b):
         return False
-    position = _position(state)
-    return bool(_position(_swap(dict(state), a, b)) == position)
+    if position is None:
+        position = _position(state)
+    rest = {k: v for k, v in state.items() if k not in _IGNORED}
+    return bool(_position(_swap(rest, a, b)) == position)
 
 
 def _facts(state: dict[str, Any], piece: str) -> dict[str, str]:
@@ -136,6 +146,7 @@ def one_per_effect(state: dict[str, Any], acts: list[Action]) -> tuple[list[Acti
     (new dicts: the rules' own may be shared). Without alike entries, ``acts`` both times."""
     classes: dict[tuple[Any, ...], list[Action]] = {}
     out: list[Action] = []
+    position = None
     for action in acts:
         field = next((f for f in PIECE_FIELDS if f in action), None)
         if field is None or not isinstance(action[field], str):
@@ -144,7 +155,9 @@ def one_per_effect(state: dict[str, Any], acts: list[Action]) -> tuple[list[Acti
         rest = tuple(sorted((k, repr(v)) for k, v in action.items() if k != field and k not in MARKERS))
         key = (field, rest, _printed(action[field]))
         kept = classes.setdefault(key, [])
-        if any(interchangeable(state, other[field], action[field]) for other in kept):
+        if kept and position is None:
+            position = _position(state)
+        if any(interchangeable(state, other[field], action[field], position) for other in kept):
             continue
         kept.append(action)
         out.append(action)
