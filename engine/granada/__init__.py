@@ -90,7 +90,7 @@ def legal_actions(state: State, role: str) -> list[Action]:
 def _paged(state: State, role: str) -> list[Action]:
     """The page of a long list a stored ``menu`` step was chosen from (menus.py): what
     ``actions`` offered before navigation left the games, kept to replay those logs."""
-    full = _frame_actions(state, role)
+    full = list(_every(state, role))
     if not full:
         return []
     frame = st.top(state)
@@ -99,8 +99,9 @@ def _paged(state: State, role: str) -> list[Action]:
 
 
 def _frame_actions(state: State, role: str) -> list[Action]:
-    """The actions of the frame on top (the rules' own choices): a new list each call, since
-    callers may reorder or trim what they get."""
+    """The actions of the frame on top (the rules' own choices), one per class of orders with
+    the same effect (alike.py): a new list each call, since callers may reorder or trim what
+    they get."""
 
     return list(_legal(state, role))
 
@@ -116,7 +117,10 @@ def _frame_actions(state: State, role: str) -> list[Action]:
 # generator, reveals, the top frame) catches the usual ways a position builder edits a listed
 # state in place, and a test that edits a state between listing and applying an order taken
 # from the old list would defeat it. Listing always computes afresh: only apply reads the memo.
-_LEGAL_MEMO: dict[str, tuple[State, tuple[Any, ...], list[Action], list[Action]]] = {}
+_LEGAL_MEMO: dict[str, tuple[State, tuple[Any, ...], list[Action], list[Action],
+                             dict[str, list[str]] | None, list[Action]]] = {}
+# (then the location index the listing computed, st.by_location, which apply's step starts
+# from; last, the menu: one entry per class of orders with the same effect, alike.py)
 
 
 def _stamp(state: State) -> tuple[Any, ...]:
@@ -126,8 +130,18 @@ def _stamp(state: State) -> tuple[Any, ...]:
 
 
 def _legal(state: State, role: str) -> list[Action]:
-    """The legal actions of ``role`` in ``state``, remembered for apply: read only."""
+    """The choices ``role`` is offered in ``state``: its legal actions, one per class of
+    orders with the same effect (alike.py: two identical blocks in the bag are one entry).
+    Read only; its entries are entries of :func:`_every`'s list, so apply's memo knows them."""
+    _every(state, role)
+    return _LEGAL_MEMO[role][5]
+
+
+def _every(state: State, role: str) -> list[Action]:
+    """Every legal action of ``role`` in ``state``, every copy of alike pieces included (what
+    apply accepts: a log may name any copy), remembered for apply: read only."""
     acts: list[Action]
+    index = None
     if state.get("result") is not None:
         acts = []
     else:
@@ -139,9 +153,12 @@ def _legal(state: State, role: str) -> list[Action]:
             if role not in mod.active(state, frame):
                 acts = []
             else:
-                with st.frozen_index(state):
+                frozen = st.frozen_index(state)
+                with frozen:
                     acts = mod.actions(state, role, frame)
-    _LEGAL_MEMO[role] = (state, _stamp(state), acts, [a.copy() for a in acts])
+                index = frozen.index
+    acts, shown = alike.one_per_effect(state, acts)
+    _LEGAL_MEMO[role] = (state, _stamp(state), acts, list(map(dict.copy, acts)), index, shown)
     return acts
 
 
@@ -228,11 +245,26 @@ class _CopyOnAccess(dict):
     then shared with the input state, which is why states are values (apply copies, nobody
     changes a state in place after apply returned it; engine.ai clones before it edits)."""
 
-    __slots__ = ("_own",)
+    __slots__ = ("_own", "_src")
 
     def __init__(self, records: dict[str, Any]) -> None:
         super().__init__(records)
         self._own: set[str] = set()
+        self._src = records
+
+    def placement_kept(self) -> bool:
+        """No record the step reached stands elsewhere than in the input (st.by_location)."""
+        src = self._src
+        for bid in self._own:
+            old = src.get(bid)
+            if old is None or dict.__getitem__(self, bid)["loc"] != old["loc"]:
+                return False
+        return True
+
+    def sealed(self) -> dict[str, Any]:
+        """The plain dict the step's state keeps: the input's own when no record was
+        reached (nothing of it can have changed)."""
+        return dict.copy(self) if self._own else self._src
 
     def __getitem__(self, key: str) -> Any:
         rec = dict.__getitem__(self, key)
@@ -265,14 +297,89 @@ _HOW: dict[str, Any] = {"log": list.copy, "removed_cards": list.copy, "entries":
 _HOW.update({key: _CopyOnAccess for key in _RECORDS})
 _HOW.update({key: dict.copy for key in _FLAT})
 _HOW.update({key: _lists for key in _LISTS})
+# what a step copies when it first reaches a key (_StepState): "entries" one level deep, since
+# its only writer (st.add_entry) replaces the record of a location instead of editing it
+_STEP_HOW: dict[str, Any] = dict(_HOW, entries=dict.copy)
+
+
+_ABSENT = object()
+
+
+class _StepState(dict):
+    """The state one apply is building, copied key by key as the step reaches it (issue 33):
+    a step pays for the parts of the state it touches, not for all of them. Scalars are
+    taken at once; a container key (``state["hands"]``, the decision stack...) is copied with
+    :data:`_HOW` (or :func:`_deep`) the first time the step asks for it, by ``[]`` (through
+    ``__missing__``, so later reads run at a plain dict's speed), ``get``, ``setdefault`` or
+    ``in``. :func:`_seal` gives the plain dict apply returns, in the input's key order; keys
+    the step never reached are then the input's own objects (states are values: apply
+    copies, nobody edits a state in place after apply returned it). Nothing in a step
+    iterates over the whole state or deletes a key of it; those ways are refused, so that a
+    rule written one day to do so fails loudly instead of missing the untouched keys."""
+
+    __slots__ = ("_src", "frames_shared", "base_index")
+
+    def __init__(self, src: State, base_index: dict[str, list[str]] | None = None) -> None:
+        # the scalars (and None: JSON has nothing else) at once
+        dict.__init__(self, {key: value for key, value in src.items()
+                             if value.__class__ is not dict and value.__class__ is not list})
+        self._src = src
+        # (the stack list, n): its frames below index n are still the input's (st.own_frames)
+        self.frames_shared: tuple[list[Any], int] | None = None
+        # the location index of the input's placement, if the listing computed it
+        self.base_index = base_index
+
+    def __missing__(self, key: str) -> Any:
+        value = self._src[key]
+        if key == "stack":
+            # only the frame on top is reached by most steps: the frames below are copied
+            # when a pop or a finished battle reaches them (st.pop_frame, st.finish_frame)
+            new = value[:]
+            if new:
+                new[-1] = _deep(new[-1])
+                self.frames_shared = (new, len(new) - 1)
+        else:
+            copier = _STEP_HOW.get(key)
+            new = copier(value) if copier is not None else _deep(value)
+        dict.__setitem__(self, key, new)
+        return new
+
+    def __len__(self) -> int:
+        return len(self._src.keys() | dict.keys(self))
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in self._src
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = dict.get(self, key, _ABSENT)   # state.get("result") runs after every advance
+        if value is not _ABSENT:
+            return value
+        return self[key] if key in self._src else default
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            dict.__setitem__(self, key, default)
+        return self[key]
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a step reads and sets the keys of the state one by one")
+
+    __delitem__ = __iter__ = keys = values = items = _refuse
+    pop = popitem = update = copy = __ior__ = __or__ = __ror__ = __reversed__ = _refuse
 
 
 def _seal(state: State) -> State:
     """The state apply returns: plain dicts only (JSON, marshal and the contract's tools)."""
+    if state.__class__ is _StepState:
+        # the input's keys in its order, then those the step added in theirs (as _copy):
+        # updating a copy of the input keeps the order of the keys it has
+        sealed: State = state._src.copy()
+        sealed.update(dict.items(state))
+        state = sealed
     for key in _RECORDS:
         value = state.get(key)
-        if isinstance(value, _CopyOnAccess):
-            state[key] = dict.copy(value)
+        if value.__class__ is _CopyOnAccess:
+            state[key] = value.sealed()
     return state
 
 
@@ -281,7 +388,7 @@ def apply(state: State, role: str, action: Action) -> State:
     found = _listed(state, role, action)
     if found is not None:
         # the very order listed for this very state: the checks below were made then
-        return _step(state, role, found)
+        return _step(state, role, found, _LEGAL_MEMO[role][4])
     if not isinstance(action, dict) or "type" not in action:
         raise RuleError("an action is a dict with a 'type'")
     if state.get("result") is not None:
@@ -304,18 +411,19 @@ def apply(state: State, role: str, action: Action) -> State:
         assert top is not None
         top.setdefault("_menu", {})[role] = menus.chosen(action)
         return _seal(new)
-    legal = _legal(state, role)
+    legal = _every(state, role)
     found = find_action(legal, action)
     if found is None:
         what = getattr(mod, "RULE", None)
         raise RuleError(f"{describe(action)} is not a legal order now", what,
-                        [describe(a) for a in legal])
-    return _step(state, role, found)
+                        [describe(a) for a in _legal(state, role)])
+    return _step(state, role, found, _LEGAL_MEMO[role][4])
 
 
-def _step(state: State, role: str, found: Action) -> State:
-    """Apply a legal order (``found``, an entry of the role's legal list) to a copy."""
-    new = _copy(state)
+def _step(state: State, role: str, found: Action, index: dict[str, list[str]] | None = None) -> State:
+    """Apply a legal order (``found``, an entry of the role's legal list) to a copy;
+    ``index`` is the location index of ``state`` when the listing computed it."""
+    new = _StepState(state, index)
     top = st.top(new)
     assert top is not None
     if "_menu" in top:
@@ -404,5 +512,5 @@ def choose(state: State, role: str, seed: int) -> Action:
 # The rule modules the dispatch above calls at every step, imported once the contract's
 # functions exist (importing engine.granada.setup first, above, keeps "setup" the function);
 # an import inside each function cost about a microsecond a call (issue 15).
-from engine.granada import menus, orders, victory  # noqa: E402
+from engine.granada import alike, menus, orders, victory  # noqa: E402
 from engine.granada import state as st  # noqa: E402

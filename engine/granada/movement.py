@@ -297,9 +297,12 @@ def _steps(frame: dict[str, Any], ms: dict[str, Any]) -> list[str]:
     force = ms["force"]
 
     def fits(main: bool) -> bool:
-        return all(info["dist"] + 1 <= allowance({"main": info["main"] and main, "lead": info["lead"],
-                                                  "maxg": max(info["maxg"], size)}, force)
-                   for info in infos)
+        # allowance() of each block after this road, without building its info anew
+        for info in infos:
+            n = 1 + (1 if info["main"] and main else 0) + (1 if info["lead"] else 0) + (1 if force else 0)
+            if info["dist"] + 1 > min(MAX_MOVE, n - size_penalty(max(info["maxg"], size))):
+                return False
+        return True
 
     by_kind = {True: fits(True), False: fits(False)}
     side, grey = frame["side"], ms["grey"]
@@ -513,13 +516,14 @@ def _activate(state: State, frame: dict[str, Any], loc: str) -> None:
 
 def _origin_actions_left(state: State, frame: dict[str, Any]) -> bool:
     """A block of the side at the activated location may still move (movable) or leave its
-    castle. Asked after every movement step: one read-only pass over the records (dict.items:
-    apply's copy-on-access records are not copied for a look)."""
+    castle. Asked after every movement step: a read-only look at the blocks there (the
+    location index; dict.__getitem__: apply's copy-on-access records are not copied for it)."""
     side = frame["side"]
-    origin = frame["origin"]
     owner = st.owner
-    for b, rec in dict.items(state["blocks"]):
-        if rec["loc"] == origin and not rec["moved"] and not rec["fresh"] \
+    blocks = st.peek(state, "blocks")
+    for b in st.by_location(state).get(frame["origin"], ()):
+        rec = dict.__getitem__(blocks, b)
+        if not rec["moved"] and not rec["fresh"] \
                 and (rec["inside"] or rec["carried_by"] is None) and owner(b) == side:
             return True
     return False
@@ -604,9 +608,7 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
     st.settle_location(state, at, idx)   # an emptied castle reverts to its alignment (4.3)
     ms["at"] = to
     ms["steps"] += 1
-    ent = state["entries"].setdefault(to, {}).setdefault(side, [])
-    if at not in ent:
-        ent.append(at)
+    st.add_entry(state, to, side, at)
     # 7.3.2 / 7.4: enemies stop the move unless they are overrun
     if st.enemy_units_at(state, to, side, idx):
         if overrun.resolve(state, to, side):

@@ -285,9 +285,7 @@ def _disembark(state: State, frame: dict[str, Any]) -> None:
             state["blocks"][b]["inside"] = False
         st.log(state, f"More than two blocks in the castle of {d.locations[port].name}: the siege "
                       "becomes a field combat (7.5.4).")
-    ent = state["entries"].setdefault(port, {}).setdefault(side, [])
-    if f"sea:{frame['at']}" not in ent:
-        ent.append(f"sea:{frame['at']}")
+    st.add_entry(state, port, side, f"sea:{frame['at']}")
     st.log(state, f"{side.capitalize()} disembarks {plural(len(blocks), 'block')} at {d.locations[port].name}.")
     if enemy:
         overrun.resolve(state, port, side)

@@ -110,9 +110,7 @@ def arrive(state: State, frm: str, side: str, group: list[str], dest: str) -> st
             continue
         rec.update(loc=dest, inside=False, carried_by=None)
     moved = [b for b in group if state["blocks"][b]["loc"] == dest]
-    entries = state.setdefault("entries", {}).setdefault(dest, {}).setdefault(side, [])
-    if frm not in entries:
-        entries.append(frm)
+    st.add_entry(state, dest, side, frm)
     st.log(state, f"{side.capitalize()} retreats {len(moved)} block{'s' if len(moved) != 1 else ''} "
                   f"from {st.data().locations[frm].name} to {st.data().locations[dest].name} (8.6).")
     friends = [b for b in st.blocks_at(state, dest, side) if b not in moved]

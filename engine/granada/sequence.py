@@ -259,17 +259,26 @@ def pending_battles(state: State, side: str, done: list[str] | None = None) -> l
     except where the phasing side's units are all inside a besieged castle it owns (8.7.2:
     they remain inside, no combat)."""
     idx = st.by_location(state)
-    disks = set(state["disks"].values())
+    disks = set(st.peek(state, "disks").values())
+    # one pass over who stands where (asked after every battle of a Combat Phase and by its
+    # views, issue 33): st.blocks_at / units_at / guard_defends, worked out inline; the
+    # records are looked at, not copied (dict.__getitem__ of st.peek)
+    records = st.peek(state, "blocks")
+    owner = st.owner
+    enemy = st.other(side)
+    guarded = st.guard_defends(state, st.ALHAMBRA, side, idx)
     out = []
     for loc in st.data().locations:
-        if (loc not in idx and loc not in disks) or (done and loc in done):
+        ids = idx.get(loc, ())
+        if (not ids and loc not in disks) or (done and loc in done):
             continue            # nobody there (every view of a Combat Phase asks, issue 13)
-        mine = st.blocks_at(state, loc, side, idx)
-        if not mine and not (side == "muslim" and st.disks_at(state, loc)):
+        mine = [b for b in ids if owner(b) == side]
+        if not mine and not (side == "muslim" and loc in disks):
             continue
-        if not st.enemy_units_at(state, loc, side, idx) and not st.guard_defends(state, loc, side, idx):
+        facing = any(owner(b) == enemy for b in ids) or (enemy == "muslim" and loc in disks)
+        if not facing and not (guarded and loc == st.ALHAMBRA):
             continue            # (Christians at Granada face the Palace Guard in its box, 10.10)
-        if all(state["blocks"][b]["inside"] for b in mine):
+        if all(dict.__getitem__(records, b)["inside"] for b in mine):
             continue            # active player's units stay inside their castle (8.7.2)
         out.append(loc)
     return out

@@ -115,7 +115,7 @@ def free_b_towns(state: State) -> list[str]:
 
 def needs_frame(state: State) -> bool:
     """Is a 10.12 placement due now (checked by the core frames between decisions)?"""
-    pending = state["boabdil"]["pending"]
+    pending = st.peek(state, "boabdil")["pending"]   # a look: not copied for it
     if pending == "place":
         if free_b_towns(state):
             return True

@@ -143,17 +143,25 @@ record may use ``dict.values(state["blocks"])``, as :func:`by_location` does. A 
 returned shares the records the step did not reach with its input: states are values, so
 code that edits a returned state in place (a test arranging a position) edits the states
 before it too, which only matters if it still uses them; engine.ai clones before it edits.
+Issue 33 (speed): apply's state is itself copied key by key as the step reaches it
+(engine.granada._StepState): keys the step never reaches are shared with the input, and of
+the decision stack only the top frame is copied at once, the frames below when
+:func:`pop_frame` or :func:`finish_frame` reaches them (:func:`own_frames`; a rule that edits a
+frame below the top by another way must call it first). Reads that change nothing may use
+:func:`peek` to avoid the copy; ``state["entries"]`` is copied one level deep, so its records
+are replaced, not edited (:func:`add_entry`). The stored JSON is unchanged, key order included.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import operator
 from types import ModuleType
 from typing import Any
 
 from engine import rng
-from engine.api import RuleError, State
+from engine.api import RuleError, State, clone
 from engine.granada import components as comp
 
 SIDES = ("christian", "muslim")
@@ -169,7 +177,7 @@ __all__ = [
     "active_roles", "article", "pass_tiles", "void_capture_card", "block", "blocks_at", "by_location", "castle_owner_natural", "cards_of",
     "data", "discard_cards", "draw_cards", "draw_naval", "eliminate", "enemy_units_at",
     "finish_frame", "guard_defends", "guard_in_box", "handler", "log", "log_private", "natural",
-    "other", "owner",
+    "other", "owner", "add_entry", "own_frames", "peek",
     "pop_frame", "push_frame", "reveal", "settle", "settle_location", "show_card", "top",
     "turn_index", "turn_label", "units_at",
 ]
@@ -207,6 +215,18 @@ def _owners() -> dict[str, str]:
 def owner(block_id: str) -> str:
     """The side that moves and fights with a block (grey blocks: the Christians, 10.12)."""
     return (_OWNER or _owners())[block_id]
+
+
+_UNSET = object()
+
+
+def peek(state: State, key: str) -> Any:
+    """``state[key]`` for a read that changes nothing: during an apply, a key of the state
+    the step has not changed yet is then not copied for the look (engine.granada._StepState)."""
+    if state.__class__ is dict:
+        return state[key]
+    value = dict.get(state, key, _UNSET)   # what the step holds already, else the input's
+    return value if value is not _UNSET else state._src[key]  # type: ignore[attr-defined]
 
 
 def block(state: State, block_id: str) -> dict[str, Any]:
@@ -258,10 +278,11 @@ _MEMO: list[Any] | None = None
 class frozen_index:
     """``with frozen_index(state): ...`` memoises :func:`by_location` of ``state`` inside."""
 
-    __slots__ = ("state", "saved")
+    __slots__ = ("state", "saved", "index")
 
     def __init__(self, state: State) -> None:
         self.state = state
+        self.index: dict[str, list[str]] | None = None   # after the block: what it computed
 
     def __enter__(self) -> None:
         global _MEMO
@@ -271,6 +292,8 @@ class frozen_index:
 
     def __exit__(self, *exc: object) -> None:
         global _MEMO
+        if _MEMO is not None and _MEMO[0] is self.state:
+            self.index = _MEMO[1]
         _MEMO = self.saved
 
 
@@ -282,54 +305,91 @@ def by_location(state: State) -> dict[str, list[str]]:
         if index is None:
             index = memo[1] = _by_location(state)
         return index
+    if state.__class__ is not dict:
+        # an apply's step state: the index of its input (listed just before) serves as long
+        # as no block the step reached has left the place it had there (issue 33)
+        base = getattr(state, "base_index", None)
+        if base is not None and _placement_kept(state):
+            return base
     return _by_location(state)
 
 
-# Index by the blocks' locations, most recent last: the same placement comes back at every
-# step (the legal actions of a state, then apply's check of the order against them) and
-# between most steps only a few blocks move, so the locations tuple is a cheap, exact key.
-_INDEX_CACHE: dict[tuple[tuple[str, ...], tuple[str, ...]], dict[str, list[str]]] = {}
-_INDEX_CACHE_SIZE = 64
+def _placement_kept(state: State) -> bool:
+    blocks = dict.get(state, "blocks")
+    if blocks is None:
+        return True                  # no record reached yet
+    kept = getattr(blocks, "placement_kept", None)
+    return kept is not None and bool(kept())
+
+
+# The indexes of the placements seen last, most recent first: the same placement comes back
+# at every step (the legal actions of a state, then apply's checks) and between most steps
+# only a few blocks move, so the tuple of the blocks' locations is a cheap, exact key. It is
+# compared with a few recent ones (equal tuples of the same strings compare at C speed, and
+# unequal ones stop at their first difference) rather than hashed: hashing the two tuples
+# of a dict key was a quarter of this function (issue 33).
+_RECENT: list[tuple[tuple[str, ...], tuple[str, ...], dict[str, list[str]]]] = []
+_RECENT_SIZE = 8
+_LOC = operator.itemgetter("loc")
 
 
 def _by_location(state: State) -> dict[str, list[str]]:
-    blocks = state["blocks"]
-    # dict.values: a read-only scan, which apply's copy-on-access blocks need not copy for
-    key = (tuple(blocks), tuple([rec["loc"] for rec in dict.values(blocks)]))
-    out = _INDEX_CACHE.get(key)
-    if out is not None:
-        return out
+    # peek and dict.values: a read-only scan, for which apply copies nothing; map(itemgetter)
+    # builds the key at C speed (a comprehension was half of this function)
+    blocks = peek(state, "blocks")
+    locs = tuple(map(_LOC, dict.values(blocks)))
+    recent = _RECENT
+    ids: tuple[str, ...] | None = None
+    for i, (seen_ids, seen_locs, out) in enumerate(recent):
+        if seen_locs == locs:
+            if ids is None:
+                ids = tuple(blocks)
+            if seen_ids == ids:
+                if i:
+                    recent.insert(0, recent.pop(i))
+                return out
+    if ids is None:
+        ids = tuple(blocks)
     out = {}
-    for bid, loc in zip(key[0], key[1]):
+    for bid, loc in zip(ids, locs):
         if loc in out:
             out[loc].append(bid)
         else:
             out[loc] = [bid]
-    if len(_INDEX_CACHE) >= _INDEX_CACHE_SIZE:
-        del _INDEX_CACHE[next(iter(_INDEX_CACHE))]
-    _INDEX_CACHE[key] = out
+    recent.insert(0, (ids, locs, out))
+    del recent[_RECENT_SIZE:]
     return out
 
 
 def blocks_at(state: State, loc: str, side: str | None = None,
               index: dict[str, list[str]] | None = None) -> list[str]:
     """Blocks at a map location (not counting carried blocks at sea), optionally of one side."""
-    if index is None:
-        memo = _MEMO
-        if memo is not None and memo[0] is state:  # a legal-actions query: index once
-            index = by_location(state)
-    if index is not None:
-        ids = index.get(loc, [])
-    else:
-        ids = [b for b, rec in dict.items(state["blocks"]) if rec["loc"] == loc]
+    # the index (memoised during a legal-actions query, else cached by placement, which a
+    # step asks for again and again) is cheaper than a scan of every record
+    ids = (index if index is not None else by_location(state)).get(loc, [])
     if side is None:
         return list(ids)
     own = _OWNER or _owners()
     return [b for b in ids if own[b] == side]
 
 
+def add_entry(state: State, loc: str, side: str, came: str) -> None:
+    """``side``'s blocks entered ``loc`` from ``came`` this turn (retreats 8.6.2/8.6.3). The
+    record of the location is replaced by an edited copy, never edited in place: apply copies
+    "entries" one level deep only (engine.granada._STEP_HOW, issue 33), so the records of the
+    other locations stay the input state's."""
+    entries = state.setdefault("entries", {})
+    sides = entries.get(loc)
+    sides = {} if sides is None else {s: v[:] for s, v in sides.items()}
+    came_from = sides.setdefault(side, [])
+    if came not in came_from:
+        came_from.append(came)
+    entries[loc] = sides
+
+
 def disks_at(state: State, loc: str) -> list[str]:
-    return [d for d in DISKS if state["disks"].get(d) == loc]
+    disks = peek(state, "disks")
+    return [d for d in DISKS if disks.get(d) == loc]
 
 
 def units_at(state: State, loc: str, side: str, index: dict[str, list[str]] | None = None) -> int:
@@ -467,9 +527,14 @@ def settle_location(state: State, loc: str, index: dict[str, list[str]] | None =
     ids = idx.get(loc, [])
     white_out = white_in = grey = 0
     black_out = black_in = 0
+    # looks first (peek, dict.__getitem__): during apply, a record, the control or the castle
+    # pieces are copied only when this location really changes them (issue 33: settle()
+    # runs over every location after each Combat Phase)
+    records = peek(state, "blocks")
+    comps = data().blocks
     for bid in ids:
-        rec = state["blocks"][bid]
-        colour = data().blocks[bid].colour
+        rec = dict.__getitem__(records, bid)
+        colour = comps[bid].colour
         if colour == "black":
             if rec["inside"]:
                 black_in += 1
@@ -487,35 +552,50 @@ def settle_location(state: State, loc: str, index: dict[str, list[str]] | None =
     L = locs[loc]
     if chris and not mus and guard_defends(state, loc, "christian", idx):
         return                  # Granada is attacked, not taken: the guard will appear (10.10)
+    control = peek(state, "control")
+    castle = peek(state, "castle")
     if chris and not mus:
         if white_out + white_in:
-            state["control"][loc] = "christian"
+            _put(state, control, "control", loc, "christian")
             if L.castle:
-                state["castle"][loc] = "christian"
+                _put(state, castle, "castle", loc, "christian")
         else:  # grey alone
-            if state["control"].get(loc) == "muslim":
-                state["control"][loc] = None
-            if L.castle and state["castle"].get(loc) == "muslim":
-                state["castle"][loc] = None
-        for bid in ids:
-            state["blocks"][bid]["inside"] = False
+            if control.get(loc) == "muslim":
+                _put(state, control, "control", loc, None)
+            if L.castle and castle.get(loc) == "muslim":
+                _put(state, castle, "castle", loc, None)
+        _outside(state, records, ids)
     elif mus and not chris:
-        state["control"][loc] = "muslim"
+        _put(state, control, "control", loc, "muslim")
         if L.castle:
-            state["castle"][loc] = "muslim"
-        for bid in ids:
-            state["blocks"][bid]["inside"] = False
+            _put(state, castle, "castle", loc, "muslim")
+        _outside(state, records, ids)
     elif not mus and not chris:
         if L.castle:
-            state["castle"][loc] = natural(loc)
+            _put(state, castle, "castle", loc, natural(loc))
     else:
         if mus and black_out == 0 and (white_out + grey) and not white_in:
             if white_out:
-                state["control"][loc] = "christian"
-            elif state["control"].get(loc) == "muslim":
-                state["control"][loc] = None
+                _put(state, control, "control", loc, "christian")
+            elif control.get(loc) == "muslim":
+                _put(state, control, "control", loc, None)
         elif chris and white_out + grey == 0 and black_out:
-            state["control"][loc] = "muslim"
+            _put(state, control, "control", loc, "muslim")
+
+
+def _put(state: State, pieces: dict[str, Any], key: str, loc: str, side: str | None) -> None:
+    """``state[key][loc] = side``, copying the pieces (during apply) only for a change;
+    ``pieces`` is what :func:`peek` gave for ``key``. A location not yet in the dict is set
+    even to None, as the plain assignment did."""
+    if pieces.get(loc, _UNSET) != side:
+        state[key][loc] = side
+
+
+def _outside(state: State, records: dict[str, Any], ids: list[str]) -> None:
+    """The blocks ``ids`` are no longer inside a castle (only records that were are reached)."""
+    for bid in ids:
+        if dict.__getitem__(records, bid)["inside"]:
+            state["blocks"][bid]["inside"] = False
 
 
 def pass_through(state: State, loc: str, side: str, grey: bool,
@@ -539,8 +619,12 @@ def pass_through(state: State, loc: str, side: str, grey: bool,
 def settle(state: State) -> None:
     """settle_location for every map location."""
     idx = by_location(state)
-    for loc in data().locations:
-        settle_location(state, loc, idx)
+    disks = set(peek(state, "disks").values())
+    locations = data().locations
+    for loc in locations:
+        # a location nobody stands at changes only its castle (settle_location's last case)
+        if loc in idx or loc in disks or locations[loc].castle:
+            settle_location(state, loc, idx)
 
 
 # ---------------------------------------------------------------- cards
@@ -742,8 +826,24 @@ def push_frame(state: State, frame: dict[str, Any]) -> dict[str, Any]:
 
 
 def pop_frame(state: State) -> dict[str, Any]:
-    frame: dict[str, Any] = state["stack"].pop()
+    stack = state["stack"]
+    frame: dict[str, Any] = stack.pop()
+    if stack:
+        own_frames(state, stack, len(stack) - 1)   # the new top may be changed now
     return frame
+
+
+def own_frames(state: State, stack: list[dict[str, Any]], index: int) -> None:
+    """Make the frames of ``stack`` from ``index`` up this step's own before a change. apply
+    copies only the top frame of the stack it is given (engine.granada._StepState, issue 33):
+    the frames below stay the input's until a pop or a finished battle reaches them. A
+    state that is not an apply's step state owns all its frames."""
+    shared = getattr(state, "frames_shared", None)
+    if shared is None or shared[0] is not stack or index >= shared[1]:
+        return
+    for i in range(index, shared[1]):
+        stack[i] = clone(stack[i])
+    state.frames_shared = (stack, index)  # type: ignore[attr-defined]
 
 
 def finish_frame(state: State, outcome: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -755,10 +855,13 @@ def finish_frame(state: State, outcome: dict[str, Any] | None = None) -> dict[st
     if outcome is not None and outcome.get("kind") == "battle" and outcome.get("loc"):
         # a battle fought anywhere (even one caused by a retreat, 8.6.6) is not declared
         # again in this Combat Phase
-        for f in reversed(state["stack"]):
+        stack = state["stack"]
+        for i in range(len(stack) - 1, -1, -1):
+            f = stack[i]
             if f.get("module") == "sequence" and f.get("kind") == "combat":
                 if outcome["loc"] not in f["done"]:
-                    f["done"].append(outcome["loc"])
+                    own_frames(state, stack, i)
+                    stack[i]["done"].append(outcome["loc"])
                 break
     return frame
 

@@ -126,11 +126,11 @@ def check_instant(state: State) -> None:
     """2.1, checked after every step."""
     if state.get("result") is not None:
         return
-    if state["castle"].get("granada") == "christian":
+    if st.peek(state, "castle").get("granada") == "christian":
         declare(state, "christian", "the Alhambra castle in Granada has fallen (2.1)")
         return
     royals = _royals()
-    blocks = state["blocks"]
+    blocks = st.peek(state, "blocks")
     # dict.__getitem__: a read, which need not copy apply's copy-on-access records
     if royals and all(dict.__getitem__(blocks, b)["loc"] == "eliminated" for b in royals):
         declare(state, "muslim", "Ferdinand and Isabella have both been eliminated (2.1)")

@@ -150,13 +150,6 @@ def alike_in_words(game_id: str, labels: list[str]) -> list[list[str]]:
 # Findings of these tests left to the helpers who own those games' rules (issue 38), each
 # with the texts it fails on; strict, so that a fix shows here.
 _KNOWN: dict[tuple[str, str], str] = {
-    ("granada", "words"):
-        "issue 38, engine/granada (rules listing under another helper's speed work; only its labels are "
-        "changed here): identical pieces are still one entry each, told apart only by ids: 'Muster "
-        "Andalusies 1-shield (K12) alone, unseen (7.2)' / '(K13)', 'Take Banu Sarray 2-shield (K34)' / "
-        "'(K37)', 'Bring Zegries 2-shield (K25)' / '(K31)', 'Designate Muslim fleet (K58)' / '(K61)', and "
-        "cards alike in every printed value: 'Discard Castile (bid 4, naval 3, C13)' / '(..., C17)', "
-        "'Discard Watchtower (C64)' / '(C66)'. Two choices with the same effect should be one entry",
 }
 
 

@@ -11,7 +11,11 @@ Re-recorded for issue 38 with its rules-version bumps (Granada 3, 1212 3): Grana
 without their logs were checked equal to the old engines' at every checkpoint of its four cases
 (only log lines were reworded); 1212's games take other paths, as alike units became one menu
 entry and the fixed picks index shorter menus; 1212's again when alike archers and alike units
-to rally became one entry too (same release, rules version 3).
+to rally became one entry too (same release, rules version 3). Granada's again when orders on
+identical pieces became one entry (engine/granada/alike.py, same release): replayed with every
+copy listed (``legal_actions`` replaced by the full list), the new engine gave the recorded
+hashes of all four cases byte for byte; the re-recorded games take other paths only because
+the fixed picks index shorter menus (1212's cases are unchanged).
 
 Regenerate only on purpose: ``python -m tests.engine.test_replay_hashes > tests/engine/data/replay_hashes.json``.
 """

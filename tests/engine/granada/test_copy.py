@@ -9,6 +9,7 @@ tests play random games (every optional rule on and off) and check every interme
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 import engine.granada as g
 from engine.api import clone
 from engine.check import containers
+from engine.rng import Generator
 from tests.engine.granada.core_helpers import random_states
 
 
@@ -66,3 +68,21 @@ def test_every_way_out_of_the_copied_records_copies_first() -> None:
                     lambda: cow.update({}), cow.copy):
         with pytest.raises(TypeError):
             refused()
+
+
+@pytest.mark.parametrize("seed,options", [(7, {}), (8, {"all": True}), (9, {}), (10, {"all": True})])
+def test_no_later_step_changes_an_earlier_state(seed: int, options: dict[str, Any]) -> None:
+    """apply shares what a step did not reach with its input (issue 33: the keys of the state,
+    the frames below the top of the stack, the block records): a whole game is played, and
+    every state along it must still be what it was when apply returned it."""
+    pick = Generator(seed)
+    state = g.setup(seed, options)
+    kept = [(state, json.dumps(state))]
+    while g.result(state) is None and len(kept) < 3000:
+        role = next(r for r in g.active(state) if g.legal_actions(state, r))
+        legal = g.legal_actions(state, role)
+        state = g.apply(state, role, legal[pick.randbelow(len(legal))])
+        kept.append((state, json.dumps(state)))
+    assert g.result(state) is not None, "the game ended, so every frame and phase was popped at least once"
+    changed = [i for i, (s, text) in enumerate(kept) if json.dumps(s) != text]
+    assert not changed, f"states changed after apply returned them: steps {changed[:10]}"

@@ -12,7 +12,7 @@ import pytest
 import engine
 import engine.granada as g
 from engine.api import RuleError, find_action, is_nav, undo_barrier
-from engine.granada import menus, special
+from engine.granada import alike, menus, special
 from engine.granada import state as st
 from tests.engine.granada.core_helpers import (
     D,
@@ -99,7 +99,10 @@ def test_taking_blocks_from_a_big_stack_offers_every_block():
     s = at_movement(s, "christian")
     s = buy(s, "christian", "total")
     s = act(s, "christian", type="activate", loc="sevilla")
-    assert sum(a["type"] == "take" for a in g.legal_actions(s, "christian")) == 30
+    # identical blocks are one entry each kind (alike.py, issue 38): fewer entries than blocks
+    takes = [a["block"] for a in g.legal_actions(s, "christian") if a["type"] == "take"]
+    assert len(takes) < 30
+    assert {alike._printed(b) for b in takes} == {alike._printed(b) for b in ids}
     assert {"take_all", "done_location"} <= {a["type"] for a in offered(s, "christian")}
     s = reach(s, "christian", {"type": "take", "block": ids[-1]})
     assert ids[-1] in top(s)["mstack"]["blocks"]
@@ -170,7 +173,8 @@ def test_random_games_offer_every_legal_action_and_no_page_turn(seed):
     for s in random_game(seed):
         for role in st.SIDES:
             acts = offered(s, role)
-            longest = max(longest, len(acts))
+            # every legal order, copies of identical pieces included (the menu lists one of each)
+            longest = max(longest, len(g._every(s, role)))
             assert not {"auto_pass_on", "auto_pass_off"} & {a["type"] for a in acts}
             if role not in g.active(s):
                 assert acts == []
@@ -178,6 +182,9 @@ def test_random_games_offer_every_legal_action_and_no_page_turn(seed):
 
 
 def test_the_random_games_met_lists_longer_than_a_select_menu():
+    """The games above are a test of long lists: they met legal lists longer than a select
+    menu (since identical pieces are one entry, issue 38, their menus may stay shorter; the
+    long menu itself is test_every_activation_under_total_movement_is_offered_at_once's)."""
     for seed in SEEDS:
         if seed not in LONGEST:
             test_random_games_offer_every_legal_action_and_no_page_turn(seed)

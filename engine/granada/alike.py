@@ -1,0 +1,172 @@
+"""One menu entry per choice that has one effect (issue 38).
+
+Granada's pieces come in identical copies: two Andalusies 1-shield blocks in the bag, two
+Muslim fleets in reserve, two Castile cards (bid 4, naval 3) in hand. Listed one entry each,
+they read alike but for their ids (``Muster Andalusies 1-shield (K12) alone, unseen`` /
+``(K13)``), which the picture never shows, and a player cannot choose between them: neither
+choice does anything the other does not. So the menu lists one entry per class of choices
+with the same effect, the first of each class in the rules' own order; ``apply`` still
+accepts every copy (it checks an order against the full list), so older logs replay.
+
+Two choices are one class only when nothing the rules or either player's knowledge reads
+tells their pieces apart: the same order apart from the piece, the same printed values
+(:mod:`components`: everything but the id), and a position that stays the same when the two
+ids are swapped everywhere in it (where each stands, inside or not, moved or fresh, revealed
+or not, which the opponent has identified, in hand or shown from it, named by a decision
+frame...). A block the opponent has seen and one he has not, a card he saw in a hand and one
+he did not, stay two entries, and their labels say how they differ.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+from engine.api import MARKERS, Action
+from engine.granada import state as st
+
+# the order fields that name a piece
+PIECE_FIELDS = ("block", "card", "fleet")
+
+# top-level keys of the state whose lists are sets: the order of their ids means nothing
+_UNORDERED = frozenset({"hands", "hand_known", "known", "discards", "battle_discard", "surrender"})
+
+# what every choice shares and no rule reads: the history of the game and its generator
+_IGNORED = frozenset({"log", "rng", "reveals"})
+
+
+@functools.cache
+def _printed(piece: str) -> Any:
+    """The printed values of a piece, its id left out (None: not a piece of the data)."""
+    d = st.data()
+    item = d.blocks.get(piece) or d.cards.get(piece) or d.optional_cards.get(piece)
+    return None if item is None else dataclasses.replace(item, id="")
+
+
+def _swap(value: Any, a: str, b: str) -> Any:
+    """``value`` with the ids ``a`` and ``b`` swapped wherever they stand as a whole string
+    (keys and values; texts that mention them are not ids)."""
+    if isinstance(value, str):
+        return b if value == a else a if value == b else value
+    if isinstance(value, dict):
+        return {_swap(k, a, b): _swap(v, a, b) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_swap(v, a, b) for v in value)
+    return value
+
+
+def _as_set(value: Any) -> Any:
+    """A list of ids of an unordered key, compared as a set of its entries."""
+    if isinstance(value, dict):
+        return {k: _as_set(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return sorted(map(repr, value))
+    return value
+
+
+def _position(state: dict[str, Any]) -> dict[str, Any]:
+    return {k: (_as_set(v) if k in _UNORDERED else v) for k, v in state.items() if k not in _IGNORED}
+
+
+def _noted(state: dict[str, Any], piece: str) -> tuple[bool, ...]:
+    """In which of the lists of what a player has seen ``piece`` stands (a quick test before
+    the whole position is compared)."""
+    return tuple(piece in ids for key in ("known", "hand_known") for ids in state.get(key, {}).values())
+
+
+def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None) -> bool:
+    """Whether the pieces ``a`` and ``b`` are alike in every printed value and the position
+    stays the same when they trade places: then whatever is done with one has the effect
+    of doing it with the other. ``position``: ``_position(state)`` when already computed."""
+    if a == b:
+        return True
+    printed = _printed(a)
+    if printed is None or printed != _printed(b):
+        return False
+    blocks = state.get("blocks", {})
+    if blocks.get(a) != blocks.get(b) or _noted(state, a) != _noted(state, b):
+        return False
+    if position is None:
+        position = _position(state)
+    rest = {k: v for k, v in state.items() if k not in _IGNORED}
+    return bool(_position(_swap(rest, a, b)) == position)
+
+
+def _facts(state: dict[str, Any], piece: str) -> dict[str, str]:
+    """What a player may read about a piece beyond its printed values, each as a few words:
+    where it stands, how it stands, whether the opponent has identified it."""
+    d = st.data()
+    out: dict[str, str] = {}
+    rec = state.get("blocks", {}).get(piece)
+    if rec is not None:
+        opp = st.other(st.owner(piece))
+        loc = str(rec.get("loc"))
+        place = d.locations.get(loc)
+        out["loc"] = f"at {place.name}" if place is not None else ""
+        out["inside"] = "inside the castle" if rec.get("inside") else ""
+        out["revealed"] = "face up" if rec.get("revealed") and place is not None else ""
+        out["moved"] = "moved this turn" if rec.get("moved") else ""
+        out["fresh"] = "arrived this turn" if rec.get("fresh") else ""
+        seen = piece in state.get("known", {}).get(opp, ())
+        out["known"] = f"identified by the {opp.capitalize()}" if seen else f"unknown to the {opp.capitalize()}"
+        return out
+    d_card = d.cards.get(piece) or d.optional_cards.get(piece)
+    if d_card is not None:
+        for side, held in state.get("hand_known", {}).items():
+            if piece in state.get("hands", {}).get(side, ()):
+                opp = st.other(side)
+                seen = piece in held
+                out["known"] = f"seen by the {opp.capitalize()}" if seen else f"unseen by the {opp.capitalize()}"
+    return out
+
+
+def _told_apart(state: dict[str, Any], group: list[Action], field: str) -> dict[int, Action]:
+    """New entries (by the position of the old in ``group``) for entries whose pieces read
+    alike but are not interchangeable (a block the opponent identified and one he did not):
+    each label names, beside the id, what differs."""
+    facts = [_facts(state, a[field]) for a in group]
+    differ = [k for k in facts[0] if len({f.get(k, "") for f in facts}) > 1]
+    out: dict[int, Action] = {}
+    for i, (action, fact) in enumerate(zip(group, facts)):
+        note = ", ".join(fact[k] for k in differ if fact.get(k))
+        label = action.get("label")
+        if not note or not isinstance(label, str):
+            continue
+        piece = action[field]
+        out[i] = action | {"label": label.replace(f"{piece})", f"{note}, {piece})", 1) if f"{piece})" in label
+                           else f"{label} ({note})"}
+    return out
+
+
+def one_per_effect(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], list[Action]]:
+    """``acts`` (every legal order) and the menu: one entry per class of orders with the same
+    effect (module docstring), the first of each in the order given. Entries that read alike
+    and still differ get new labels that tell them apart (:func:`_told_apart`), in both lists
+    (new dicts: the rules' own may be shared). Without alike entries, ``acts`` both times."""
+    classes: dict[tuple[Any, ...], list[Action]] = {}
+    out: list[Action] = []
+    position = None
+    for action in acts:
+        field = next((f for f in PIECE_FIELDS if f in action), None)
+        if field is None or not isinstance(action[field], str):
+            out.append(action)
+            continue
+        rest = tuple(sorted((k, repr(v)) for k, v in action.items() if k != field and k not in MARKERS))
+        key = (field, rest, _printed(action[field]))
+        kept = classes.setdefault(key, [])
+        if kept and position is None:
+            position = _position(state)
+        if any(interchangeable(state, other[field], action[field], position) for other in kept):
+            continue
+        kept.append(action)
+        out.append(action)
+    if len(out) == len(acts) and all(len(g) == 1 for g in classes.values()):
+        return acts, acts
+    renamed: dict[int, Action] = {}
+    for (field, _rest, printed), group in classes.items():
+        if len(group) > 1 and printed is not None:
+            renamed.update({id(group[i]): new for i, new in _told_apart(state, group, field).items()})
+    if not renamed:
+        return acts, out
+    return [renamed.get(id(a), a) for a in acts], [renamed.get(id(a), a) for a in out]
