@@ -104,7 +104,8 @@ def test_a_shared_win_and_yusufs_win_score_as_the_result_says() -> None:
     solo["result"] = {"winner": None, "reason": "Yusuf has the most Prestige Points (60) and wins",
                       "score": {"yusuf": 60, "blue": 50}}
     solo["phase"] = "over"
-    assert sabika.result(solo)["winners"] == ["Yusuf"]
+    res = sabika.result(solo)
+    assert res is not None and res["winners"] == ["Yusuf"]
     assert outcome(sabika, solo, ["blue"], adapter("sabika")) == {"blue": 0.0}
     tie = copy.deepcopy(solo)
     tie["result"]["score"] = {"yusuf": 55, "blue": 55}
