@@ -109,8 +109,10 @@ def evaluate(state: State) -> dict[str, float]:
     empties (early on a lead of 20 points is a guess; at the end it is the result)."""
     promise = promised(state)
     spread = 6.0 + 18.0 * (1.0 - _drawn(state))
-    top = max(promise.values())
-    weights = {w: math.exp((v - top) / spread) for w, v in promise.items()}
+    top = max(promise[r] for r in state["roles"])
+    # Dirk never wins (the book ranks only the players at the end): his majorities are already
+    # the points they keep from the players
+    weights = {r: math.exp((promise[r] - top) / spread) for r in state["roles"]}
     total = sum(weights.values())
     return {r: weights[r] / total for r in state["roles"]}
 

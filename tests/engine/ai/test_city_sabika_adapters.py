@@ -187,3 +187,12 @@ def test_sabika_solo_search_plays_legal_steps() -> None:
         action = ai.choose(module, state, role, step, "normal", iterations=3)
         assert action in default_candidates(module, state, role)
         state = module.apply(state, role, action)
+
+
+def test_dirk_takes_no_share_of_the_chances() -> None:
+    """In the 2-player game Dirk scores majorities but never wins: the players' chances still
+    add up to 1."""
+    state = played("granada_city", 6, 120, {"players": 2})[-1][0]
+    assert state["dirk"]
+    chances = city_ai.evaluate(state)
+    assert set(chances) == {"red", "blue"} and sum(chances.values()) == pytest.approx(1.0)
