@@ -170,9 +170,15 @@ def rank(module: GameModule, state: State, role: str, seed: int, actions: list[A
     return sorted(range(len(actions)), key=lambda i: (strip_label(actions[i]) != pick, -scores[i], i))
 
 
-# Calibrated on the 2-core reference machine (load 5 to 7 from other work, 27 Nov 2026); see
-# the report of issue 31 for the figures. ``alcazaba bench --ai`` reports the real figure
-# (ai.think_s.sabika.<level>).
+# Calibrated on the 2-core reference machine, busy with other work (load 9 to 12 on its 2
+# cores, 27 Nov 2026): CPU time (time.process_time) of the searched decisions of blue's seat
+# against the easy player (seed 7) and in the solo game against Yusuf. 40 iterations took a
+# median 0.50 s (p95 0.68 s; solo 0.54 s, p95 0.81 s), some 13 ms an iteration, most of it the
+# rules' own apply (checking each step against the legal ones). 32 iterations (normal) then
+# took a median 0.38 s (p95 0.54 s; solo 0.55 s, p95 0.67 s, 30 decisions each: Yusuf's turns
+# are played inside apply) and 128 (hard) 1.64 s (p95 2.22 s; solo 1.63 s, p95 1.93 s, 15
+# decisions each): within engine.ai SECONDS but for the solo normal median, 10% over on the
+# busy machine. ``alcazaba bench --ai`` reports the real figure (ai.think_s.sabika.<level>).
 ADAPTER = Adapter(
     canonical=canonical,
     evaluate=evaluate,
