@@ -182,7 +182,7 @@ def rank(module: GameModule, state: State, role: str, seed: int, actions: list[A
 
 # Calibrated on the 2-core reference machine, busy with other work (load 9 to 12 on its 2
 # cores, 27 Nov 2026): CPU time (time.process_time) of the searched decisions of red's seat in
-# a 3-player game against two easy players (seed 7, /tmp script of the issue 31 report). With
+# a 3-player game against two easy players (seed 7, each ai.choose_with_stats timed). With
 # the built-in player in the playouts 40 iterations took a median 0.41 s (p95 0.86 s); with
 # the playout policy above (no rebuilding) 0.28 s (p95 0.40 s), some 7 ms an iteration. 56
 # iterations (normal) then took a median 0.36 s (p95 0.44 s, 30 decisions) and 224 (hard)
