@@ -186,14 +186,17 @@ def rank(module: GameModule, state: State, role: str, seed: int, actions: list[A
 # the built-in player in the playouts 40 iterations took a median 0.41 s (p95 0.86 s); with
 # the playout policy above (no rebuilding) 0.28 s (p95 0.40 s), some 7 ms an iteration. 56
 # iterations (normal) then took a median 0.36 s (p95 0.44 s, 30 decisions) and 224 (hard)
-# 1.30 s (p95 1.45 s, 15 decisions): within engine.ai SECONDS. ``alcazaba bench --ai``
-# reports the real figure (ai.think_s.granada_city.<level>).
+# 1.30 s (p95 1.45 s, 15 decisions). Over whole games the decisions cost more (the cities
+# grow): 9 games of ``alcazaba bench --ai`` at 56 iterations took a median 0.62 s of CPU (p95
+# 1.00 s, 1,002 decisions, three such runs at once on the busy machine), so the counts are 48
+# (normal) and 176 (hard), about 0.53 s and 1.9 s there and less on a quiet machine: engine.ai
+# SECONDS. ``alcazaba bench --ai`` reports the real figure (ai.think_s.granada_city.<level>).
 ADAPTER = Adapter(
     canonical=canonical,
     evaluate=evaluate,
     candidates=candidates,
     playout=playout,
     rank=rank,
-    budgets={"normal": Budget(iterations=56, depth=10, deep=1.0, margin=0.03),
-             "hard": Budget(iterations=224, depth=10, deep=1.0, margin=0.03)},
+    budgets={"normal": Budget(iterations=48, depth=10, deep=1.0, margin=0.03),
+             "hard": Budget(iterations=176, depth=10, deep=1.0, margin=0.03)},
 )

@@ -177,8 +177,11 @@ def rank(module: GameModule, state: State, role: str, seed: int, actions: list[A
 # rules' own apply (checking each step against the legal ones). 32 iterations (normal) then
 # took a median 0.38 s (p95 0.54 s; solo 0.55 s, p95 0.67 s, 30 decisions each: Yusuf's turns
 # are played inside apply) and 128 (hard) 1.64 s (p95 2.22 s; solo 1.63 s, p95 1.93 s, 15
-# decisions each): within engine.ai SECONDS but for the solo normal median, 10% over on the
-# busy machine. ``alcazaba bench --ai`` reports the real figure (ai.think_s.sabika.<level>).
+# decisions each). Over whole games of ``alcazaba bench --ai`` (8 games each, three runs at
+# once) normal took a median 0.46 s of CPU (p95 0.66 s) against the easy player and 0.48 s
+# (p95 0.67 s) solo: the later decisions cost some 20% more than the first ones, so hard has
+# 112 iterations (about 1.7 s): engine.ai SECONDS. ``alcazaba bench --ai`` reports the real
+# figure (ai.think_s.sabika.<level>).
 ADAPTER = Adapter(
     canonical=canonical,
     evaluate=evaluate,
@@ -186,5 +189,5 @@ ADAPTER = Adapter(
     playout=playout,
     rank=rank,
     budgets={"normal": Budget(iterations=32, depth=16, deep=1.0, margin=0.03),
-             "hard": Budget(iterations=128, depth=16, deep=1.0, margin=0.03)},
+             "hard": Budget(iterations=112, depth=16, deep=1.0, margin=0.03)},
 )
