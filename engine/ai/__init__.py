@@ -12,7 +12,7 @@ Levels:
   that tries the easy player's choice first at every decision, plays out with the game's
   playout policy (the easy player unless the game's adapter has a cheaper one) and scores
   with the game's evaluation where playouts are cut short (:mod:`engine.ai.navas`,
-  :mod:`engine.ai.granada`).
+  :mod:`engine.ai.granada`, :mod:`engine.ai.granada_city`, :mod:`engine.ai.sabika`).
 
 The budget is a number of iterations, not seconds. A wall-time budget would make a decision
 depend on the machine's load: a replay, a test or a bug report could not reproduce it. Each

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from engine.ai import granada, navas
+from engine.ai import granada, granada_city, navas, sabika
 from engine.ai.adapters import Adapter
 
-ADAPTERS: dict[str, Adapter] = {"navas": navas.ADAPTER, "granada": granada.ADAPTER}
+ADAPTERS: dict[str, Adapter] = {"navas": navas.ADAPTER, "granada": granada.ADAPTER,
+                                 "granada_city": granada_city.ADAPTER, "sabika": sabika.ADAPTER}
 
 
 def adapter(game_id: str) -> Adapter:

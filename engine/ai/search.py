@@ -72,14 +72,20 @@ class Stats:
 
 
 def outcome(module: GameModule, state: State, roles: list[str], adapter: Adapter) -> dict[str, float]:
-    """Each role's score in [0, 1]: 1/0 for a finished game's winner/losers (0.5 all round
-    for a draw), else the adapter's evaluation (0.5 for a role it has no opinion about)."""
+    """Each role's score in [0, 1]: 1/0 for a finished game's winner/losers, 1/k for each of k
+    players sharing a win (the result's ``winners``: Dirk Henn's Granada, Sabika; a solo
+    player beaten by the game's own opponent, who is no role, scores 0), 0.5 all round for a
+    draw without winners, else the adapter's evaluation (0.5 for a role it has no opinion
+    about)."""
     res = module.result(state)
     if res is not None:
         winner = res.get("winner")
-        if winner is None:
-            return {r: 0.5 for r in roles}
-        return {r: 1.0 if r == winner else 0.0 for r in roles}
+        if winner is not None:
+            return {r: 1.0 if r == winner else 0.0 for r in roles}
+        winners = res.get("winners")
+        if winners:
+            return {r: 1.0 / len(winners) if r in winners else 0.0 for r in roles}
+        return {r: 0.5 for r in roles}
     guess = adapter.evaluate(state)
     return {r: guess.get(r, 0.5) for r in roles}
 

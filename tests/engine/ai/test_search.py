@@ -51,9 +51,31 @@ def positions(game_id: str, seed: int, steps: int, every: int,
 SAMPLES = {
     "navas": positions("navas", 3, 120, 9),
     "granada": positions("granada", 5, 600, 45),
+    "granada_city": positions("granada_city", 6, 300, 37),
+    "sabika": positions("sabika", 6, 300, 37),
 }
 # the advanced variant hides each side's special cards as well (engine.navas.redeal)
 ADVANCED = positions("navas", 4, 160, 11, {"advanced": True})
+VARIANT_OPTIONS: dict[str, dict[str, Any]] = {
+    "navas-advanced": {"advanced": True},
+    "granada_city-2": {"players": 2},       # Dirk's tiles
+    "sabika-solo": {"players": 1},           # Yusuf's pile and decks
+    "sabika-events": {"events": "mixed"},    # face-down Events
+}
+VARIANTS = {
+    "navas-advanced": ADVANCED,
+    "granada_city-2": positions("granada_city", 9, 200, 29, VARIANT_OPTIONS["granada_city-2"]),
+    "sabika-solo": positions("sabika", 8, 150, 23, VARIANT_OPTIONS["sabika-solo"]),
+    # the first steps too: the other players' Starting tiles are hidden during the setup
+    "sabika-events": positions("sabika", 10, 200, 29, VARIANT_OPTIONS["sabika-events"]),
+}
+SEARCHED = ["navas", "navas-advanced", "granada", "granada_city", "granada_city-2", "sabika", "sabika-solo",
+            "sabika-events"]
+"""Every game with an adapter of its own, and the variants that hide more."""
+
+
+def samples(name: str) -> list[tuple[dict[str, Any], str]]:
+    return VARIANTS.get(name) or SAMPLES[name]
 
 
 def test_sample_positions_have_real_choices() -> None:
@@ -62,12 +84,12 @@ def test_sample_positions_have_real_choices() -> None:
 
 
 @pytest.mark.parametrize("level", ["normal", "hard"])
-@pytest.mark.parametrize("game_id", ["navas", "navas-advanced", "granada"])
+@pytest.mark.parametrize("game_id", SEARCHED)
 def test_same_decision_on_states_the_role_cannot_tell_apart(game_id: str, level: str) -> None:
     """s and redeal(s, role, k) differ only in what role cannot see: the same seed must give
     the same decision, or the search read something hidden. Each level searches with its own
     budget's settings (playout depth, widening, bias), on few iterations."""
-    found = ADVANCED if game_id == "navas-advanced" else SAMPLES[game_id]
+    found = samples(game_id)
     game_id = game_id.split("-")[0]
     module = engine.get(game_id)
     differed = 0
@@ -100,23 +122,24 @@ def test_the_search_uses_the_games_own_canonical_form(game_id: str) -> None:
     assert adapter(game_id).canonical is engine.get(game_id).canonical
 
 
-@pytest.mark.parametrize("game_id", ["navas", "navas-advanced", "granada"])
+@pytest.mark.parametrize("game_id", SEARCHED)
 def test_canonical_form_is_one_per_information_set(game_id: str) -> None:
     """The canonical form (every sample starts from it) is the same for every state the role
     cannot tell apart, and the role sees it exactly as the real state."""
-    found = ADVANCED if game_id == "navas-advanced" else SAMPLES[game_id]
+    found = samples(game_id)
+    options = VARIANT_OPTIONS.get(game_id, {})
     game_id = game_id.split("-")[0]
     module = engine.get(game_id)
     canonical = adapter(game_id).canonical
     for state, role in found:
-        for who in module.roles({}):
+        for who in module.roles(options):
             base = canonical(state, who)
             assert module.view(base, who) == module.view(state, who)
             for k in (2, 9):
                 assert dumps(canonical(module.redeal(state, who, k), who)) == dumps(base), (role, who, k)
 
 
-@pytest.mark.parametrize("game_id", ["navas", "granada"])
+@pytest.mark.parametrize("game_id", ["navas", "granada", "granada_city", "sabika"])
 def test_deterministic_for_a_seed(game_id: str) -> None:
     for n, (state, role) in enumerate(SAMPLES[game_id][:4]):
         first, stats = ai.choose_with_stats(game_id, state, role, 5 + n, "normal", iterations=FEW)

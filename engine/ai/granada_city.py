@@ -1,0 +1,202 @@
+"""Dirk Henn's Granada for the search: a canonical information set, an evaluation, the options
+worth searching and their order.
+
+Hidden in this game (engine/granada_city/redeal.py) is only the order of the money deck, with
+the scoring cards A and B each somewhere in the pile it was shuffled into, and the generator
+(the bag's next draws: the bag itself is public). The canonical form puts the money cards of
+the deck in the catalogue's order, each scoring card at the end of its pile, and resets the
+generator, so two states a player cannot tell apart have one canonical form. The game has no
+canonical form of its own, so this one follows its ``redeal``: tests/engine/ai checks
+``canonical(s) == canonical(redeal(s, role, k))`` over played games, and a change of what
+``redeal`` deals again fails there.
+
+The evaluation is each competitor's final score as the board promises it: the points already
+scored, plus every scoring still to come held on today's cities (majorities and longest
+moats), grown by how many more buildings the board will hold by then (the share of the bag
+drawn so far against the share drawn at that scoring), plus the money in hand and the tiles in
+supply. A softmax of those promises, with a temperature that narrows as the bag empties,
+gives each player's chance of winning.
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine import players
+from engine.ai.adapters import Adapter, Budget, default_candidates
+from engine.api import Action, GameModule, State, clone, strip_label
+from engine.granada_city import player
+from engine.granada_city.city import longest_moat
+from engine.granada_city.core import sort_cards, value_of
+from engine.granada_city.data import CATALOG
+from engine.granada_city.scoring import REGULAR, SIMPLIFIED, built, held
+from engine.rng import Generator, seed_state
+
+CANONICAL_SEED = 0
+"""The generator of every canonical form: what the bag draws next is nobody's knowledge."""
+
+
+def canonical(state: State, role: str) -> State:
+    """One representative of everything ``role`` cannot tell from ``state``: the deck's money
+    cards in the catalogue's order, spread over the piles as they lie (their sizes are public),
+    each scoring card last in the pile it was shuffled into, and a fixed generator."""
+    s = clone(state)
+    deck, piles = s["deck"], s["piles"]
+    scoring_in: list[tuple[str, int]] = []
+    start = 0
+    for i, size in enumerate(piles):
+        scoring_in += [(c, i) for c in deck[start:start + size] if c in CATALOG.scoring_cards]
+        start += size
+    money = sort_cards([c for c in deck if c not in CATALOG.scoring_cards])
+    rebuilt: list[str] = []
+    for i, size in enumerate(piles):
+        extra = sorted(c for c, p in scoring_in if p == i)
+        rebuilt += money[:size - len(extra)] + extra
+        money = money[size - len(extra):]
+    s["deck"] = rebuilt + money
+    s["rng"] = seed_state(CANONICAL_SEED)
+    return s
+
+
+AT_SCORING = {"A": 0.3, "B": 0.65, "C": 1.0}
+"""The share of the bag drawn when each scoring comes (A in the second of five piles, B in the
+fourth, C at the end): how much bigger the cities will be by then than today."""
+MONEY = 0.35   # points per unit of money in hand, while there is something left to buy
+SUPPLY = 1.5   # points per tile in supply (a rebuilding may still build it)
+
+
+def _drawn(state: State) -> float:
+    """The share of the tiles drawn from the bag so far (the game ends when it runs dry)."""
+    total = len(CATALOG.tile_order)
+    return max(0.05, 1.0 - len(state["bag"]) / total)
+
+
+def promised(state: State) -> dict[str, float]:
+    """Each competitor's final score as the board promises it (see the module notes); Dirk's
+    too in the 2-player game, since he takes majorities from the players."""
+    done = {s["card"] for s in state["scorings"]} | set(state["due"])
+    to_come = [c for c in ("A", "B", "C") if c not in done]
+    simplified = state["options"]["simplified"]
+    buildings = {r: built(state["cities"][r]) for r in state["roles"]}
+    if state["dirk"] is not None:
+        buildings["dirk"] = held(state["dirk"])
+    turn = state["turn"]
+    if turn is not None and turn["bought"] and state["stage"] != "over":
+        # bought but not yet placed: a playout cut off in the middle of a turn still counts them
+        buildings[turn["role"]] = buildings[turn["role"]] + held([[t[0], t[1]] for t in turn["bought"]])
+    drawn = _drawn(state)
+    out = {who: float(state["scores"].get(who, 0)) for who in buildings}
+    moats = {r: longest_moat(state["cities"][r]) for r in state["roles"]}
+    for card in to_come:
+        grow = min(3.0, max(1.0, AT_SCORING[card] / drawn))
+        table = (SIMPLIFIED if simplified else REGULAR)[card]
+        for kind in CATALOG.types:
+            counts = {w: [p for (k, p) in have if k == kind] for w, have in buildings.items()}
+            total = sum(len(v) for v in counts.values())
+            ranked = sorted((w for w in counts if counts[w]), key=lambda w: (-len(counts[w]), -max(counts[w])))
+            for place, who in enumerate(ranked[:len(table)]):
+                out[who] += table[place] if simplified else table[place] * total * grow
+        for r in state["roles"]:
+            out[r] += moats[r] * (1.0 + 0.3 * (grow - 1.0))
+    left = 1.0 - drawn
+    for r in state["roles"]:
+        out[r] += MONEY * left * sum(value_of(c) for c in state["hands"][r]) + SUPPLY * left * len(state["supplies"][r])
+    return out
+
+
+def evaluate(state: State) -> dict[str, float]:
+    """Each player's chance of winning: a softmax of the promised scores, sharper as the bag
+    empties (early on a lead of 20 points is a guess; at the end it is the result)."""
+    promise = promised(state)
+    spread = 6.0 + 18.0 * (1.0 - _drawn(state))
+    top = max(promise[r] for r in state["roles"])
+    # Dirk never wins (the book ranks only the players at the end): his majorities are already
+    # the points they keep from the players
+    weights = {r: math.exp((promise[r] - top) / spread) for r in state["roles"]}
+    total = sum(weights.values())
+    return {r: weights[r] / total for r in state["roles"]}
+
+
+NARROW = 4
+"""How many of a long list of equivalent steps (where to build, which cell to rebuild) the tree
+considers: the heuristic's best ones."""
+FOLLOW = ("pay", "tile")
+"""Steps the search leaves to the heuristic: which card pays next (its payment plan already
+paid exactly when it can, else overshooting least) and which bought tile is placed first."""
+
+
+def _ratings(state: State, role: str, actions: list[Action]) -> list[float]:
+    return [player._rate(state, role, a) for a in actions]
+
+
+def candidates(module: GameModule, state: State, role: str) -> list[Action]:
+    """The legal steps worth searching: for a payment or the order of placing, the heuristic's
+    step alone; for a long list of positions or cells, the heuristic's best few (and the
+    other kinds of step of the same menu: supplying, donating, going back are kept)."""
+    legal = default_candidates(module, state, role)
+    if len(legal) <= 1:
+        return legal
+    kinds = {a["type"] for a in legal}
+    if kinds & set(FOLLOW):
+        return [players.choose(module, state, role, 0)]
+    many = [a for a in legal if a["type"] in ("position", "cell")]
+    if len(many) <= NARROW:
+        return legal
+    scores = _ratings(state, role, many)
+    best = sorted(range(len(many)), key=lambda i: (-scores[i], i))[:NARROW]
+    kept = {action_id(many[i]) for i in best}
+    return [a for a in legal if a["type"] not in ("position", "cell") or action_id(a) in kept]
+
+
+def action_id(action: Action) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, repr(v)) for k, v in strip_label(action).items()))
+
+
+SKIPPED = ("rebuild", "back")
+"""Steps the playout policy never takes: rebuilding is rare and rating it (every removable
+tile's removal judged on the whole city) is most of the built-in player's time."""
+
+
+def playout(module: GameModule, state: State, role: str, seed: int) -> Action:
+    """The built-in player's ratings without its rebuilding options: a playout is one sample
+    among many, so a cheaper one buys more of them. The tree itself still tries the built-in
+    player's full choice first at the root, rebuilding included."""
+    legal = default_candidates(module, state, role)
+    if len(legal) == 1:
+        return legal[0]
+    moves = [a for a in legal if a["type"] not in SKIPPED] or legal
+    gen = Generator(seed)
+    scores = _ratings(state, role, moves)
+    return moves[max(range(len(moves)), key=lambda i: (scores[i], gen.randbelow(1000)))]
+
+
+def rank(module: GameModule, state: State, role: str, seed: int, actions: list[Action], checked: bool) -> list[int]:
+    """The built-in player's full choice first at the root (``checked``), the playout policy's
+    below it, then the others by the heuristic's own ratings (not the menu's order), so that
+    a few dozen iterations go to the steps it nearly chose."""
+    chosen = players.choose(module, state, role, seed) if checked else playout(module, state, role, seed)
+    pick = strip_label(chosen)
+    scores = [-1e9 if a["type"] in SKIPPED and not checked else player._rate(state, role, a) for a in actions]
+    return sorted(range(len(actions)), key=lambda i: (strip_label(actions[i]) != pick, -scores[i], i))
+
+
+# Calibrated on the 2-core reference machine, busy with other work (load 9 to 12 on its 2
+# cores, 27 Nov 2026): CPU time (time.process_time) of the searched decisions of red's seat in
+# a 3-player game against two easy players (seed 7, each ai.choose_with_stats timed). With
+# the built-in player in the playouts 40 iterations took a median 0.41 s (p95 0.86 s); with
+# the playout policy above (no rebuilding) 0.28 s (p95 0.40 s), some 7 ms an iteration. 56
+# iterations (normal) then took a median 0.36 s (p95 0.44 s, 30 decisions) and 224 (hard)
+# 1.30 s (p95 1.45 s, 15 decisions). Over whole games the decisions cost more (the cities
+# grow): 9 games of ``alcazaba bench --ai`` at 56 iterations took a median 0.62 s of CPU (p95
+# 1.00 s, 1,002 decisions, three such runs at once on the busy machine), so the counts are 48
+# (normal) and 176 (hard), about 0.53 s and 1.9 s there and less on a quiet machine: engine.ai
+# SECONDS. ``alcazaba bench --ai`` reports the real figure (ai.think_s.granada_city.<level>).
+ADAPTER = Adapter(
+    canonical=canonical,
+    evaluate=evaluate,
+    candidates=candidates,
+    playout=playout,
+    rank=rank,
+    budgets={"normal": Budget(iterations=48, depth=10, deep=1.0, margin=0.03),
+             "hard": Budget(iterations=176, depth=10, deep=1.0, margin=0.03)},
+)

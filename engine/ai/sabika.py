@@ -1,0 +1,193 @@
+"""Sabika for the search: a canonical information set, an evaluation, a cheaper playout policy,
+the options worth searching and their order.
+
+Hidden in Sabika (engine/sabika/redeal.py): the order of the Minor Construction and Minor Poem
+decks and of the two Storehouse piles (their sizes are public), the other players' Starting
+tiles while hidden, which unseen Events lie face down (only their polarities are known), in
+solo Yusuf's Worker tile pile and his three decks of Worker cards, and the generator (the
+bag's draws). The canonical form puts each of those in one fixed arrangement: the decks and
+piles sorted, the hidden Starting tiles dealt in sorted order to the slots ``redeal`` deals
+them to, the face-down Events replaced by the first unseen Events of their polarities, and the
+generator reset. The game's built-in player has a canonical form for its own look-ahead
+(:func:`engine.sabika.player.canonical`), but it keeps the Events' ids and the Starting tiles
+as they are: the search needs one form per information set, so this one follows ``redeal``
+all the way, and tests/engine/ai checks ``canonical(s) == canonical(redeal(s, role, k))``
+over played games.
+
+The evaluation is the built-in player's own valuation of each seat (:func:`engine.sabika.
+player.value`: PP, then what turns into PP later: the Sultan's Wishes still to be scored for
+what the player shows, his Major Poems and the Trade card, Materials, Goods, Parias against the
+tributes to come, Dinars, Seals, storage), as a softmax over the seats with a temperature
+that narrows as the rounds run out; in the solo game against Yusuf's PP and the pace he keeps.
+"""
+
+from __future__ import annotations
+
+import math
+
+import engine.sabika as sabika
+from engine import players
+from engine.ai.adapters import Adapter, Budget, default_candidates
+from engine.api import Action, GameModule, State, clone, strip_label
+from engine.rng import Generator, seed_state
+from engine.sabika import player
+from engine.sabika.names import EVENTS
+
+YUSUF = "yusuf"
+ROUNDS = 5
+CANONICAL_SEED = 0
+
+
+def _sorted(items: list[str]) -> list[str]:
+    return sorted(items, key=str)
+
+
+def canonical(state: State, role: str) -> State:
+    """One representative of everything ``role`` cannot tell from ``state`` (module notes)."""
+    s = clone(state)
+    s["minor_deck"] = _sorted(s["minor_deck"])
+    s["poem_deck"] = _sorted(s["poem_deck"])
+    piles = _sorted(s["store_piles"]["left"] + s["store_piles"]["right"])
+    n_left = len(s["store_piles"]["left"])
+    s["store_piles"] = {"left": piles[:n_left], "right": piles[n_left:]}
+    revealed = s["phase"] != "setup"
+    pool = list(s["unused_starting"])
+    slots: list[tuple[str, int]] = []
+    for r, p in s["players"].items():
+        if r == role:
+            continue
+        for i, t in enumerate(p["offer"]):
+            if revealed and t == p["start_tile"]:
+                continue
+            pool.append(t)
+            slots.append((r, i))
+    pool = _sorted(pool)
+    for r, i in sorted(slots):
+        p = s["players"][r]
+        old = p["offer"][i]
+        p["offer"][i] = pool.pop(0)
+        if not revealed and p["start_tile"] == old:
+            p["start_tile"] = p["offer"][i]
+    s["unused_starting"] = pool
+    if s["event_stack"]:
+        polarities = sorted(EVENTS[e]["polarity"] for e in s["event_stack"])
+        unseen = {pol: sorted(e for e, d in EVENTS.items() if d["polarity"] == pol and e not in s["events_seen"])
+                  for pol in set(polarities)}
+        s["event_stack"] = [unseen[pol].pop(0) for pol in polarities]
+    if YUSUF in s:
+        s[YUSUF]["pile"] = _sorted(s[YUSUF]["pile"])
+        for worker in s[YUSUF]["decks"]:
+            s[YUSUF]["decks"][worker] = _sorted(s[YUSUF]["decks"][worker])
+    s["rng"] = seed_state(CANONICAL_SEED)
+    return s
+
+
+def _rounds_left(state: State) -> float:
+    """Rounds still to play, the current one counting by half (0 once the game is over)."""
+    if state["phase"] == "over":
+        return 0.0
+    if state["phase"] == "setup":
+        return float(ROUNDS)
+    return max(0.0, ROUNDS - int(state["round"]) + 0.5)
+
+
+YUSUF_PACE = 9.0
+"""PP Yusuf gains a round, before his own record says otherwise (he ended solo games of the
+built-in player with 47 to 60 PP from 5)."""
+
+
+def _yusuf_promise(state: State) -> float:
+    yusuf = state[YUSUF]
+    played = ROUNDS - _rounds_left(state)
+    start = state.get("options", {}).get("yusuf_pp", 5)
+    pace = YUSUF_PACE
+    if played >= 1:
+        pace = 0.5 * YUSUF_PACE + 0.5 * max(0.0, (yusuf["pp"] - start) / played)
+    return float(yusuf["pp"]) + pace * _rounds_left(state)
+
+
+def evaluate(state: State) -> dict[str, float]:
+    """Each player's chance of winning (module notes)."""
+    roles = list(state["players"])
+    worth = {r: player.value(state, r) for r in roles}
+    spread = 3.0 + 2.0 * _rounds_left(state)
+    if YUSUF in state:
+        (only,) = roles
+        x = (worth[only] - _yusuf_promise(state)) / spread
+        return {only: 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, x))))}
+    top = max(worth.values())
+    weights = {r: math.exp((v - top) / spread) for r, v in worth.items()}
+    total = sum(weights.values())
+    return {r: w / total for r, w in weights.items()}
+
+
+def _one_step(state: State, role: str, legal: list[Action]) -> list[float]:
+    """The built-in player's one-step judgement of each step: the position it leads to, valued
+    for the player, plus the step's prior (what a square or a choice leads to later)."""
+    base = player.value(state, role)
+    return [player.value(sabika.apply(state, role, a), role) - base + player.prior(state, role, a) for a in legal]
+
+
+def _is_move(state: State) -> bool:
+    """Whether the decision is where a Worker goes (the built-in player plays out a whole turn
+    for each of its best squares there)."""
+    return bool(state["stack"]) and state["stack"][-1]["kind"] == "work"
+
+
+def playout(module: GameModule, state: State, role: str, seed: int) -> Action:
+    """The built-in player's one-step choice, without its redeal and without playing a turn out
+    for each square a Worker may go to (there the squares' prior decides): a playout is one
+    sample among many, so a cheaper one buys more of them. The tree itself still tries the
+    built-in player's full choice first at the root."""
+    legal = sabika.actions(state, role)
+    if len(legal) == 1:
+        return legal[0]
+    gen = Generator(seed)
+    moves = [a for a in legal if a["type"] != "back"] or legal
+    if _is_move(state):
+        scores = [player.prior(state, role, a) for a in moves]
+    else:
+        scores = _one_step(state, role, moves)
+    best = max(range(len(moves)), key=lambda i: (scores[i], gen.randbelow(1000)))
+    return moves[best]
+
+
+def candidates(module: GameModule, state: State, role: str) -> list[Action]:
+    """Every legal step but ``back``: the built-in player never takes it, and in a search of a
+    few dozen iterations the way back and round again only spreads the samples over menu
+    steps that change nothing on the board."""
+    legal = default_candidates(module, state, role)
+    kept = [a for a in legal if a["type"] != "back"]
+    return kept or legal
+
+
+def rank(module: GameModule, state: State, role: str, seed: int, actions: list[Action], checked: bool) -> list[int]:
+    """The built-in player's full choice first at the root (``checked``), the playout policy's
+    below it, then the rest by the one-step judgement, not the menu's order."""
+    chosen = players.choose(module, state, role, seed) if checked else playout(module, state, role, seed)
+    pick = strip_label(chosen)
+    scores = [player.prior(state, role, a) for a in actions] if _is_move(state) else _one_step(state, role, actions)
+    return sorted(range(len(actions)), key=lambda i: (strip_label(actions[i]) != pick, -scores[i], i))
+
+
+# Calibrated on the 2-core reference machine, busy with other work (load 9 to 12 on its 2
+# cores, 27 Nov 2026): CPU time (time.process_time) of the searched decisions of blue's seat
+# against the easy player (seed 7) and in the solo game against Yusuf. 40 iterations took a
+# median 0.50 s (p95 0.68 s; solo 0.54 s, p95 0.81 s), some 13 ms an iteration, most of it the
+# rules' own apply (checking each step against the legal ones). 32 iterations (normal) then
+# took a median 0.38 s (p95 0.54 s; solo 0.55 s, p95 0.67 s, 30 decisions each: Yusuf's turns
+# are played inside apply) and 128 (hard) 1.64 s (p95 2.22 s; solo 1.63 s, p95 1.93 s, 15
+# decisions each). Over whole games of ``alcazaba bench --ai`` (8 games each, three runs at
+# once) normal took a median 0.46 s of CPU (p95 0.66 s) against the easy player and 0.48 s
+# (p95 0.67 s) solo: the later decisions cost some 20% more than the first ones, so hard has
+# 112 iterations (about 1.7 s): engine.ai SECONDS. ``alcazaba bench --ai`` reports the real
+# figure (ai.think_s.sabika.<level>).
+ADAPTER = Adapter(
+    canonical=canonical,
+    evaluate=evaluate,
+    candidates=candidates,
+    playout=playout,
+    rank=rank,
+    budgets={"normal": Budget(iterations=32, depth=16, deep=1.0, margin=0.03),
+             "hard": Budget(iterations=112, depth=16, deep=1.0, margin=0.03)},
+)
