@@ -71,5 +71,6 @@ class GameService(LobbyCommands, PlayCommands, ArchiveCommands, OutboxCommands, 
     Create with ``GameService(async_engine)`` or ``GameService.open(url)`` (the database must
     be migrated: ``bot.db.migrate(url)``); ``await service.close()`` at the end. The commands
     are grouped by concern in the modules of this package (lobby, play, archive, outbox, claims) over
-    one core (``bot.service.core``): this class only puts them together.
+    one game flow (``bot.service.core``) over the games' storage (``bot.service.storage``): this
+    class only puts them together.
     """

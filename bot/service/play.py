@@ -14,18 +14,8 @@ import engine
 from bot.models import Game, Outbox, Seat, dumps, loads, utcnow
 from bot.service import orders, ratings
 from bot.service.core import (
-    _GAME_ID_AT,
-    _MARK_AT,
-    _SEAT_ID_AT,
-    _SEAT_ROLE_AT,
-    _SEAT_USER_AT,
-    _STATUS_AT,
-    _VERSION_AT,
     ServiceCore,
     _bot_seed,
-    _Hot,
-    _Loaded,
-    _look_parts,
     _module,
     _standing_steps,
     _upgrade_base,
@@ -33,6 +23,17 @@ from bot.service.core import (
     undo_refusal,
 )
 from bot.service.levels import PREF, check_level, game_level, seat_level
+from bot.service.sql import (
+    _GAME_ID_AT,
+    _MARK_AT,
+    _SEAT_ID_AT,
+    _SEAT_ROLE_AT,
+    _SEAT_USER_AT,
+    _STATUS_AT,
+    _VERSION_AT,
+    _look_parts,
+)
+from bot.service.storage import _Hot, _Loaded
 from bot.service.types import (
     GameInfo,
     GameNotFound,

@@ -168,11 +168,11 @@ async def test_times_written_and_read_straight_on_sqlite_keep_the_orm_format(
     """A time on the whole second is where the driver's own format and SQLAlchemy's differ
     ('12:00:00' against '12:00:00.000000'); and a hot view turns the row's text back into
     times, as the ORM would."""
-    import bot.service.core as core
+    import bot.service.storage as storage
 
     pk = await two_player_game(service)
     noon = datetime(2026, 1, 1, 12, 0, 0)
-    monkeypatch.setattr(core, "utcnow", lambda: noon)
+    monkeypatch.setattr(storage, "utcnow", lambda: noon)
     await service.apply(pk, "red", {"type": "add", "n": 1}, 0, ANN)
     assert rows(db_path, "SELECT created_at FROM move WHERE game_pk = ?", pk) == [("2026-01-01 12:00:00.000000",)]
     assert rows(db_path, "SELECT updated_at FROM game WHERE id = ?", pk) == [("2026-01-01 12:00:00.000000",)]
