@@ -6,7 +6,7 @@ transaction. Where states and rows are kept is ``bot.service.storage`` (over
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
@@ -15,7 +15,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.models import Game, Move, Outbox, Seat, dumps, loads
 from bot.service import ratings
 from bot.service.deltas import SNAPSHOT_EVERY, state_hash
-from bot.service.sql import _INSERT_OUTBOX, _LAST_STANDING_STEP, _UPGRADE_FACTS, _fetch, _run, _Sql
+from bot.service.sql import (
+    _INSERT_OUTBOX,
+    _LAST_STANDING_STEPS,
+    _UPGRADE_FACTS,
+    STANDING_TAIL,
+    _fetch,
+    _run,
+    _Sql,
+)
 from bot.service.storage import _STATE_CACHE_SIZE, Storage, _Loaded, _module, _UndoFacts
 from bot.service.transactions import MOVES_CHANNEL
 from bot.service.types import (
@@ -26,9 +34,22 @@ from bot.service.types import (
     StaleVersion,
     StepResult,
 )
-from engine.api import GameModule, RulesModule, State, adapt, clone, strip_label, undo_barrier, visible_log
+from engine.api import (
+    Action,
+    GameModule,
+    RulesModule,
+    State,
+    adapt,
+    clone,
+    strip_label,
+    undo_barrier,
+    visible_log,
+)
+from engine.text import role_name
 
 __all__ = [
+    "CONFIRM_FORCED",
+    "FORCED_LIMIT",
     # what other modules import from here; the last four are defined where states are kept
     # and named here too for the callers that have always imported them from here
     # (bot/web/live.py, benchmarks/bench.py, the service's command modules).
@@ -50,6 +71,20 @@ __all__ = [
 EXPORT_FORMAT = 1
 
 _SEED_LIMIT = 1 << 63
+
+CONFIRM_FORCED = "confirm_forced"
+"""The seat preference (true/false, default false) asking that forced steps be asked like any
+other, instead of taken by the service itself (``/prefs`` on Discord, ``confirm on`` at the
+terminal table)."""
+FORCED_LIMIT = 32
+"""Forced steps the service takes by itself in a row at most, after one step: a game whose
+forced steps never end still returns."""
+assert FORCED_LIMIT < STANDING_TAIL
+
+
+def is_auto(action: dict[str, Any]) -> bool:
+    """Whether a recorded action is a forced step the service took by itself."""
+    return action.get("auto") is True
 
 
 def _bot_seed(game_seed: int, version: int, role: str) -> int:
@@ -123,14 +158,23 @@ class ServiceCore(Storage):
 
     @staticmethod
     async def _undo_facts(conn: _Sql, game: Game) -> _UndoFacts:
-        """The undo facts of the game as the database holds them (two indexed statements)."""
-        found = await _fetch(conn, _LAST_STANDING_STEP, {"pk": game.id})
-        last = found[0] if found else None
+        """The undo facts of the game as the database holds them (two indexed statements). The
+        last step is the last one standing that a player (or the built-in player) chose: the
+        forced steps the service took by itself after it go with it (``undo``), and make it
+        final when one of them is."""
+        found = await _fetch(conn, _LAST_STANDING_STEPS, {"pk": game.id})
+        last = None
+        barrier = False
+        for row in found:
+            barrier = barrier or bool(row.barrier)
+            if '"auto"' not in row.action or not is_auto(loads(row.action)):
+                last = (int(row.seq), str(row.role), barrier)
+                break
         upgrades = await _fetch(conn, _UPGRADE_FACTS, {"pk": game.id})
         recorded = int(upgrades[-1].to_version) if upgrades else int(game.rules_version)
         base = _upgrade_base(upgrades)
         return _UndoFacts(
-            last=(int(last.seq), str(last.role), bool(last.barrier)) if last is not None else None,
+            last=last,
             recorded=recorded,
             base=(int(base.seq), int(base.to_version)) if base is not None else None)
 
@@ -276,9 +320,17 @@ class ServiceCore(Storage):
         barrier: bool,
         extra_notice: dict[str, Any] | None = None,
         prompt_again: bool = True,
+        quiet: Collection[str] = (),
+        notify: bool = True,
+        note: str | None = None,
     ) -> StepResult:
         """Record one move: its rows and the game row (``Storage._write_move``), the rating of
-        a game that ends, and the notifications, as Core statements (no ORM flush)."""
+        a game that ends, and the notifications, as Core statements (no ORM flush).
+
+        ``quiet``: roles not told to act (their next step is a forced one the service takes
+        next, so the prompt would be for nothing); ``notify=False``: no notification at all (a
+        step of an undo that takes back several); ``note``: a public line before the step's
+        own (a forced step says it was taken by the service)."""
         game, module, before = loaded.game, loaded.module, loaded.state
         assert game.id is not None
         active_before = list(module.active(before))
@@ -290,19 +342,28 @@ class ServiceCore(Storage):
         if result is not None:
             await self._rate(session, loaded, result)
         new_entries = _new_lines(before, new_state)
-        public = [str(e.get("text", "")) for e in visible_log(new_entries, None)]
-        prompted = [r for r in active if r not in active_before]
-        if prompt_again and role in active and role not in prompted:
-            # The role must act again: its next prompt is a notification like any other,
-            # written with the step, so that a crash after this commit cannot lose it.
-            prompted.append(role)
-        notices = self._notices(loaded, version, public, prompted, result, extra_notice)
-        if notices:
-            await _run(session, _INSERT_OUTBOX, notices)
+        if notify:
+            public = [str(e.get("text", "")) for e in visible_log(new_entries, None)]
+            if note is not None:
+                public.insert(0, note)
+            prompted = [r for r in active if r not in active_before]
+            if prompt_again and role in active and role not in prompted:
+                # The role must act again: its next prompt is a notification like any other,
+                # written with the step, so that a crash after this commit cannot lose it.
+                prompted.append(role)
+            prompted = [r for r in prompted if r not in quiet]
+            notices = self._notices(loaded, version, public, prompted, result, extra_notice)
+            if notices:
+                await _run(session, _INSERT_OUTBOX, notices)
         self._advance(session, loaded, version, new_state, snapshot)
         # A step stands last now; an undo brings back an older one, which the log will say.
-        loaded.undo = (replace(loaded.undo, last=(version, role, barrier))
-                       if loaded.undo is not None and kind == "step" else None)
+        # A forced step the service took goes with the step before it (``_undo_facts``).
+        if kind != "step" or loaded.undo is None:
+            loaded.undo = None
+        elif not is_auto(action):
+            loaded.undo = replace(loaded.undo, last=(version, role, barrier))
+        elif barrier and loaded.undo.last is not None:
+            loaded.undo = replace(loaded.undo, last=(*loaded.undo.last[:2], True))
         return StepResult(game_pk=game.id, version=version, role=role, kind=kind, active=active, result=result,
                           log=visible_log(new_entries, role), barrier=barrier)
 
@@ -319,16 +380,65 @@ class ServiceCore(Storage):
             game_pk=game.id, guild_id=game.guild_id, game_id=game.game_id, seats=seats, result=result)
 
     async def _step(self, session: _Sql, loaded: _Loaded, role: str, action: dict[str, Any],
-                    user_id: int | None, prompt_again: bool = True) -> StepResult:
+                    user_id: int | None, prompt_again: bool = True, *, settle: bool = True) -> StepResult:
+        """One step of ``role``, then (``settle``) the forced steps that follow it, which the
+        service takes by itself (:meth:`_forced_next`), each recorded as a move of its own in
+        the same transaction; the result tells of them (``StepResult.forced``)."""
         module, state = loaded.module, loaded.state
         active = module.active(state)
         if role not in active:
             waiting = ", ".join(active) if active else "nobody"
             raise NotAllowed(f"It is not {role}'s turn; waiting for {waiting}.")
         new_state = module.apply(state, role, action)  # RuleError passes through, nothing written
-        return await self._record(session, loaded, role, user_id, new_state, kind="step",
+        after = self._forced_next(loaded, new_state) if settle else None
+        step = await self._record(session, loaded, role, user_id, new_state, kind="step",
                                   action=strip_label(action), undoes_seq=None,
-                                  barrier=undo_barrier(state, new_state), prompt_again=prompt_again)
+                                  barrier=undo_barrier(state, new_state), prompt_again=prompt_again,
+                                  quiet=() if after is None else (after[0],))
+        taken = await self._take_forced(session, loaded, after, role, prompt_again)
+        if not taken:
+            return step
+        last = taken[-1]
+        lines = list(step.log)
+        for done in taken:
+            lines.extend(visible_log(done.log, role))
+        return replace(step, version=last.version, active=last.active, result=last.result, log=lines,
+                       forced=tuple(taken))
+
+    async def _take_forced(self, session: _Sql, loaded: _Loaded, after: tuple[str, Action, State] | None,
+                           role: str | None, prompt_again: bool = True) -> list[StepResult]:
+        """Take the forced step ``after`` (:meth:`_forced_next`) and those that follow it, at most
+        FORCED_LIMIT, each a move marked ``auto`` with a public line saying it was taken
+        automatically. ``role`` and ``prompt_again``: the command's, whose seat a front end
+        may answer in place; every other seat is told to act by a prompt."""
+        taken: list[StepResult] = []
+        while after is not None and len(taken) < FORCED_LIMIT:
+            who, forced, forced_state = after
+            after = self._forced_next(loaded, forced_state) if len(taken) + 1 < FORCED_LIMIT else None
+            seat = loaded.seats.get(who)
+            done = await self._record(
+                session, loaded, who, seat.user_id if seat is not None else None, forced_state, kind="step",
+                action={**strip_label(forced), "auto": True}, undoes_seq=None, barrier=False,
+                prompt_again=prompt_again or who != role, quiet=() if after is None else (after[0],),
+                note=f"{role_name(who)} had one choice, taken automatically.")
+            taken.append(replace(done, automatic=True, action=forced))
+        return taken
+
+    @staticmethod
+    def _forced_next(loaded: _Loaded, state: State) -> tuple[str, Action, State] | None:
+        """The forced step the service takes by itself in ``state``, if any: that of the first
+        role asked (``active``) whose seat a person holds and whose preference does not ask to
+        confirm such steps (:data:`CONFIRM_FORCED`), with its action and the state after it.
+        The built-in player's seats choose for themselves, as always."""
+        module = loaded.module
+        for who in module.active(state):
+            seat = loaded.seats.get(who)
+            if seat is None or seat.is_bot or (loads(seat.prefs) or {}).get(CONFIRM_FORCED) is True:
+                continue
+            found = module.forced_step(state, who)
+            if found is not None:
+                return who, found[0], found[1]
+        return None
 
     @staticmethod
     def _people(loaded: _Loaded) -> list[Seat]:

@@ -19,6 +19,7 @@ from bot.service.core import (
     _module,
     _standing_steps,
     _upgrade_base,
+    is_auto,
     state_hash,
     undo_refusal,
 )
@@ -173,10 +174,28 @@ class PlayCommands(ServiceCore):
             if expected_version is not None:
                 self._require_version(loaded, expected_version, role)
             steps = orders.plan(loaded.module, loaded.state, role, text)
-            done = [replace(await self._step(session, loaded, role, action, user_id), action=action)
-                    for action in steps]
+            # The forced steps after the chain are taken by the service; those inside it were
+            # typed, or the chain would not have fitted (``orders.plan`` checks it as it stands).
+            done = [replace(await self._step(session, loaded, role, action, user_id, settle=n == len(steps) - 1),
+                            action=action)
+                    for n, action in enumerate(steps)]
         self._keep(loaded)
         return done
+
+    async def take_forced(self, game_pk: int) -> list[StepResult]:
+        """Take the forced steps waiting in a game, as the service does after every step
+        (``ServiceCore._take_forced``): for a game whose first step is forced, or a seat that
+        just stopped asking to confirm them. Nothing when none waits. Not for after an undo:
+        undo takes a forced step back together with the step that led to it, so that none
+        waits there unless the seat's preference changed meanwhile."""
+        async with self._write_step() as session:
+            loaded = await self._load(session, game_pk, lock=True, attach=False)
+            if loaded.game.status != "running":
+                return []
+            taken = await self._take_forced(session, loaded, self._forced_next(loaded, loaded.state), None)
+        if taken:
+            self._keep(loaded)
+        return taken
 
     async def play_bots(self, game_pk: int, max_steps: int | None = None, batch: int = 20, *,
                         thinker: Thinking | None = None,
@@ -363,6 +382,11 @@ class PlayCommands(ServiceCore):
         state rebuilt by replaying the steps still standing from setup, or from the state
         stored at the last rules upgrade the log did not replay across (``bot.upgrade``):
         undo stops there as at a reveal. UndoRefused says why not.
+
+        The forced steps the service took by itself after that step (``auto``) are taken back
+        with it, the latest first, an 'undo' row each: were only they taken back, the player
+        would stand before the same forced step, which decides nothing, and not before his own
+        choice. Only the last row notifies.
         """
         async with self._write() as session:
             loaded = await self._load(session, game_pk, lock=True)
@@ -375,7 +399,9 @@ class PlayCommands(ServiceCore):
                 raise UndoRefused(refusal)
             rows = await self._move_rows(session, game_pk)
             standing = _standing_steps(rows)
-            target = standing.pop()
+            targets = [standing.pop()]
+            while is_auto(loads(targets[-1].action)):
+                targets.append(standing.pop())
             base = _upgrade_base(await self._upgrades(session, game_pk))
             if base is not None and base.state is not None:
                 # The log before the rules upgrade does not replay: start from the state
@@ -390,9 +416,19 @@ class PlayCommands(ServiceCore):
             if expected_hash is not None and state_hash(dumps(state)) != expected_hash:
                 raise ServiceError(f"Game {game_pk} does not replay (move {standing[-1].seq}); "
                                    "run `alcazaba replay-check` for details.")
-            step = await self._record(session, loaded, role, user_id, state, kind="undo", action={},
-                                      undoes_seq=target.seq, barrier=False,
-                                      extra_notice={"type": "undo", "role": role, "undoes_seq": target.seq,
-                                                    "lines": [f"{role_name(role)} takes back a step."]})
+            # The states between: the step taken back and the forced steps after it, made again
+            # from the state before them, each checked against the hash its move recorded.
+            states = [state]
+            for move in reversed(targets[1:]):
+                states.append(loaded.module.apply(states[-1], move.role, loads(move.action)))
+                if state_hash(dumps(states[-1])) != move.state_hash:
+                    raise ServiceError(f"Game {game_pk} does not replay (move {move.seq}); "
+                                       "run `alcazaba replay-check` for details.")
+            for n, target in enumerate(targets):
+                last = n == len(targets) - 1
+                step = await self._record(session, loaded, role, user_id, states[-1 - n], kind="undo", action={},
+                                          undoes_seq=target.seq, barrier=False, notify=last,
+                                          extra_notice={"type": "undo", "role": role, "undoes_seq": target.seq,
+                                                        "lines": [f"{role_name(role)} takes back a step."]})
         self._keep(loaded)
         return step

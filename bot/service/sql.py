@@ -36,10 +36,14 @@ _LOOK = (sa.select(*_GAME.c, _UPGRADE_MARK.label("upgrade_mark"),
 _LOOK_LOCKED = _LOOK.with_for_update(of=_GAME)  # PostgreSQL locks the game row only
 _UNDONE = (sa.select(_MOVE.c.undoes_seq)
            .where(_MOVE.c.game_pk == sa.bindparam("pk"), _MOVE.c.kind == "undo", _MOVE.c.undoes_seq.is_not(None)))
-_LAST_STANDING_STEP = (sa.select(_MOVE.c.seq, _MOVE.c.role, _MOVE.c.barrier)
-                       .where(_MOVE.c.game_pk == sa.bindparam("pk"), _MOVE.c.kind == "step",
-                              _MOVE.c.seq.not_in(_UNDONE))
-                       .order_by(_MOVE.c.seq.desc()).limit(1))
+STANDING_TAIL = 33
+"""How many of the last standing steps undo reads: a step and the forced steps the service
+took by itself after it (at most ``bot.service.core.FORCED_LIMIT``), which undo takes back
+together."""
+_LAST_STANDING_STEPS = (sa.select(_MOVE.c.seq, _MOVE.c.role, _MOVE.c.barrier, _MOVE.c.action)
+                        .where(_MOVE.c.game_pk == sa.bindparam("pk"), _MOVE.c.kind == "step",
+                               _MOVE.c.seq.not_in(_UNDONE))
+                        .order_by(_MOVE.c.seq.desc()).limit(STANDING_TAIL))
 _SNAPSHOT_ROW = (sa.select(_GAME_STATE.c.state, _GAME_STATE.c.version)
                  .where(_GAME_STATE.c.game_pk == sa.bindparam("pk")))
 _DELTAS = (sa.select(_MOVE.c.seq, _MOVE.c.delta, _MOVE.c.state_hash)

@@ -1,0 +1,165 @@
+"""Forced steps (issue 38): the only action of a menu, which decides nothing, is taken by the
+service itself, recorded as a move marked ``auto`` in the same transaction as the step that led
+to it, logged as automatic, and the player is told of his next real decision only; undo takes
+it back with the step before it; the seat preference ``confirm_forced`` asks for it instead.
+Through the service on a real SQLite file, with the forced race (tests/bot/forcedgame.py)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import engine
+from bot.service import CONFIRM_FORCED, GameService, UndoRefused
+from tests.bot import forcedgame
+
+ALICE, BOB, CHANNEL = 101, 202, 909
+
+
+@pytest.fixture(autouse=True)
+def forced_registered() -> Iterator[None]:
+    engine.GAMES[forcedgame.id] = forcedgame
+    yield
+    engine.GAMES.pop(forcedgame.id, None)
+
+
+def rows(db_path: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db_path) as con:
+        return con.execute(sql, args).fetchall()
+
+
+async def race(service: GameService, **options: Any) -> int:
+    """A running forced race, alice red and bob blue, its public lines going to a channel."""
+    info = await service.create_game("forced", options, seed=5)
+    await service.join(info.id, ALICE, "alice", "red")
+    await service.join(info.id, BOB, "bob", "blue")
+    await service.set_place(info.id, channel_id=CHANNEL)
+    await service.start(info.id)
+    return info.id
+
+
+def turn_rows(db_path: Path, pk: int) -> list[tuple[str, int]]:
+    """The 'your_turn' notifications written: (role, version)."""
+    found = []
+    for (payload,) in rows(db_path, "SELECT payload FROM outbox WHERE game_pk = ? AND kind = 'dm' ORDER BY id", pk):
+        data = json.loads(payload)
+        if data["type"] == "your_turn":
+            found.append((data["role"], data["version"]))
+    return found
+
+
+def channel_lines(db_path: Path, pk: int) -> list[str]:
+    lines: list[str] = []
+    for (payload,) in rows(db_path, "SELECT payload FROM outbox WHERE game_pk = ? AND kind = 'channel' ORDER BY id",
+                           pk):
+        lines.extend(json.loads(payload).get("lines", []))
+    return lines
+
+
+def labels(view: dict[str, Any]) -> list[str]:
+    return [a["label"] for a in view["actions"]]
+
+
+async def test_forced_steps_are_taken_and_the_player_is_asked_his_next_decision(
+        service: GameService, db_path: Path) -> None:
+    pk = await race(service)
+    start = await service.view(pk, "red", ALICE)
+    assert labels(start.view) == ["Start your turn"] and start.view["actions"][0].get("forced") is True
+    opened = await service.take_forced(pk)  # a game that opens with a forced step
+    assert [(s.role, s.automatic, s.version) for s in opened] == [("red", True, 1)]
+    red = await service.view(pk, "red", ALICE)
+    assert labels(red.view) == ["Add 1", "Add 2", "Draw a bonus point", "Bank 0 points"]
+    assert not any(a.get("forced") for a in red.view["actions"])
+
+    await service.apply(pk, "red", {"type": "add", "n": 2}, red.version, ALICE)
+    step = await service.apply(pk, "red", {"type": "add", "n": 2}, red.version + 1, ALICE)
+    # Red's four pending points leave him only "Bank": taken; blue's turn opens with "Start": taken.
+    assert [(f.role, f.action and f.action["label"], f.automatic) for f in step.forced] == [
+        ("red", "Bank 4 points", True), ("blue", "Start your turn", True)]
+    assert step.version == 5 and step.active == ["blue"] and (await service.game(pk)).version == 5
+    assert [e["text"] for e in step.log] == ["red adds 2.", "red banks 4.", "blue starts a turn."]
+    blue = await service.view(pk, "blue", BOB)
+    assert labels(blue.view) == ["Add 1", "Add 2", "Draw a bonus point", "Bank 0 points"]
+
+    moves = await service.moves(pk)
+    assert [(m["seq"], m["role"], m["action"]["type"], m["action"].get("auto", False)) for m in moves] == [
+        (1, "red", "start", True), (2, "red", "add", False), (3, "red", "add", False),
+        (4, "red", "bank", True), (5, "blue", "start", True)]
+    assert all("label" not in m["action"] and "forced" not in m["action"] for m in moves)
+    # Each person is told of a real decision: never of the forced steps taken for him (red's
+    # bank at version 3, blue's start at 4). The start's own prompt (version 0) comes before
+    # ``take_forced``: a front end takes the opening forced step when the game starts.
+    assert turn_rows(db_path, pk) == [("red", 0), ("red", 1), ("red", 2), ("blue", 5)]
+    assert channel_lines(db_path, pk).count("Red had one choice, taken automatically.") == 2
+    assert "Blue had one choice, taken automatically." in channel_lines(db_path, pk)
+    assert (await service.replay_check(pk)).ok
+
+
+async def test_undo_takes_the_forced_steps_back_with_the_step_before_them(
+        service: GameService, db_path: Path) -> None:
+    pk = await race(service)
+    await service.take_forced(pk)
+    await service.apply(pk, "red", {"type": "add", "n": 2}, 1, ALICE)
+    step = await service.apply(pk, "red", {"type": "add", "n": 2}, 2, ALICE)
+    assert step.version == 5
+    with pytest.raises(UndoRefused, match="red has acted since your last step"):
+        await service.undo(pk, "blue", 5, BOB)  # blue chose nothing yet: his start was forced
+    assert (await service.view(pk, "red", ALICE)).can_undo
+
+    undone = await service.undo(pk, "red", 5, ALICE)
+    # Three undo rows: blue's start, red's bank, red's second "add 2"; red stands before his choice.
+    assert undone.version == 8 and undone.active == ["red"]
+    assert rows(db_path, "SELECT seq, undoes_seq FROM move WHERE game_pk = ? AND kind = 'undo' ORDER BY seq", pk) == [
+        (6, 5), (7, 4), (8, 3)]
+    red = await service.view(pk, "red", ALICE)
+    assert red.view["pending"] == 2 and labels(red.view) == ["Add 1", "Add 2", "Draw a bonus point", "Bank 2 points"]
+    assert not any(a.get("forced") for a in red.view["actions"]), "no forced step waits: nothing is re-taken"
+    assert red.can_undo  # his first "add 2" may go too
+    assert len([line for line in channel_lines(db_path, pk) if "takes back a step" in line]) <= 1
+    again = await service.undo(pk, "red", 8, ALICE)
+    assert again.version == 9 and (await service.view(pk, "red", ALICE)).view["pending"] == 0
+    with pytest.raises(UndoRefused, match="nothing to take back"):
+        await service.undo(pk, "red", 9, ALICE)  # the opening "Start" was forced: no choice of his
+    assert (await service.replay_check(pk)).ok
+
+
+async def test_a_seat_that_asks_to_confirm_is_asked_for_forced_steps(service: GameService, db_path: Path) -> None:
+    pk = await race(service)
+    await service.set_prefs(pk, "red", {CONFIRM_FORCED: True}, ALICE)
+    assert await service.take_forced(pk) == []
+    red = await service.view(pk, "red", ALICE)
+    assert labels(red.view) == ["Start your turn"] and red.view["actions"][0]["forced"] is True
+    await service.apply(pk, "red", red.view["actions"][0], red.version, ALICE)
+    await service.apply(pk, "red", {"type": "add", "n": 2}, 1, ALICE)
+    step = await service.apply(pk, "red", {"type": "add", "n": 2}, 2, ALICE)
+    assert step.forced == () and step.version == 3 and step.active == ["red"]
+    assert labels((await service.view(pk, "red", ALICE)).view) == ["Bank 4 points"]
+    assert ("red", 3) in turn_rows(db_path, pk), "red is asked to bank"
+    step = await service.apply(pk, "red", {"type": "bank"}, 3, ALICE)
+    # Bob did not ask: his forced start is taken after red's bank.
+    assert [(f.role, f.automatic) for f in step.forced] == [("blue", True)] and step.version == 5
+    moves = await service.moves(pk)
+    assert [m["action"].get("auto", False) for m in moves] == [False, False, False, False, True]
+
+
+async def test_a_game_opts_an_action_out_of_being_forced(service: GameService) -> None:
+    pk = await race(service, ask=True)
+    red = await service.view(pk, "red", ALICE)
+    assert red.view["actions"] == [{"type": "start", "label": "Start your turn", "ask": True}]
+    assert await service.take_forced(pk) == []
+
+
+async def test_a_step_that_cannot_be_taken_back_says_so_and_is_never_forced(service: GameService) -> None:
+    pk = await race(service)
+    await service.take_forced(pk)
+    red = await service.view(pk, "red", ALICE)
+    finals = [a["label"] for a in red.view["actions"] if a.get("final")]
+    assert finals == ["Draw a bonus point"]
+    step = await service.apply(pk, "red", {"type": "draw", "label": "Draw a bonus point", "final": True}, 1, ALICE)
+    assert step.barrier
+    assert not (await service.view(pk, "red", ALICE)).can_undo
