@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import engine
+from bot.local import play
 from bot.service import CONFIRM_FORCED, GameService, UndoRefused
 from tests.bot import forcedgame
 
@@ -163,3 +164,72 @@ async def test_a_step_that_cannot_be_taken_back_says_so_and_is_never_forced(serv
     step = await service.apply(pk, "red", {"type": "draw", "label": "Draw a bonus point", "final": True}, 1, ALICE)
     assert step.barrier
     assert not (await service.view(pk, "red", ALICE)).can_undo
+
+
+# ------------------------------------------------------------------ the terminal table
+
+
+class Keyboard:
+    """Answers prompts from a script; EOF (like Ctrl-D) once it runs out."""
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if not self.answers:
+            raise EOFError
+        return self.answers.pop(0)
+
+
+async def test_the_terminal_table_takes_forced_steps_and_says_so(service: GameService) -> None:
+    lines: list[str] = []
+    keyboard = Keyboard("2", "2", "q")  # red: add 2, add 2 (then only "Bank": taken); blue's start: taken
+    await play(service, "forced", seats=["red", "blue"], seed=5, out=lines.append, ask=keyboard)
+    text = "\n".join(lines)
+    assert "  (automatic) red: Start your turn - the only choice, taken for you ('confirm on' to be asked)" in lines
+    assert "  (automatic) red: Bank 4 points - the only choice, taken for you ('confirm on' to be asked)" in lines
+    assert "  (automatic) blue: Start your turn - the only choice, taken for you ('confirm on' to be asked)" in lines
+    assert "Start your turn\n" not in text.replace("(automatic)", ""), "never offered as a menu entry"
+    assert "    3. Draw a bonus point (final: cannot be taken back)" in lines
+    # Three prompts: red twice, then blue's first real decision.
+    assert [p.split(">")[0] for p in keyboard.prompts] == ["red", "red", "blue"]
+    assert (await service.game(1)).version == 5
+
+
+async def test_the_terminal_table_undoes_a_step_with_the_forced_steps_after_it(service: GameService) -> None:
+    lines: list[str] = []
+    keyboard = Keyboard("2", "2", "u", "q")  # blue cannot take back red's step; red can, hot-seat
+    await play(service, "forced", seats=["red", "blue"], seed=5, out=lines.append, ask=keyboard)
+    assert "Red takes back a step." in lines
+    assert [p.split(">")[0] for p in keyboard.prompts] == ["red", "red", "blue", "red"]
+    red = await service.view(1, "red")
+    assert red.view["pending"] == 2 and len(red.view["actions"]) == 4, "red stands before his own choice again"
+
+
+async def test_confirm_on_at_the_terminal_table_asks_for_forced_steps(service: GameService) -> None:
+    lines: list[str] = []
+    info = await service.create_game("forced", {}, seed=5)
+    for role in info.roles:
+        await service.join(info.id, None, f"terminal ({role})", role)
+    await service.set_prefs(info.id, "red", {CONFIRM_FORCED: True})
+    await service.start(info.id)
+    keyboard = Keyboard("1", "confirm off", "q")
+    await play(service, "forced", resume=info.id, out=lines.append, ask=keyboard)
+    assert "    1. Start your turn" in lines, "asked, as the seat wished"
+    assert (await service.moves(info.id))[0]["action"] == {"type": "start"}
+    assert any(line.startswith("Forced steps are taken for red") for line in lines)
+
+
+async def test_confirm_off_takes_the_forced_step_waiting(service: GameService) -> None:
+    lines: list[str] = []
+    info = await service.create_game("forced", {}, seed=5)
+    for role in info.roles:
+        await service.join(info.id, None, f"terminal ({role})", role)
+    await service.set_prefs(info.id, "red", {CONFIRM_FORCED: True})
+    await service.start(info.id)
+    keyboard = Keyboard("confirm off", "q")
+    await play(service, "forced", resume=info.id, out=lines.append, ask=keyboard)
+    assert "  (automatic) red: Start your turn - the only choice, taken for you ('confirm on' to be asked)" in lines
+    assert (await service.moves(info.id))[0]["action"] == {"type": "start", "auto": True}
