@@ -405,6 +405,21 @@ class ServiceCore(Storage):
         return replace(step, version=last.version, active=last.active, result=last.result, log=lines,
                        forced=tuple(taken))
 
+    async def take_forced(self, game_pk: int) -> list[StepResult]:
+        """Take the forced steps waiting in a game, as the service does after every step
+        (:meth:`_take_forced`): for a game whose first step is forced (``start`` calls it),
+        or a seat that just stopped asking to confirm them. Nothing when none waits. Not for
+        after an undo: undo takes a forced step back together with the step that led to it,
+        so that none waits there unless the seat's preference changed meanwhile."""
+        async with self._write_step() as session:
+            loaded = await self._load(session, game_pk, lock=True, attach=False)
+            if loaded.game.status != "running":
+                return []
+            taken = await self._take_forced(session, loaded, self._forced_next(loaded, loaded.state), None)
+        if taken:
+            self._keep(loaded)
+        return taken
+
     async def _take_forced(self, session: _Sql, loaded: _Loaded, after: tuple[str, Action, State] | None,
                            role: str | None, prompt_again: bool = True) -> list[StepResult]:
         """Take the forced step ``after`` (:meth:`_forced_next`) and those that follow it, at most

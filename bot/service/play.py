@@ -182,21 +182,6 @@ class PlayCommands(ServiceCore):
         self._keep(loaded)
         return done
 
-    async def take_forced(self, game_pk: int) -> list[StepResult]:
-        """Take the forced steps waiting in a game, as the service does after every step
-        (``ServiceCore._take_forced``): for a game whose first step is forced, or a seat that
-        just stopped asking to confirm them. Nothing when none waits. Not for after an undo:
-        undo takes a forced step back together with the step that led to it, so that none
-        waits there unless the seat's preference changed meanwhile."""
-        async with self._write_step() as session:
-            loaded = await self._load(session, game_pk, lock=True, attach=False)
-            if loaded.game.status != "running":
-                return []
-            taken = await self._take_forced(session, loaded, self._forced_next(loaded, loaded.state), None)
-        if taken:
-            self._keep(loaded)
-        return taken
-
     async def play_bots(self, game_pk: int, max_steps: int | None = None, batch: int = 20, *,
                         thinker: Thinking | None = None,
                         on_commit: Callable[[list[StepResult]], None] | None = None) -> list[StepResult]:

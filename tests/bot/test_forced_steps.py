@@ -34,11 +34,14 @@ def rows(db_path: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         return con.execute(sql, args).fetchall()
 
 
-async def race(service: GameService, **options: Any) -> int:
-    """A running forced race, alice red and bob blue, its public lines going to a channel."""
+async def race(service: GameService, *, confirm: tuple[str, ...] = (), **options: Any) -> int:
+    """A running forced race, alice red and bob blue, its public lines going to a channel;
+    the seats in ``confirm`` ask to confirm forced steps."""
     info = await service.create_game("forced", options, seed=5)
     await service.join(info.id, ALICE, "alice", "red")
     await service.join(info.id, BOB, "bob", "blue")
+    for role in confirm:
+        await service.set_prefs(info.id, role, {CONFIRM_FORCED: True}, ALICE if role == "red" else BOB)
     await service.set_place(info.id, channel_id=CHANNEL)
     await service.start(info.id)
     return info.id
@@ -69,11 +72,10 @@ def labels(view: dict[str, Any]) -> list[str]:
 async def test_forced_steps_are_taken_and_the_player_is_asked_his_next_decision(
         service: GameService, db_path: Path) -> None:
     pk = await race(service)
-    start = await service.view(pk, "red", ALICE)
-    assert labels(start.view) == ["Start your turn"] and start.view["actions"][0].get("forced") is True
-    opened = await service.take_forced(pk)  # a game that opens with a forced step
-    assert [(s.role, s.automatic, s.version) for s in opened] == [("red", True, 1)]
+    # The race opens with red's forced "Start your turn": the start took it.
+    assert await service.take_forced(pk) == []
     red = await service.view(pk, "red", ALICE)
+    assert red.version == 1
     assert labels(red.view) == ["Add 1", "Add 2", "Draw a bonus point", "Bank 0 points"]
     assert not any(a.get("forced") for a in red.view["actions"])
 
@@ -94,7 +96,7 @@ async def test_forced_steps_are_taken_and_the_player_is_asked_his_next_decision(
     assert all("label" not in m["action"] and "forced" not in m["action"] for m in moves)
     # Each person is told of a real decision: never of the forced steps taken for him (red's
     # bank at version 3, blue's start at 4). The start's own prompt (version 0) comes before
-    # ``take_forced``: a front end takes the opening forced step when the game starts.
+    # the start takes the opening forced step (a front end skips it: red acted since).
     assert turn_rows(db_path, pk) == [("red", 0), ("red", 1), ("red", 2), ("blue", 5)]
     assert channel_lines(db_path, pk).count("Red had one choice, taken automatically.") == 2
     assert "Blue had one choice, taken automatically." in channel_lines(db_path, pk)
@@ -130,8 +132,7 @@ async def test_undo_takes_the_forced_steps_back_with_the_step_before_them(
 
 
 async def test_a_seat_that_asks_to_confirm_is_asked_for_forced_steps(service: GameService, db_path: Path) -> None:
-    pk = await race(service)
-    await service.set_prefs(pk, "red", {CONFIRM_FORCED: True}, ALICE)
+    pk = await race(service, confirm=("red",))
     assert await service.take_forced(pk) == []
     red = await service.view(pk, "red", ALICE)
     assert labels(red.view) == ["Start your turn"] and red.view["actions"][0]["forced"] is True
@@ -188,7 +189,7 @@ async def test_the_terminal_table_takes_forced_steps_and_says_so(service: GameSe
     keyboard = Keyboard("2", "2", "q")  # red: add 2, add 2 (then only "Bank": taken); blue's start: taken
     await play(service, "forced", seats=["red", "blue"], seed=5, out=lines.append, ask=keyboard)
     text = "\n".join(lines)
-    assert "  (automatic) red: Start your turn - the only choice, taken for you ('confirm on' to be asked)" in lines
+    assert "  red starts a turn." in lines  # the opening forced step, taken as the game started
     assert "  (automatic) red: Bank 4 points - the only choice, taken for you ('confirm on' to be asked)" in lines
     assert "  (automatic) blue: Start your turn - the only choice, taken for you ('confirm on' to be asked)" in lines
     assert "Start your turn\n" not in text.replace("(automatic)", ""), "never offered as a menu entry"
