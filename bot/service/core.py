@@ -6,6 +6,7 @@ transaction. Where states and rows are kept is ``bot.service.storage`` (over
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar
@@ -85,6 +86,24 @@ assert FORCED_LIMIT < STANDING_TAIL
 def is_auto(action: dict[str, Any]) -> bool:
     """Whether a recorded action is a forced step the service took by itself."""
     return action.get("auto") is True
+
+
+FORCED_SAMPLES = 2
+"""Worlds per other seat in which :func:`_forced_tells` asks whether a step is still forced."""
+
+
+def _forced_tells(module: GameModule, state: State, who: str, others: Sequence[str], seed: int) -> bool:
+    """Whether ``who``'s step being forced depends on something another seat cannot see (a
+    hand with nothing to play): taken at once, with a public line, it would tell that seat so.
+    Asked in a few worlds each other seat cannot tell from this one (``redeal``), seeded, so
+    that a replayed command decides the same."""
+    chooser = random.Random(seed)
+    for other in others:
+        for _ in range(FORCED_SAMPLES):
+            world = module.redeal(state, other, chooser.randrange(1 << 30))
+            if module.forced_step(world, who) is None:
+                return True
+    return False
 
 
 def _bot_seed(game_seed: int, version: int, role: str) -> int:
@@ -444,14 +463,17 @@ class ServiceCore(Storage):
         """The forced step the service takes by itself in ``state``, if any: that of the first
         role asked (``active``) whose seat a person holds and whose preference does not ask to
         confirm such steps (:data:`CONFIRM_FORCED`), with its action and the state after it.
-        The built-in player's seats choose for themselves, as always."""
+        The built-in player's seats choose for themselves, as always. A step is left to the
+        player when taking it at once would tell another seat something it cannot see
+        (:func:`_forced_tells`)."""
         module = loaded.module
         for who in module.active(state):
             seat = loaded.seats.get(who)
             if seat is None or seat.is_bot or (loads(seat.prefs) or {}).get(CONFIRM_FORCED) is True:
                 continue
             found = module.forced_step(state, who)
-            if found is not None:
+            if found is not None and not _forced_tells(module, state, who, [r for r in loaded.seats if r != who],
+                                                       _bot_seed(loaded.game.seed, loaded.game.version, who)):
                 return who, found[0], found[1]
         return None
 

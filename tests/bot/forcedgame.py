@@ -6,7 +6,9 @@ your turn"), the only action then, which decides nothing: a forced step. Then a 
 ``add``s 1 or 2 to his pending points (undoable), may ``draw`` (a random draw: final), and
 ``bank``s; once 4 or more points are pending, banking is all that is left: a forced step
 again. With the option ``ask``, ``start`` carries ``"ask": true``: the game asks for it even
-though it is alone (``engine.api.ActionFields``)."""
+though it is alone (``engine.api.ActionFields``). With the option ``joker`` (a role, or
+"nobody"), that role holds a hidden joker, which it may play instead of banking when its
+points are full: whether banking is forced then depends on a hand the other seat cannot see."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ title = "Forced race"
 OPTIONS: dict[str, dict[str, Any]] = {
     "target": {"default": 8, "type": "int", "help": "points to win"},
     "ask": {"default": False, "type": "bool", "help": "the opening step asks although it is alone"},
+    "joker": {"default": "", "type": "str", "help": "the role holding the hidden joker ('nobody': none)"},
 }
 ROLES = ["red", "blue"]
 FULL = 4  # pending points from which banking is the only action
@@ -32,7 +35,7 @@ def roles(options: dict[str, Any]) -> list[str]:
 def setup(seed: int, options: dict[str, Any]) -> State:
     return {"rng": rng.seed_state(seed), "log": [{"text": "The race begins."}], "reveals": 0,
             "target": int(options.get("target", 8)), "ask": bool(options.get("ask", False)),
-            "turn": "red", "started": False, "pending": 0, "score": {"red": 0, "blue": 0}, "result": None}
+            "joker": str(options.get("joker", "")), "turn": "red", "started": False, "pending": 0, "score": {"red": 0, "blue": 0}, "result": None}
 
 
 def active(state: State) -> list[str]:
@@ -49,7 +52,7 @@ def actions(state: State, role: str) -> list[Action]:
         return [start]
     bank: Action = {"type": "bank", "label": f"Bank {state['pending']} points"}
     if state["pending"] >= FULL:
-        return [bank]
+        return [bank, {"type": "joker", "label": "Play the joker"}] if state["joker"] == role else [bank]
     return [{"type": "add", "n": 1, "label": "Add 1"}, {"type": "add", "n": 2, "label": "Add 2"},
             {"type": "draw", "label": "Draw a bonus point"}, bank]
 
@@ -65,6 +68,11 @@ def apply(state: State, role: str, action: Action) -> State:
     elif chosen["type"] == "add":
         new["pending"] += chosen["n"]
         new["log"].append({"text": f"{role} adds {chosen['n']}."})
+    elif chosen["type"] == "joker":
+        new["joker"] = "nobody"
+        new["reveals"] += 1
+        new["pending"] += 3
+        new["log"].append({"text": f"{role} plays the joker."})
     elif chosen["type"] == "draw":
         new["pending"] += 1 + rng.randbelow(new, 2)
         new["log"].append({"text": f"{role} draws a bonus."})
@@ -85,7 +93,16 @@ def view(state: State, role: str | None) -> View:
     prompt = "Your turn." if role in active(state) else f"Waiting for {state['turn']}."
     return clone({"prompt": prompt, "actions": actions(state, role) if role else [],
                   "log": visible_log(state["log"], role), "pending": state["pending"],
-                  "score": dict(state["score"])})
+                  "score": dict(state["score"]), "joker": role is not None and state["joker"] == role})
+
+
+def redeal(state: State, role: str, seed: int) -> State:
+    """A world ``role`` cannot tell from ``state``: a joker it does not hold is given to the
+    other seat (one of the worlds it cannot rule out). Without the option there is no joker."""
+    new = clone(state)
+    if new["joker"] and new["joker"] != role:
+        new["joker"] = "blue" if role == "red" else "red"
+    return new
 
 
 def result(state: State) -> dict[str, Any] | None:

@@ -234,3 +234,18 @@ async def test_confirm_off_takes_the_forced_step_waiting(service: GameService) -
     await play(service, "forced", resume=info.id, out=lines.append, ask=keyboard)
     assert "  (automatic) red: Start your turn - the only choice, taken for you ('confirm on' to be asked)" in lines
     assert (await service.moves(info.id))[0]["action"] == {"type": "start", "auto": True}
+
+
+async def test_a_step_forced_by_a_hidden_hand_is_left_to_the_player(service: GameService, db_path: Path) -> None:
+    """Red has nothing but "Bank" because he holds no joker, which blue cannot see: taken at
+    once, with its public line, it would tell blue that red's hand is empty. Red is asked."""
+    pk = await race(service, joker="nobody")
+    await service.apply(pk, "red", {"type": "add", "n": 2}, 1, ALICE)
+    step = await service.apply(pk, "red", {"type": "add", "n": 2}, 2, ALICE)
+    assert step.forced == () and step.version == 3
+    red = await service.view(pk, "red", ALICE)
+    assert labels(red.view) == ["Bank 4 points"] and red.view["actions"][0].get("forced") is True
+    assert ("red", 3) in turn_rows(db_path, pk)
+    # Banking passes the turn to blue, whose opening step depends on nothing hidden: taken.
+    step = await service.apply(pk, "red", red.view["actions"][0], 3, ALICE)
+    assert [(f.role, f.automatic) for f in step.forced] == [("blue", True)]
