@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from bot.service.archive import ArchiveCommands
 from bot.service.claims import Claim, ClaimCommands
-from bot.service.core import CONFIRM_FORCED, EXPORT_FORMAT, _bot_seed, rules_version, state_hash
+from bot.service.core import EXPORT_FORMAT, _bot_seed, rules_version, state_hash
+from bot.service.forced import CONFIRM_FORCED
 from bot.service.lobby import LobbyCommands
 from bot.service.outbox import OutboxCommands
 from bot.service.play import PlayCommands

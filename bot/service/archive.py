@@ -29,10 +29,10 @@ from bot.service.core import (
     _module,
     _standing_steps,
     _upgrade_base,
-    is_auto,
     rules_version,
     state_hash,
 )
+from bot.service.forced import is_auto
 from bot.service.types import (
     ImportRefused,
     ReplayReport,

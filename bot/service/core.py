@@ -6,7 +6,6 @@ transaction. Where states and rows are kept is ``bot.service.storage`` (over
 from __future__ import annotations
 
 import hashlib
-import random
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar
@@ -16,11 +15,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.models import Game, Move, Outbox, Seat, dumps, loads
 from bot.service import ratings
 from bot.service.deltas import SNAPSHOT_EVERY, state_hash
+from bot.service.forced import CONFIRM_FORCED, FORCED_LIMIT, _forced_tells, is_auto
 from bot.service.sql import (
     _INSERT_OUTBOX,
     _LAST_STANDING_STEPS,
     _UPGRADE_FACTS,
-    STANDING_TAIL,
     _fetch,
     _run,
     _Sql,
@@ -49,8 +48,6 @@ from engine.api import (
 from engine.text import role_name
 
 __all__ = [
-    "CONFIRM_FORCED",
-    "FORCED_LIMIT",
     # what other modules import from here; the last four are defined where states are kept
     # and named here too for the callers that have always imported them from here
     # (bot/web/live.py, benchmarks/bench.py, the service's command modules).
@@ -72,39 +69,6 @@ __all__ = [
 EXPORT_FORMAT = 1
 
 _SEED_LIMIT = 1 << 63
-
-CONFIRM_FORCED = "confirm_forced"
-"""The seat preference (true/false, default false) asking that forced steps be asked like any
-other, instead of taken by the service itself (``/prefs`` on Discord, ``confirm on`` at the
-terminal table)."""
-FORCED_LIMIT = 32
-"""Forced steps the service takes by itself in a row at most, after one step: a game whose
-forced steps never end still returns."""
-assert FORCED_LIMIT < STANDING_TAIL
-
-
-def is_auto(action: dict[str, Any]) -> bool:
-    """Whether a recorded action is a forced step the service took by itself."""
-    return action.get("auto") is True
-
-
-FORCED_SAMPLES = 2
-"""Worlds per other seat in which :func:`_forced_tells` asks whether a step is still forced."""
-
-
-def _forced_tells(module: GameModule, state: State, who: str, others: Sequence[str], seed: int) -> bool:
-    """Whether ``who``'s step being forced depends on something another seat cannot see (a
-    hand with nothing to play): taken at once, with a public line, it would tell that seat so.
-    Asked in a few worlds each other seat cannot tell from this one (``redeal``), seeded, so
-    that a replayed command decides the same."""
-    chooser = random.Random(seed)
-    for other in others:
-        for _ in range(FORCED_SAMPLES):
-            world = module.redeal(state, other, chooser.randrange(1 << 30))
-            if module.forced_step(world, who) is None:
-                return True
-    return False
-
 
 def _bot_seed(game_seed: int, version: int, role: str) -> int:
     # Deterministic, so that a game with built-in players replays and demos reproduce.

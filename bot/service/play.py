@@ -19,10 +19,10 @@ from bot.service.core import (
     _module,
     _standing_steps,
     _upgrade_base,
-    is_auto,
     state_hash,
     undo_refusal,
 )
+from bot.service.forced import is_auto
 from bot.service.levels import PREF, check_level, game_level, seat_level
 from bot.service.sql import (
     _GAME_ID_AT,
