@@ -373,7 +373,10 @@ class Game:
         offered = [a for a in self.actions(state, role) if not self.is_nav(a)]
         if len(offered) != 1 or offered[0].get("ask") is True:
             return None
-        after = self.apply(state, role, offered[0])
+        try:
+            after = self.apply(state, role, offered[0])
+        except Exception:  # a listed action the game refuses: the player meets the refusal himself
+            return None
         if undo_barrier(state, after):
             return None
         return offered[0], after
@@ -423,13 +426,19 @@ def mark_steps(module: GameModule, state: State, role: str, actions: list[Action
     Computed from the state, as ``undo`` decides; whether a step draws or reveals depends on
     what the role can see, which the contract check's redeal test holds every game to."""
     offered = 0
+    refused = False
     for action in actions:
         if module.is_nav(action):
             continue
         offered += 1
-        if undo_barrier(state, module.apply(state, role, action)):
+        try:
+            after = module.apply(state, role, action)
+        except Exception:  # a listed action the game refuses: the contract check's to report, not a view's
+            refused = True
+            continue
+        if undo_barrier(state, after):
             action["final"] = True
-    if offered == 1:
+    if offered == 1 and not refused:
         only = next(a for a in actions if not module.is_nav(a))
         if only.get("ask") is not True and only.get("final") is not True:
             only["forced"] = True
