@@ -28,12 +28,21 @@ from typing import Any
 
 import engine
 import render
-from bot.service import GameInfo, GameService, NotAllowed, ServiceError, StaleVersion, _bot_seed
+from bot.service import (
+    CONFIRM_FORCED,
+    GameInfo,
+    GameService,
+    NotAllowed,
+    ServiceError,
+    StaleVersion,
+    StepResult,
+    _bot_seed,
+)
 from bot.service.levels import level_of
 from bot.service.outcome import result_sentence
 from bot.thinking import Decision, InlineThinker, Thinking
-from bot.viewkeys import autopass_hint, pass_action
-from engine.api import RuleError, View, describe, view_held
+from bot.viewkeys import autopass_hint, entry_text, pass_action
+from engine.api import RuleError, View, describe, view_held, visible_log
 from engine.text import plural, role_name
 
 Output = Callable[[str], None]
@@ -43,7 +52,10 @@ Input = Callable[[str], str]
 PUBLIC_KINDS = frozenset({"reveal"})
 HELP = ("Type the number of an order, 'u' to take back your last step, 'log' to see the whole log, "
         "'autopass on' or 'autopass off' to let the table pass reaction prompts for this seat, "
-        "'q' to stop (the game is kept).")
+        "'confirm on' to be asked for forced steps too (your only choice, which decides nothing: "
+        "by default the table takes them for you and says so), 'confirm off' to let it take them again, "
+        "'q' to stop (the game is kept). An entry marked (final: cannot be taken back) draws at random "
+        "or reveals hidden information: 'u' cannot undo it.")
 #: The seat preference where the table keeps how much of the log it printed (public lines,
 #: the seat's private lines), so that a resumed game prints each line once, even after a crash.
 SEEN_PREF = "log_seen"
@@ -270,10 +282,14 @@ class Table:
         """Play until the game ends or the player quits; 0 either way."""
         info = await self.service.game(self.game_pk)
         changed = True
+        for forced in await self.service.take_forced(self.game_pk):  # a game that starts with one
+            self.print_forced_note(forced)
         while True:
             steps = await self.service.play_bots(self.game_pk, max_steps=200, thinker=self.thinker)
             if steps:
                 changed = True
+                for step in steps:
+                    self.print_forced(step)
             info = await self.service.game(self.game_pk)
             if info.status in ("finished", "aborted"):
                 await self.show_new_lines(None)
@@ -339,10 +355,30 @@ class Table:
             await self.show_new_lines(role)
             step = await self.service.apply(self.game_pk, role, chosen, view.version)
             self.out(f"  (auto-pass) {role}: {describe(chosen)}")
-            self.print_step(role, step.log)
+            self.print_result(role, step)
             await self.remember_seen()
             return True
         return False
+
+    def print_result(self, role: str, step: StepResult) -> None:
+        """The lines of a step ``role`` made, then each forced step the service took after it,
+        said to be automatic, with its lines."""
+        after = [visible_log(f.log, role) for f in step.forced]
+        own = len(step.log) - sum(len(lines) for lines in after)
+        self.print_step(role, step.log[:own])
+        for forced, lines in zip(step.forced, after, strict=True):
+            self.print_forced_note(forced)
+            self.print_step(role, lines)
+
+    def print_forced(self, step: StepResult) -> None:
+        """Say which forced steps the service took after a step of the built-in player (their
+        lines come with the next prompt)."""
+        for forced in step.forced:
+            self.print_forced_note(forced)
+
+    def print_forced_note(self, forced: StepResult) -> None:
+        self.out(f"  (automatic) {forced.role}: {describe(forced.action or {})} - the only choice, "
+                 "taken for you ('confirm on' to be asked)")
 
     def print_step(self, role: str, log: list[dict[str, Any]]) -> None:
         for entry in log:
@@ -368,6 +404,25 @@ class Table:
         else:
             self.out(f"Auto-pass is off for {role}: every reaction prompt is asked.")
 
+    async def set_confirm(self, role: str, answer: str) -> None:
+        """``confirm on``: forced steps are asked like any other; ``confirm off``: the service
+        takes them (the seat preference Discord's ``/prefs confirm_forced`` sets)."""
+        words = answer.split()
+        if len(words) != 2 or words[1] not in ("on", "off"):
+            self.out("Type 'confirm on' or 'confirm off'.")
+            return
+        info = await self.service.game(self.game_pk)
+        seat = info.seat(role)
+        prefs = dict(seat.prefs) if seat is not None else {}
+        prefs[CONFIRM_FORCED] = words[1] == "on"
+        await self.service.set_prefs(self.game_pk, role, prefs)
+        if prefs[CONFIRM_FORCED]:
+            self.out(f"Forced steps are asked for {role}: even a menu with one choice that decides nothing waits "
+                     "for you.")
+        else:
+            self.out(f"Forced steps are taken for {role}: a menu with one choice that decides nothing is answered "
+                     "for you, and the table says so.")
+
     async def turn(self, info: GameInfo, role: str) -> str:
         """Ask ``role`` for one order: 'changed', 'same' (nothing happened) or 'quit'."""
         view = await self.service.view(self.game_pk, role)
@@ -380,7 +435,7 @@ class Table:
         if hint:
             self.out(hint)
         for number, action in enumerate(actions, start=1):
-            self.out(f"  {number:>3}. {describe(action)}")
+            self.out(f"  {number:>3}. {entry_text(action)}")
         extra = "u = take back, " if view.can_undo else ""
         while True:
             try:
@@ -394,6 +449,15 @@ class Table:
                 continue
             if answer == "log":
                 await self.show_whole_log(role)
+                continue
+            if answer.split()[:1] == ["confirm"]:
+                await self.set_confirm(role, answer)
+                if answer.split()[1:] == ["off"]:
+                    taken = await self.service.take_forced(self.game_pk)
+                    for forced in taken:  # this very prompt, if it is a forced step
+                        self.print_forced_note(forced)
+                    if taken:
+                        return "changed"
                 continue
             if answer.split()[:1] == ["autopass"]:
                 await self.set_autopass(role, answer)
@@ -426,7 +490,7 @@ class Table:
             except ServiceError as exc:
                 self.out(f"Refused: {exc}")
                 return "same"
-            self.print_step(role, step.log)
+            self.print_result(role, step)
             await self.remember_seen()
             return "changed"
 

@@ -144,7 +144,7 @@ class Move(SQLModel, table=True):
 class GameState(SQLModel, table=True):
     """A snapshot of a game's state (one row per game), as canonical JSON text, at
     ``version``: the latest state is it plus the ``delta`` of each move after it (migration
-    0006). Rewritten every few moves (``bot.service.core.SNAPSHOT_EVERY``), at an ending, and
+    0006). Rewritten every few moves (``bot.service.deltas.SNAPSHOT_EVERY``), at an ending, and
     on import; never behind a move without a delta."""
 
     __tablename__ = "game_state"

@@ -1,6 +1,7 @@
 """What a front end reads from a view without knowing the game (docs/architecture.md, "What a view
-carries"): ``phase``, ``reaction`` and the pass marked ``"pass": true`` (``engine.api.is_pass``,
-the one definition a deadline's auto-pass uses too). The Discord front end
+carries"): ``phase``, ``reaction``, the pass marked ``"pass": true`` (``engine.api.is_pass``,
+the one definition a deadline's auto-pass uses too) and the entries marked ``final`` (a step
+that cannot be taken back, ``engine.api.mark_steps``). The Discord front end
 and the terminal table both ask these questions here, so that neither guesses at a game's
 own keys and both answer a reaction prompt the same way.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import View, pass_of, view_actions
+from engine.api import View, describe, pass_of, view_actions
 
 
 def phase_key(view: View) -> str | None:
@@ -39,3 +40,25 @@ def autopass_hint(view: View, how: str) -> str | None:
     """The line a front end adds under a reaction prompt that offers a pass, saying how to let
     it be passed (``how``: that front end's own command). The engine's prompt names no front end."""
     return f"Auto-pass such questions: {how}." if pass_action(view) is not None else None
+
+
+FINAL_NOTE = "(final: cannot be taken back)"
+"""What an entry marked ``final`` says after its text: the step draws at random or reveals
+hidden information, so ``u``/undo will refuse it afterwards."""
+
+
+def is_final(action: dict[str, Any]) -> bool:
+    """An entry whose step cannot be taken back (marked by the engine's adapter)."""
+    return action.get("final") is True
+
+
+def entry_text(action: dict[str, Any], limit: int | None = None) -> str:
+    """A menu entry's text: the action's label, with :data:`FINAL_NOTE` after it on a step
+    that cannot be taken back; within ``limit`` characters, the label shortened first so that
+    the note is never cut off."""
+    note = f" {FINAL_NOTE}" if is_final(action) else ""
+    text = describe(action)
+    if limit is not None and len(text) + len(note) > limit:
+        room = max(1, limit - len(note) - 1)
+        text = text[:room].rstrip() + "…"
+    return f"{text}{note}"

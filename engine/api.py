@@ -27,6 +27,12 @@ code:
   recorded, undone, timed or counted.
 * A pass is the action marked ``"pass": true`` (:func:`is_pass`): what a deadline's auto-pass
   and a player's auto-pass preference both give.
+* The adapter (:class:`Game`) marks the actions of a role's view, the same way for every game
+  (:func:`mark_steps`): ``"final": true`` on an action whose step can never be taken back (it
+  draws at random or reveals hidden information: :func:`undo_barrier`), and ``"forced":
+  true`` on a forced step, the one action of a menu that decides nothing, which the service
+  takes by itself unless the player asked to confirm such steps. A game opts an action out
+  of being forced with ``"ask": true``. Games never write ``final`` or ``forced`` themselves.
 """
 
 from __future__ import annotations
@@ -69,13 +75,31 @@ ActionFields = TypedDict("ActionFields", {
     "nav": bool,
     "pass": bool,
     "group": str | None,
+    "ask": bool,
+    "final": bool,
+    "forced": bool,
+    "auto": bool,
 }, total=False)
 """The keys of an action every game shares, beside its own (``card``, ``zone``...):
 
 * ``type`` the kind of decision; ``label`` the human text of a menu entry;
 * ``nav`` true on an entry that only turns the page of a list (:func:`is_nav`): no move;
 * ``pass`` true on the answer that lets the moment go (:func:`is_pass`);
-* ``group`` the kind of choice a front end may gather it under (default: its ``type``).
+* ``group`` the kind of choice a front end may gather it under (default: its ``type``);
+* ``ask`` true (set by a game, optional) on an action that must be asked even when it is the
+  only one (a step that decides something although nothing else is legal): never forced.
+
+Marks the adapter adds to a view's actions (:func:`mark_steps`; a game never sets them, and
+:meth:`Game.apply` drops them before the game sees the action):
+
+* ``final`` true when the step cannot be taken back (:func:`undo_barrier`): a front end says
+  so on the entry, since ``undo`` will refuse afterwards;
+* ``forced`` true on the only action of a menu when it decides nothing: not ``ask``, not
+  ``final`` and no other (non-navigation) action is offered. The service takes it by itself
+  for a player who has not asked to confirm such steps, and logs that it did.
+
+And one the service adds to a move it records: ``auto`` true on a forced step it took by
+itself (so that undo takes it back with the step that led to it).
 """
 
 
@@ -253,6 +277,10 @@ class GameModule(Protocol):
 
     def parse_order(self, text: str) -> list[str] | None: ...
 
+    def forced_step(self, state: State, role: str) -> tuple[Action, State] | None:
+        """``role``'s forced step now and the state after it, or None (:meth:`Game.forced_step`)."""
+        ...
+
     def is_nav(self, action: Mapping[str, Any]) -> bool:
         """Whether ``action`` is a page turn of this game, never a move (:func:`is_nav`)."""
         ...
@@ -310,8 +338,8 @@ class Game:
         self.setup: Callable[[int, Options], State] = module.setup
         self.active: Callable[[State], list[str]] = module.active
         self.actions: Callable[[State, str], list[Action]] = module.actions
-        self.apply: Callable[[State, str, Action], State] = module.apply
-        self.view: Callable[[State, str | None], View] = module.view
+        self.apply: Callable[[State, str, Action], State] = _unmarked(module.apply)
+        self.own_view: Callable[[State, str | None], View] = module.view
         self.result: Callable[[State], dict[str, Any] | None] = module.result
         self.OPTIONS: dict[str, OptionSpec] = dict(_optional(module, "OPTIONS") or {})
         self.RULES_VERSION: int = int(_optional(module, "RULES_VERSION") or 1)
@@ -328,6 +356,30 @@ class Game:
         self.parse_order: Callable[[str], list[str] | None] = _optional(module, "parse_order") or _no_shorthand
         found = _optional(module, "__file__")
         self.source: Path | None = Path(found) if isinstance(found, str) and found else None
+
+    def view(self, state: State, role: str | None) -> View:
+        """The game's view of ``role``, its actions marked ``final`` and ``forced`` (:func:`mark_steps`):
+        the same marks for every game, which no game computes itself."""
+        seen = self.own_view(state, role)
+        if role is not None:
+            mark_steps(self, state, role, view_actions(seen))
+        return seen
+
+    def forced_step(self, state: State, role: str) -> tuple[Action, State] | None:
+        """The forced step of ``role`` now and the state after it, or None: the only action
+        ``role`` is offered (navigation aside), when it is not ``ask`` and can be taken back
+        (not :func:`undo_barrier`). A final step is never forced, so that taking it by itself
+        never closes the undo of the step before it behind the player's back."""
+        offered = [a for a in self.actions(state, role) if not self.is_nav(a)]
+        if len(offered) != 1 or offered[0].get("ask") is True:
+            return None
+        try:
+            after = self.apply(state, role, offered[0])
+        except Exception:  # a listed action the game refuses: the player meets the refusal himself
+            return None
+        if undo_barrier(state, after):
+            return None
+        return offered[0], after
 
     def choose(self, state: State, role: str, seed: int) -> Action:
         """The built-in player's move: the game's own ``choose``, else a legal action drawn
@@ -355,6 +407,41 @@ class Game:
 
 
 _REQUIRED = ("id", "title", "roles", "setup", "active", "actions", "apply", "view", "result")
+
+
+def _unmarked(apply: Callable[[State, str, Action], State]) -> Callable[[State, str, Action], State]:
+    """``apply`` handed the action without the marks the adapter and the service add
+    (:data:`ADDED_MARKS`): a game compares actions as it offered them."""
+    def unmarked(state: State, role: str, action: Action) -> State:
+        if ADDED_MARKS.isdisjoint(action):
+            return apply(state, role, action)
+        return apply(state, role, {k: v for k, v in action.items() if k not in ADDED_MARKS})
+    return unmarked
+
+
+def mark_steps(module: GameModule, state: State, role: str, actions: list[Action]) -> None:
+    """Mark ``actions`` (``role``'s, offered in ``state``) in place: ``"final": true`` on each
+    whose step cannot be taken back (:func:`undo_barrier`, found by applying it), and
+    ``"forced": true`` on the only one when it is a forced step (:meth:`Game.forced_step`).
+    Computed from the state, as ``undo`` decides; whether a step draws or reveals depends on
+    what the role can see, which the contract check's redeal test holds every game to."""
+    offered = 0
+    refused = False
+    for action in actions:
+        if module.is_nav(action):
+            continue
+        offered += 1
+        try:
+            after = module.apply(state, role, action)
+        except Exception:  # a listed action the game refuses: the contract check's to report, not a view's
+            refused = True
+            continue
+        if undo_barrier(state, after):
+            action["final"] = True
+    if offered == 1 and not refused:
+        only = next(a for a in actions if not module.is_nav(a))
+        if only.get("ask") is not True and only.get("final") is not True:
+            only["forced"] = True
 
 
 def _optional(module: Any, name: str) -> Any:
@@ -386,13 +473,19 @@ def clone(value: Any) -> Any:
     return marshal.loads(marshal.dumps(value))
 
 
-MARKERS = frozenset({"label", "nav", "pass"})
-"""The keys of an action that are for front ends (its text, the navigation and pass marks):
-two actions that differ only in them are the same order (:func:`find_action`)."""
+ADDED_MARKS = frozenset({"final", "forced", "auto"})
+"""The keys the adapter and the service add to a game's actions (:data:`ActionFields`): never
+the game's own, so they are dropped before an action reaches the game (:meth:`Game.apply`)."""
+
+MARKERS = frozenset({"label", "nav", "pass", "ask"}) | ADDED_MARKS
+"""The keys of an action that are for front ends (its text, the navigation, pass and step
+marks): two actions that differ only in them are the same order (:func:`find_action`)."""
 
 
 def strip_label(action: Action) -> Action:
-    return {k: v for k, v in action.items() if k != "label"}
+    """The action as the game itself knows it: without its label and without the marks the
+    adapter and the service add (:data:`ADDED_MARKS`)."""
+    return {k: v for k, v in action.items() if k != "label" and k not in ADDED_MARKS}
 
 
 def _order(action: Action) -> Action:

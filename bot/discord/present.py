@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from bot.service import outcome
+from bot.viewkeys import entry_text
 from engine.api import describe
 
 MESSAGE_LIMIT = 2000
@@ -70,7 +71,9 @@ def clip(text: str, limit: int) -> str:
 
 
 def label(action: dict[str, Any], limit: int = OPTION_TEXT) -> str:
-    return clip(describe(action), limit) or "?"
+    """A choice's text on a button or menu entry, saying so when its step cannot be taken back
+    (``bot.viewkeys.entry_text``: the note is kept whole within ``limit``)."""
+    return clip(entry_text(action, limit), limit) or "?"
 
 
 def when(moment: datetime) -> str:

@@ -522,7 +522,10 @@ class Table(PromptRecords, LobbyMessage):
             gv = await self.service.view(info.id, role, inter.user.id)
             await self.refuse_stale(inter, gv, version)
             return None
-        await self.after_step(inter, info, role, step, f"✅ {present.label(action, 300)}", clicked=clicked)
+        done = "\n".join([f"✅ {present.label(action, 300)}",
+                           *(f"⏩ {present.label(f.action or {}, 300)} (your only choice, taken automatically)"
+                             for f in step.forced if f.role == role)])
+        await self.after_step(inter, info, role, step, done, clicked=clicked)
         return step
 
     async def undo(self, inter: discord.Interaction, info: GameInfo, role: str, version: int, *,

@@ -16,6 +16,7 @@ from __future__ import annotations
 from bot.service.archive import ArchiveCommands
 from bot.service.claims import Claim, ClaimCommands
 from bot.service.core import EXPORT_FORMAT, _bot_seed, rules_version, state_hash
+from bot.service.forced import CONFIRM_FORCED
 from bot.service.lobby import LobbyCommands
 from bot.service.outbox import OutboxCommands
 from bot.service.play import PlayCommands
@@ -39,6 +40,7 @@ from bot.service.web import History, HistoryStep, WebCommands
 from engine.api import RuleError
 
 __all__ = [
+    "CONFIRM_FORCED",
     "EXPORT_FORMAT",
     "Claim",
     "GameInfo",
@@ -71,5 +73,6 @@ class GameService(LobbyCommands, PlayCommands, ArchiveCommands, OutboxCommands, 
     Create with ``GameService(async_engine)`` or ``GameService.open(url)`` (the database must
     be migrated: ``bot.db.migrate(url)``); ``await service.close()`` at the end. The commands
     are grouped by concern in the modules of this package (lobby, play, archive, outbox, claims) over
-    one core (``bot.service.core``): this class only puts them together.
+    one game flow (``bot.service.core``) over the games' storage (``bot.service.storage``): this
+    class only puts them together.
     """

@@ -32,6 +32,7 @@ from bot.service.core import (
     rules_version,
     state_hash,
 )
+from bot.service.forced import is_auto
 from bot.service.types import (
     ImportRefused,
     ReplayReport,
@@ -623,7 +624,13 @@ def _replay_rows(module: GameModule, game: Game, rows: Sequence[Move], snapshot:
             standing.append((move, undo_barrier(state, new_state)))
         elif move.kind == "undo":
             last = standing[-1] if standing else None
-            if last is None or last[0].seq != move.undoes_seq or last[0].role != move.role or last[1]:
+            # The step a player chose, with the forced steps the service took after it (auto):
+            # undo takes them back together, a row each, the latest first (GameService.undo).
+            chosen = next((n for n in range(len(standing) - 1, -1, -1)
+                           if not is_auto(loads(standing[n][0].action))), None)
+            unit = standing[chosen:] if chosen is not None else []
+            if (last is None or chosen is None or last[0].seq != move.undoes_seq
+                    or unit[0][0].role != move.role or any(barrier for _step, barrier in unit)):
                 return ReplayReport(False, done, f"{what} takes back move {move.undoes_seq}, which could not "
                                     "be taken back then.", move.seq, "fails")
             standing.pop()

@@ -85,7 +85,7 @@ reusing a few items' texts (engines copy their small parts at every step anyway)
 
 def same_text(new: Any, old: Any) -> bool:
     """Whether ``new`` and ``old`` have one canonical text (the one test of it: a step's
-    text reuse here and the move delta's comparison of parts, ``bot.service.core``).
+    text reuse here and the move delta's comparison of parts, ``bot.service.storage``).
 
     Exact, not merely equal: Python finds ``1 == True == 1.0`` and ``0.0 == -0.0``, which
     JSON prints apart, so a leaf of another type, or a float of another ``repr`` (JSON prints
@@ -167,7 +167,7 @@ def _part(value: Any, last: _Part | None) -> _Part:
 
 def text_delta(before: Canonical, after: Canonical) -> dict[str, Any]:
     """What turns ``before``'s state into ``after``'s, in the form of
-    ``bot.service.core.state_delta``, found by comparing the parts' texts (which is how
+    ``bot.service.deltas.state_delta``, found by comparing the parts' texts (which is how
     that delta compares parts: by canonical text) instead of walking both states. A changed
     item of a dict part is replaced whole; a list part that kept its first items is cut and
     extended (a log grows by its new lines)."""

@@ -198,6 +198,8 @@ class LobbyCommands(ServiceCore):
             self._notify(session, loaded, game.version, public, active, None, {"type": "started"})
             await session.flush()
             info = self._info(game, loaded.seats.values())
+        if await self.take_forced(game_pk):  # a game that opens with a forced step (its prompt is then skipped)
+            info = await self.game(game_pk)
         return info
 
     async def abort(self, game_pk: int, reason: str = "abandoned") -> GameInfo:

@@ -14,6 +14,17 @@ import engine
 from bot.models import Game, Outbox, Seat, dumps, loads, utcnow
 from bot.service import orders, ratings
 from bot.service.core import (
+    ServiceCore,
+    _bot_seed,
+    _module,
+    _standing_steps,
+    _upgrade_base,
+    state_hash,
+    undo_refusal,
+)
+from bot.service.forced import is_auto
+from bot.service.levels import PREF, check_level, game_level, seat_level
+from bot.service.sql import (
     _GAME_ID_AT,
     _MARK_AT,
     _SEAT_ID_AT,
@@ -21,18 +32,9 @@ from bot.service.core import (
     _SEAT_USER_AT,
     _STATUS_AT,
     _VERSION_AT,
-    ServiceCore,
-    _bot_seed,
-    _Hot,
-    _Loaded,
     _look_parts,
-    _module,
-    _standing_steps,
-    _upgrade_base,
-    state_hash,
-    undo_refusal,
 )
-from bot.service.levels import PREF, check_level, game_level, seat_level
+from bot.service.storage import _Hot, _Loaded
 from bot.service.types import (
     GameInfo,
     GameNotFound,
@@ -172,8 +174,11 @@ class PlayCommands(ServiceCore):
             if expected_version is not None:
                 self._require_version(loaded, expected_version, role)
             steps = orders.plan(loaded.module, loaded.state, role, text)
-            done = [replace(await self._step(session, loaded, role, action, user_id), action=action)
-                    for action in steps]
+            # The forced steps after the chain are taken by the service; those inside it were
+            # typed, or the chain would not have fitted (``orders.plan`` checks it as it stands).
+            done = [replace(await self._step(session, loaded, role, action, user_id, settle=n == len(steps) - 1),
+                            action=action)
+                    for n, action in enumerate(steps)]
         self._keep(loaded)
         return done
 
@@ -362,6 +367,11 @@ class PlayCommands(ServiceCore):
         state rebuilt by replaying the steps still standing from setup, or from the state
         stored at the last rules upgrade the log did not replay across (``bot.upgrade``):
         undo stops there as at a reveal. UndoRefused says why not.
+
+        The forced steps the service took by itself after that step (``auto``) are taken back
+        with it, the latest first, an 'undo' row each: were only they taken back, the player
+        would stand before the same forced step, which decides nothing, and not before his own
+        choice. Only the last row notifies.
         """
         async with self._write() as session:
             loaded = await self._load(session, game_pk, lock=True)
@@ -374,7 +384,9 @@ class PlayCommands(ServiceCore):
                 raise UndoRefused(refusal)
             rows = await self._move_rows(session, game_pk)
             standing = _standing_steps(rows)
-            target = standing.pop()
+            targets = [standing.pop()]
+            while is_auto(loads(targets[-1].action)):
+                targets.append(standing.pop())
             base = _upgrade_base(await self._upgrades(session, game_pk))
             if base is not None and base.state is not None:
                 # The log before the rules upgrade does not replay: start from the state
@@ -389,9 +401,19 @@ class PlayCommands(ServiceCore):
             if expected_hash is not None and state_hash(dumps(state)) != expected_hash:
                 raise ServiceError(f"Game {game_pk} does not replay (move {standing[-1].seq}); "
                                    "run `alcazaba replay-check` for details.")
-            step = await self._record(session, loaded, role, user_id, state, kind="undo", action={},
-                                      undoes_seq=target.seq, barrier=False,
-                                      extra_notice={"type": "undo", "role": role, "undoes_seq": target.seq,
-                                                    "lines": [f"{role_name(role)} takes back a step."]})
+            # The states between: the step taken back and the forced steps after it, made again
+            # from the state before them, each checked against the hash its move recorded.
+            states = [state]
+            for move in reversed(targets[1:]):
+                states.append(loaded.module.apply(states[-1], move.role, loads(move.action)))
+                if state_hash(dumps(states[-1])) != move.state_hash:
+                    raise ServiceError(f"Game {game_pk} does not replay (move {move.seq}); "
+                                       "run `alcazaba replay-check` for details.")
+            for n, target in enumerate(targets):
+                last = n == len(targets) - 1
+                step = await self._record(session, loaded, role, user_id, states[-1 - n], kind="undo", action={},
+                                          undoes_seq=target.seq, barrier=False, notify=last,
+                                          extra_notice={"type": "undo", "role": role, "undoes_seq": target.seq,
+                                                        "lines": [f"{role_name(role)} takes back a step."]})
         self._keep(loaded)
         return step

@@ -17,8 +17,9 @@ from sqlmodel import col
 import engine
 from bot.models import CampaignGuild, Game, GameRated, Move, RatedGame, Rating, Seat, loads, utcnow
 from bot.service import ratings
-from bot.service.core import ServiceCore, _fetch, _run
+from bot.service.core import ServiceCore
 from bot.service.ratings import Rebuilt, Shown, shown
+from bot.service.sql import _fetch, _run
 from bot.service.types import GameNotFound
 
 TREND_GAMES = 10

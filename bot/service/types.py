@@ -135,6 +135,12 @@ class StepResult:
     action: dict[str, Any] | None = None
     """The step's action as the engine listed it (label included), where the command knows it
     (``GameService.apply_order``: what each part of a typed order turned out to be)."""
+    automatic: bool = False
+    """A forced step the service took by itself (``engine.api.Game.forced_step``)."""
+    forced: tuple[StepResult, ...] = ()
+    """The forced steps the service then took by itself, in order (each ``automatic``). When
+    there are some, ``version``, ``active`` and ``result`` are the game's after the last of
+    them, and ``log`` holds the lines ``role`` may read of them all."""
 
     @property
     def finished(self) -> bool:

@@ -1,7 +1,7 @@
 """The service step's cost (issue 13): the whole state is no longer written at every step.
 
 * ``move.delta``: what the move changed in the state (canonical JSON, see
-  ``bot.service.core``); the state of any version is the snapshot (``game_state``) plus the
+  ``bot.service.deltas``); the state of any version is the snapshot (``game_state``) plus the
   deltas of the moves after it, checked against the last move's ``state_hash``. The
   snapshot is rewritten every few moves, at an ending, and by import. Rows written before
   this revision have no delta: their snapshot was written with every move, so none is ever
@@ -33,7 +33,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     # Bring every snapshot up to its game's version first: 0005's code reads the latest state
     # from game_state alone. Done in Python (the deltas are JSON), for the few games behind.
-    from bot.service.core import rebuild_snapshots_sync
+    from bot.service.deltas import rebuild_snapshots_sync
 
     rebuild_snapshots_sync(op.get_bind())
     with op.batch_alter_table("move") as batch:

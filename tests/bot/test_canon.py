@@ -11,7 +11,7 @@ import pytest
 import engine
 from bot.models import dumps, loads
 from bot.service.canon import canonical, same_text, text_delta
-from bot.service.core import apply_delta
+from bot.service.deltas import apply_delta
 from engine.api import clone
 from tests.engine.games import random_game
 

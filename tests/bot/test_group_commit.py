@@ -1,4 +1,4 @@
-"""Steps made at once share one SQLite commit (bot/service/core.py ``_Group``), on a real
+"""Steps made at once share one SQLite commit (bot/service/transactions.py ``_Group``), on a real
 SQLite file with the toy engine: each still stands or falls alone, none returns before the
 commit, and a commit that fails takes them all back, the hot cache included."""
 
@@ -137,7 +137,7 @@ async def test_a_group_holds_at_most_group_steps(service: GameService, db_path: 
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A group holds SQLite's write lock until it commits: steps past GROUP_STEPS wait for
     that commit and share the next one."""
-    monkeypatch.setattr("bot.service.core.GROUP_STEPS", 4)
+    monkeypatch.setattr("bot.service.transactions.GROUP_STEPS", 4)
     games = [await two_player_game(service, seed=s) for s in range(10)]
     await service.apply(games[0], "red", {"type": "add", "n": 1}, 0, ANN)
     commits = count_commits(service, monkeypatch)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import engine
 from bot.service import GameService, NotAllowed, StaleVersion
 from bot.settings import sqlite_url
 from tests.bot import toygame
@@ -67,8 +68,9 @@ async def test_hot_views_are_per_role_and_fresh_for_each_caller(service: GameSer
     red = await service.view(pk, "red", ANN)
     blue = await service.view(pk, "blue", BOB)
     spectator = await service.view(pk, None)
-    assert red.view == toygame.view(state, "red")
-    assert blue.view == toygame.view(state, "blue")
+    toy = engine.get("toy")  # the contract adapter: the game's views, their actions marked
+    assert red.view == toy.view(state, "red") and red.view != toygame.view(state, "red")
+    assert blue.view == toy.view(state, "blue")
     assert spectator.view == toygame.view(state, None)
     drawn = state["hands"]["red"][-1]
     secret = f"You draw a {drawn}."
@@ -81,7 +83,7 @@ async def test_hot_views_are_per_role_and_fresh_for_each_caller(service: GameSer
     red.view["log"].clear()
     red.view["prompt"] = "changed"
     again = await service.view(pk, "red", ANN)
-    assert again.view == toygame.view(state, "red")
+    assert again.view == toy.view(state, "red")
     assert (await service.state(pk))[1] == state
 
 
@@ -168,11 +170,11 @@ async def test_times_written_and_read_straight_on_sqlite_keep_the_orm_format(
     """A time on the whole second is where the driver's own format and SQLAlchemy's differ
     ('12:00:00' against '12:00:00.000000'); and a hot view turns the row's text back into
     times, as the ORM would."""
-    import bot.service.core as core
+    import bot.service.storage as storage
 
     pk = await two_player_game(service)
     noon = datetime(2026, 1, 1, 12, 0, 0)
-    monkeypatch.setattr(core, "utcnow", lambda: noon)
+    monkeypatch.setattr(storage, "utcnow", lambda: noon)
     await service.apply(pk, "red", {"type": "add", "n": 1}, 0, ANN)
     assert rows(db_path, "SELECT created_at FROM move WHERE game_pk = ?", pk) == [("2026-01-01 12:00:00.000000",)]
     assert rows(db_path, "SELECT updated_at FROM game WHERE id = ?", pk) == [("2026-01-01 12:00:00.000000",)]

@@ -98,7 +98,7 @@ DEADLINE = datetime(2030, 1, 2, 3, 4, 5)
 
 
 def _populated(path: Path) -> None:
-    from bot.service.core import rebuild_snapshots_sync
+    from bot.service.deltas import rebuild_snapshots_sync
 
     migrate(sqlite_url(path))
     asyncio.run(_play_some(path))

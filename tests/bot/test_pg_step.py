@@ -1,6 +1,6 @@
 """What a step and a view cost PostgreSQL in round trips, counted on the driver: a view of a
 hot game is one statement; a step is BEGIN, the locked read, one statement for all its writes
-(bot/service/core.py ``_PgWrite``) and COMMIT. Several steps in one transaction (the
+(bot/service/sql.py ``_PgWrite``) and COMMIT. Several steps in one transaction (the
 built-in player's easy moves) update the game row once per statement, and every move is
 recorded at its own version. Runs when ALCAZABA_TEST_PG_URL names a scratch database."""
 

@@ -23,7 +23,7 @@ from bot.service import (
     UndoRefused,
     state_hash,
 )
-from bot.service.core import apply_delta
+from bot.service.deltas import apply_delta
 from bot.settings import sqlite_url
 from engine.api import RuleError
 from tests.bot import toygame

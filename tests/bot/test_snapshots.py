@@ -28,7 +28,7 @@ import engine
 from bot.db import alembic_config
 from bot.models import dumps
 from bot.service import GameService, ServiceError, state_hash
-from bot.service.core import SNAPSHOT_EVERY, apply_delta, state_delta
+from bot.service.deltas import SNAPSHOT_EVERY, apply_delta, state_delta
 from bot.settings import sqlite_url
 from engine.rng import Generator
 

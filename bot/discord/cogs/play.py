@@ -19,7 +19,7 @@ from bot.discord import present
 from bot.discord.cogs.base import Cog
 from bot.discord.cogs.lobby import game_choices
 from bot.discord.table import Outgoing, UserError
-from bot.service import GameView
+from bot.service import CONFIRM_FORCED, GameView
 from bot.service.levels import level_of
 from engine.api import view_places
 
@@ -178,21 +178,33 @@ class Play(Cog):
 
     # ------------------------------------------------------------------ the player's settings
 
-    @app_commands.command(name="prefs", description="Your settings for a game (auto-pass on reaction prompts)")
-    @app_commands.describe(autopass="Pass automatically when a reaction prompt offers a pass")
+    @app_commands.command(name="prefs", description="Your settings for a game (auto-pass, forced steps)")
+    @app_commands.describe(autopass="Pass automatically when a reaction prompt offers a pass",
+                           confirm_forced="Ask me even for a forced step (the only choice, which decides nothing)")
     @app_commands.autocomplete(game=any_auto)
-    async def prefs(self, inter: discord.Interaction, autopass: bool | None = None, game: int | None = None) -> None:
+    async def prefs(self, inter: discord.Interaction, autopass: bool | None = None,
+                    confirm_forced: bool | None = None, game: int | None = None) -> None:
         async with self.table.guard(inter):
             info, role = await self.table.my_seat(inter, game)
             seat = info.seat(role)
             prefs = dict(seat.prefs) if seat is not None else {}
             if autopass is not None:
                 prefs["autopass"] = bool(autopass)
+            if confirm_forced is not None:
+                prefs[CONFIRM_FORCED] = bool(confirm_forced)
+            if autopass is not None or confirm_forced is not None:
                 await self.service.set_prefs(info.id, role, prefs, inter.user.id)
+            if confirm_forced is False and info.status == "running":
+                # A forced step waiting now is taken at once; its prompt comes as any other.
+                await self.service.take_forced(info.id)
             state = "on" if prefs.get("autopass") else "off"
+            forced = ("you are asked for them too" if prefs.get(CONFIRM_FORCED)
+                      else "they are taken for you and the log says so")
             await inter.followup.send(
                 f"Game #{info.id} ({role}): auto-pass is **{state}**. With it on, a reaction prompt that you "
-                "may answer with a pass is passed for you; every other prompt still comes to you.", ephemeral=True)
+                "may answer with a pass is passed for you; every other prompt still comes to you.\n"
+                f"Forced steps (your only choice, which decides nothing, such as ending a turn with nothing "
+                f"left to do): {forced} (`confirm_forced`).", ephemeral=True)
 
     @app_commands.command(name="vacation", description="Pause your clock for some days (within the game's allowance)")
     @app_commands.describe(days="Days away (0 ends a vacation early)", game="Only this game (default: all yours)")

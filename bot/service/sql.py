@@ -1,0 +1,282 @@
+"""The service's Core statements over the game tables, and the two ways a step's statements
+run straight on the database driver (SQLite: :class:`_RawWrite`; PostgreSQL: :class:`_PgWrite`),
+compiled once: building and coercing a statement costs more than SQLite takes to run it."""
+
+from __future__ import annotations
+
+import re
+from collections import namedtuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar, cast
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.orm.instrumentation import manager_of_class
+from sqlmodel import col
+
+from bot.models import Game, GameState, Move, Outbox, RulesUpgrade, Seat
+from engine.api import State
+
+_MOVE: sa.Table = Move.__table__  # type: ignore[attr-defined]
+_GAME: sa.Table = Game.__table__  # type: ignore[attr-defined]
+_GAME_STATE: sa.Table = GameState.__table__  # type: ignore[attr-defined]
+_OUTBOX: sa.Table = Outbox.__table__  # type: ignore[attr-defined]
+_SEAT: sa.Table = Seat.__table__  # type: ignore[attr-defined]
+_UPGRADE: sa.Table = RulesUpgrade.__table__  # type: ignore[attr-defined]
+_SEAT_FIELDS = tuple(c.name for c in _SEAT.c if c.name != "game_pk")
+_UPGRADE_MARK = (sa.select(sa.func.coalesce(sa.func.max(_UPGRADE.c.id), sa.literal_column("0")))
+                 .where(_UPGRADE.c.game_pk == _GAME.c.id).scalar_subquery())
+# A game's row, its seats and the id of its last rules upgrade, in one Core statement: all a
+# command needs from the database besides the state, which the hot cache holds by version.
+_LOOK = (sa.select(*_GAME.c, _UPGRADE_MARK.label("upgrade_mark"),
+                   *(_SEAT.c[name].label(f"seat_{name}") for name in _SEAT_FIELDS))
+         .select_from(_GAME.outerjoin(_SEAT, _SEAT.c.game_pk == _GAME.c.id))
+         .where(_GAME.c.id == sa.bindparam("pk"))
+         .order_by(_SEAT.c.id))
+_LOOK_LOCKED = _LOOK.with_for_update(of=_GAME)  # PostgreSQL locks the game row only
+_UNDONE = (sa.select(_MOVE.c.undoes_seq)
+           .where(_MOVE.c.game_pk == sa.bindparam("pk"), _MOVE.c.kind == "undo", _MOVE.c.undoes_seq.is_not(None)))
+STANDING_TAIL = 33
+"""How many of the last standing steps undo reads: a step and the forced steps the service
+took by itself after it (at most ``bot.service.core.FORCED_LIMIT``), which undo takes back
+together."""
+_LAST_STANDING_STEPS = (sa.select(_MOVE.c.seq, _MOVE.c.role, _MOVE.c.barrier, _MOVE.c.action)
+                        .where(_MOVE.c.game_pk == sa.bindparam("pk"), _MOVE.c.kind == "step",
+                               _MOVE.c.seq.not_in(_UNDONE))
+                        .order_by(_MOVE.c.seq.desc()).limit(STANDING_TAIL))
+_SNAPSHOT_ROW = (sa.select(_GAME_STATE.c.state, _GAME_STATE.c.version)
+                 .where(_GAME_STATE.c.game_pk == sa.bindparam("pk")))
+_DELTAS = (sa.select(_MOVE.c.seq, _MOVE.c.delta, _MOVE.c.state_hash)
+           .where(_MOVE.c.game_pk == sa.bindparam("pk"), _MOVE.c.seq > sa.bindparam("since"),
+                  _MOVE.c.seq <= sa.bindparam("upto"))
+           .order_by(_MOVE.c.seq))
+_UPGRADE_FACTS = (sa.select(_UPGRADE.c.seq, _UPGRADE.c.to_version, _UPGRADE.c.outcome)
+                  .where(_UPGRADE.c.game_pk == sa.bindparam("pk")).order_by(_UPGRADE.c.id))
+# The statements of a step, built once: building and coercing a statement costs more than
+# SQLite takes to run it.
+_GAME_AND_SEATS = (sa.select(Game, Seat).outerjoin(Seat, col(Seat.game_pk) == col(Game.id))
+                   .where(col(Game.id) == sa.bindparam("pk")))
+_GAME_AND_SEATS_LOCKED = _GAME_AND_SEATS.with_for_update(of=Game)
+_INSERT_MOVE = sa.insert(_MOVE)
+_INSERT_OUTBOX = sa.insert(_OUTBOX)
+_UPDATE_GAME = sa.update(_GAME).where(_GAME.c.id == sa.bindparam("game_pk"))
+_UPDATE_SNAPSHOT = sa.update(_GAME_STATE).where(_GAME_STATE.c.game_pk == sa.bindparam("snapshot_pk"))
+_Row = TypeVar("_Row", Game, Seat)
+_GAME_FIELDS = tuple(c.name for c in _GAME.c)
+_MARK_AT = len(_GAME_FIELDS)
+_VERSION_AT = _GAME_FIELDS.index("version")
+_STATUS_AT = _GAME_FIELDS.index("status")
+_GAME_ID_AT = _GAME_FIELDS.index("game_id")
+_SEAT_ID_AT = _MARK_AT + 1 + _SEAT_FIELDS.index("id")
+_SEAT_ROLE_AT = _MARK_AT + 1 + _SEAT_FIELDS.index("role")
+_SEAT_USER_AT = _MARK_AT + 1 + _SEAT_FIELDS.index("user_id")
+
+
+def _detached(cls: type[_Row], values: Mapping[str, Any]) -> _Row:
+    """A row object made from values a Core statement read, as the ORM would load it, in no
+    session: a command that only reads its game, or writes through Core statements (a step),
+    need not pay for a session's identity map and the ORM's loading."""
+    obj: _Row = manager_of_class(cls).new_instance()
+    obj.__dict__.update(values)
+    return obj
+
+
+def _look_parts(rows: Sequence[Any]) -> tuple[Game, dict[str, Seat], int]:
+    """The game, its seats by role and its rules upgrade mark from the rows of ``_LOOK``."""
+    first = rows[0]
+    game = _detached(Game, dict(zip(_GAME_FIELDS, first[:_MARK_AT], strict=True)))
+    seats: dict[str, Seat] = {}
+    for row in rows:
+        values = dict(zip(_SEAT_FIELDS, row[_MARK_AT + 1:], strict=True))
+        if values["id"] is not None:
+            values["game_pk"] = game.id
+            seats[values["role"]] = _detached(Seat, values)
+    return game, seats, int(first[_MARK_AT] or 0)
+
+
+class _Prepared:
+    """A Core statement compiled once for SQLite and the parameter names it was compiled for,
+    with what SQLAlchemy would do to each value (convert it, or make a column's default when
+    it is not given), run straight on the driver."""
+
+    def __init__(self, statement: sa.Executable, dialect: sa.Dialect, keys: Sequence[str]) -> None:
+        compiled: Any = cast(sa.ClauseElement, statement).compile(dialect=dialect, column_keys=sorted(keys))
+        self.sql = str(compiled)
+        self.names = list(compiled.positiontup or ())
+        # The dialect's own type (SQLite's DATETIME writes microseconds always; the driver's
+        # default adapter drops them on the whole second).
+        self.binds = [compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in self.names]
+        self.defaults: dict[str, Any] = {}
+        for column in (*getattr(compiled, "insert_prefetch", ()), *getattr(compiled, "update_prefetch", ())):
+            default = column.default
+            self.defaults[column.key] = (default.arg if default.is_callable
+                                         else (lambda _ctx, value=default.arg: value))
+        selected = getattr(statement, "selected_columns", None)
+        self.shape: Any = None if selected is None else namedtuple("_Row", list(selected.keys()))
+
+    def params(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
+        out = []
+        for name, proc in zip(self.names, self.binds, strict=True):
+            value = values[name] if name in values else self.defaults[name](None)
+            out.append(value if proc is None or value is None else proc(value))
+        return tuple(out)
+
+
+class _RawWrite:
+    """SQLite: one write transaction on the service's own writing connection (a step's), its
+    statements run on the driver (:class:`_Prepared`): SQLAlchemy's checkout, session and
+    execution cost some ten times what SQLite takes to run a step's five statements.
+
+    ``pending`` holds the states this step recorded, by game (version, state, snapshot);
+    ``shared`` those of the earlier steps of its group (:class:`_Group`), which the database
+    holds in the open transaction but the hot cache may not hold before the commit."""
+
+    def __init__(self, driver: Any, dialect: sa.Dialect, prepared: dict[tuple[Any, ...], _Prepared],
+                 shared: dict[int, tuple[int, State, int]] | None = None) -> None:
+        self.driver = driver
+        self.dialect = dialect
+        self._prepared = prepared
+        self.pending: dict[int, tuple[int, State, int]] = {}
+        self.shared: dict[int, tuple[int, State, int]] = {} if shared is None else shared
+
+    def _get(self, statement: sa.Executable, keys: Iterable[str]) -> _Prepared:
+        names = tuple(sorted(keys))
+        found = self._prepared.get((statement, *names))
+        if found is None:
+            found = self._prepared[(statement, *names)] = _Prepared(statement, self.dialect, names)
+        return found
+
+    async def run(self, statement: sa.Executable, values: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
+        if isinstance(values, Mapping):
+            prepared = self._get(statement, values)
+            cursor = await self.driver.execute(prepared.sql, prepared.params(values))
+        else:
+            prepared = self._get(statement, values[0])
+            cursor = self.driver.cursor()
+            await cursor.executemany(prepared.sql, [prepared.params(v) for v in values])
+        await cursor.close()
+
+    async def all(self, statement: sa.Executable, values: Mapping[str, Any]) -> list[Any]:
+        prepared = self._get(statement, values)
+        cursor = await self.driver.execute(prepared.sql, prepared.params(values))
+        try:
+            rows = await cursor.fetchall()
+        finally:
+            await cursor.close()
+        shape = prepared.shape
+        return rows if shape is None else [shape._make(row) for row in rows]
+
+
+_DOLLAR = re.compile(r"\$(\d+)")
+
+
+def _renumbered(sql: str, offset: int, width: int) -> str:
+    """``sql`` with its parameters ``$1``..``$width`` made ``$offset+1``.. (checked: the text of
+    a compiled statement with exactly those parameters and no other dollar sign)."""
+    found = [int(m[1]) for m in _DOLLAR.finditer(sql)]
+    if sorted(found) != list(range(1, width + 1)) or sql.count("$") != width:
+        raise ValueError(f"not a statement of {width} numbered parameters: {sql}")
+    return _DOLLAR.sub(lambda m: f"${int(m[1]) + offset}", sql)
+
+
+def _one_statement(parts: Sequence[tuple[_Prepared, int]]) -> str:
+    """The writes ``parts`` (a statement, and how many rows of it: only an INSERT has more
+    than one) as one statement: each but the last a data-modifying WITH query, all run in
+    one round trip against one snapshot. None of them may read what another writes."""
+    texts: list[str] = []
+    offset = 0
+    for prepared, rows in parts:
+        width = len(prepared.names)
+        if rows == 1:
+            texts.append(_renumbered(prepared.sql, offset, width))
+        else:
+            head, values, row = prepared.sql.partition(" VALUES ")
+            if not values or not head.startswith("INSERT ") or not row.startswith("(") or not row.endswith(")"):
+                raise ValueError(f"not a one-row INSERT: {prepared.sql}")
+            texts.append(head + values + ", ".join(_renumbered(row, offset + k * width, width) for k in range(rows)))
+        offset += rows * width
+    if len(texts) == 1:
+        return texts[0]
+    return "WITH " + ", ".join(f"w{i} AS ({text})" for i, text in enumerate(texts[:-1])) + " " + texts[-1]
+
+
+class _PgWrite(_RawWrite):
+    """PostgreSQL: the write transaction of a step on one of the service's own asyncpg
+    connections (:class:`bot.db.PgDrivers`), its statements run on the driver as prepared
+    statements, with no pool checkout, ping or reset around them.
+
+    The writes wait, and go as one statement (:func:`_one_statement`) before the next read
+    or the commit: a step is BEGIN, the locked read, its writes and COMMIT, four round trips
+    where one per statement made six (every round trip costs both processes a system call
+    and a wake-up, more than the statements themselves). A write that fails thus fails at
+    the end of the step's block, which rolls the transaction back as before. Two updates of
+    one statement (the game row of two steps in one transaction) never share a statement:
+    PostgreSQL would apply only one of them."""
+
+    def __init__(self, driver: Any, dialect: sa.Dialect, prepared: dict[tuple[Any, ...], _Prepared],
+                 combined: dict[tuple[Any, ...], str]) -> None:
+        super().__init__(driver, dialect, prepared)
+        self._combined = combined
+        self._queued: list[tuple[_Prepared, list[tuple[Any, ...]]]] = []
+        self._updates: set[sa.Executable] = set()
+
+    def _get(self, statement: sa.Executable, keys: Iterable[str]) -> _Prepared:
+        names = tuple(sorted(keys))
+        found = self._prepared.get((statement, *names))
+        if found is None:
+            # An INSERT without RETURNING: a step never needs the new rows' ids back.
+            bare = statement.inline() if isinstance(statement, sa.Insert) else statement
+            found = self._prepared[(statement, *names)] = _Prepared(bare, self.dialect, names)
+        return found
+
+    async def run(self, statement: sa.Executable, values: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
+        rows = [values] if isinstance(values, Mapping) else list(values)
+        if not rows:
+            return
+        if statement in self._updates:
+            await self.flush()
+        prepared = self._get(statement, rows[0])
+        self._queued.append((prepared, [prepared.params(v) for v in rows]))
+        if isinstance(statement, sa.Update):
+            self._updates.add(statement)
+
+    async def flush(self) -> None:
+        """Run the writes waiting, in one statement."""
+        queued, self._queued = self._queued, []
+        self._updates.clear()
+        if not queued:
+            return
+        key = tuple((prepared, len(rows)) for prepared, rows in queued)
+        sql = self._combined.get(key)
+        if sql is None:
+            sql = self._combined[key] = _one_statement(key)
+        await self.driver.execute(sql, *(value for _prepared, rows in queued for row in rows for value in row))
+
+    async def all(self, statement: sa.Executable, values: Mapping[str, Any]) -> list[Any]:
+        await self.flush()
+        prepared = self._get(statement, values)
+        rows = await self.driver.fetch(prepared.sql, *prepared.params(values))
+        shape = prepared.shape
+        return [tuple(row) for row in rows] if shape is None else [shape._make(row) for row in rows]
+
+
+_Sql = AsyncSession | AsyncConnection | _RawWrite
+"""Where a command's statements run: an ORM session, a Core connection, or (SQLite, a step)
+the driver itself."""
+
+
+async def _fetch(conn: _Sql, statement: sa.Executable, values: Mapping[str, Any]) -> Sequence[Any]:
+    """The rows of a Core select, wherever the command runs."""
+    if isinstance(conn, _RawWrite):
+        return await conn.all(statement, values)
+    return (await conn.execute(statement, values)).all()
+
+
+async def _run(conn: _Sql, statement: sa.Executable, values: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
+    """A Core statement that writes, wherever the command runs (a list: one per row)."""
+    if isinstance(conn, _RawWrite):
+        await conn.run(statement, values)
+    elif isinstance(conn, AsyncSession):
+        await (await conn.connection()).execute(statement, values)
+    else:
+        await conn.execute(statement, values)

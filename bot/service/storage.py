@@ -1,0 +1,394 @@
+"""Where a game's state lives between commands: loading a game (its row, seats and latest
+state, rebuilt from the snapshot and deltas), the per-process hot cache of states by version,
+and writing a move's rows. The game flow over it is ``bot.service.core``."""
+
+from __future__ import annotations
+
+import gc
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
+from sqlalchemy.orm import configure_mappers
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlmodel import col
+
+import engine
+from bot.models import Game, Move, RulesUpgrade, Seat, dumps, loads, utcnow
+from bot.service.canon import Canonical, canonical, text_delta
+from bot.service.deltas import SNAPSHOT_EVERY, _rebuilt, state_delta, state_hash
+from bot.service.sql import (
+    _DELTAS,
+    _GAME,
+    _GAME_AND_SEATS,
+    _GAME_AND_SEATS_LOCKED,
+    _INSERT_MOVE,
+    _LOOK,
+    _LOOK_LOCKED,
+    _MARK_AT,
+    _SEAT,
+    _SEAT_FIELDS,
+    _SNAPSHOT_ROW,
+    _UPDATE_GAME,
+    _UPDATE_SNAPSHOT,
+    _fetch,
+    _look_parts,
+    _PgWrite,
+    _RawWrite,
+    _run,
+    _Sql,
+)
+from bot.service.transactions import Transactions
+from bot.service.types import GameInfo, GameNotFound, ServiceError
+from engine.api import GameModule, State
+
+_STATE_CACHE_SIZE = 256
+"""Games kept hot (a Granada state is some 0.2-0.5 MB of Python objects)."""
+
+_YOUNG_COLLECTION_THRESHOLD = 50_000
+
+
+def _relax_young_collections() -> None:
+    """Collect young objects every 50,000 allocations instead of Python's 700.
+
+    The hot cache holds hundreds of parsed states, each tens of thousands of lists and dicts,
+    and a step allocates thousands more: at the default threshold a process serving games
+    ran a young collection every few hundred objects and, every second or two, a full one
+    walking every cached state, some 17-27% of its CPU (issue 13, measured with
+    ``throughput.steps_per_s``). JSON states hold no cycles, so those collections freed
+    nearly nothing. Process-wide, and never lowers a threshold the process chose."""
+    young, middle, old = gc.get_threshold()
+    if young < _YOUNG_COLLECTION_THRESHOLD:
+        gc.set_threshold(_YOUNG_COLLECTION_THRESHOLD, middle, old)
+
+
+
+def _module(game_id: str) -> GameModule:
+    try:
+        return engine.get(game_id)
+    except KeyError as exc:
+        raise ServiceError(str(exc.args[0])) from None
+
+
+@dataclass(frozen=True)
+class _UndoFacts:
+    """What decides whether a role may take back its last step, besides the role. Read from
+    the move log and the rules upgrades, so fixed for one (version, last upgrade) pair: the
+    log is append-only and a version names one state forever."""
+
+    last: tuple[int, str, bool] | None
+    """(seq, role, barrier) of the last step still standing; None: no step stands."""
+    recorded: int
+    """The rules version the game's moves are recorded under (its last upgrade's, or its own)."""
+    base: tuple[int, int] | None
+    """(seq, to_version) of the last upgrade the log does not replay across, if any."""
+
+
+@dataclass
+class _Loaded:
+    """A game locked for a command: its row, seats, engine and latest state."""
+
+    game: Game
+    seats: dict[str, Seat]
+    module: GameModule
+    state: State
+    snapshot: int = 0
+    """The version of the game's stored snapshot (a new one is due SNAPSHOT_EVERY moves on)."""
+    mark: int | None = None
+    """The id of the game's last rules upgrade (0: none) when read with the game, else None."""
+    undo: _UndoFacts | None = None
+    """The undo facts at the game's version, when the hot cache knew them (kept up to date by
+    ``_record``, so that the next view of the game reads no move row)."""
+
+
+@dataclass
+class _Hot:
+    """A game kept hot: its state at one version and what a view needs besides the game's row
+    (which a view reads anyway, to know the version). Replaced, never changed, when the
+    version changes."""
+
+    version: int
+    state: State
+    snapshot: int
+    mark: int | None = None
+    """The rules upgrade mark ``undo`` was read under (None: ``undo`` unknown)."""
+    undo: _UndoFacts | None = None
+    rows: tuple[Any, ...] = ()
+    """The game-and-seats rows ``info`` was made from."""
+    info: GameInfo | None = None
+
+
+class Storage(Transactions):
+    """The games' storage under the game flow (``bot.service.core.ServiceCore``): loading a
+    game, the hot cache, the rebuilt state, and a move's rows."""
+
+    def __init__(self, db: AsyncEngine) -> None:
+        super().__init__(db)
+        # game_pk -> the game kept hot at one version. Only committed states enter; a (game,
+        # version) pair names one state forever because versions only grow.
+        self._states: OrderedDict[int, _Hot] = OrderedDict()
+        # game_pk -> the canonical text of the game's last recorded state, with its parts'
+        # texts: the next step's text re-encodes only what changed (bot/service/canon.py).
+        # Used only for the very state object it was made from, so a rolled-back step's
+        # entry is harmless.
+        self._texts: OrderedDict[int, Canonical] = OrderedDict()
+        self._revision: str | None = None  # the database's Alembic revision, once read
+        self._look_sql = str(_LOOK.compile(dialect=db.dialect))
+        self._look_locked_sql = str(_LOOK_LOCKED.compile(dialect=db.dialect))
+        columns = (*_GAME.c, None, *(_SEAT.c[name] for name in _SEAT_FIELDS))  # None: the upgrade mark
+        self._look_processors: list[Any] = [
+            None if c is None else c.type.dialect_impl(db.dialect).result_processor(db.dialect, None)
+            for c in columns]
+        # the columns a value read from SQLite must be converted in (times, booleans)
+        self._look_converting = [(i, p) for i, p in enumerate(self._look_processors) if p is not None]
+        configure_mappers()  # _detached makes row objects without a query, which would do it
+        _relax_young_collections()
+
+    async def _game_row(self, session: AsyncSession, game_pk: int, lock: bool = False) -> Game:
+        query = sa.select(Game).where(col(Game.id) == game_pk)
+        if lock:
+            query = query.with_for_update()
+        game = (await session.execute(query)).scalar_one_or_none()
+        if game is None:
+            raise GameNotFound(f"There is no game {game_pk}.")
+        return game
+
+    async def _seats(self, session: AsyncSession, game_pk: int) -> dict[str, Seat]:
+        rows = (await session.execute(sa.select(Seat).where(col(Seat.game_pk) == game_pk))).scalars()
+        return {s.role: s for s in rows}
+
+    async def _state(self, session: AsyncSession, game: Game) -> State:
+        return (await self._state_and_snapshot(session, game))[0]
+
+    async def _state_and_snapshot(self, session: _Sql, game: Game) -> tuple[State, int]:
+        """The game's latest state, from the hot cache or rebuilt from the database, and the
+        version of its stored snapshot."""
+        assert game.id is not None
+        cached = self._states.get(game.id)
+        if cached is not None and cached.version == game.version:
+            self._states.move_to_end(game.id)
+            return cached.state, cached.snapshot
+        if isinstance(session, _RawWrite):
+            # an earlier step of this group moved the game (not committed yet, so not hot)
+            found = session.shared.get(game.id)
+            if found is not None and found[0] == game.version:
+                return found[1], found[2]
+        text, snapshot, problem = await self._rebuild(session, game.id, game.version)
+        if problem is not None:
+            raise ServiceError(f"Game {game.id} is inconsistent: {problem} Run `alcazaba replay-check {game.id}`.")
+        state: State = loads(text)
+        return state, snapshot
+
+    @staticmethod
+    async def _rebuild(session: _Sql, game_pk: int, version: int) -> tuple[str, int, str | None]:
+        """The canonical text of the game's state at ``version`` (its latest): the snapshot
+        plus the deltas of the moves after it, checked against the last move's hash. Returns
+        (text, snapshot version, None), or a sentence saying what does not fit as the third
+        item (a damaged snapshot, a missing or corrupted delta, a gap in the log)."""
+        found = await _fetch(session, _SNAPSHOT_ROW, {"pk": game_pk})
+        if not found:
+            raise GameNotFound(f"Game {game_pk} has no stored state.")
+        text, snapshot = str(found[0].state), int(found[0].version)
+        rows: Sequence[Any] = ()
+        if snapshot < version:
+            rows = await _fetch(session, _DELTAS, {"pk": game_pk, "since": snapshot, "upto": version})
+        rebuilt, problem = _rebuilt(text, snapshot, version, rows)
+        return rebuilt, snapshot, problem
+
+    async def _latest_text(self, session: AsyncSession, game: Game) -> tuple[str, str | None]:
+        """The canonical text of the game's latest state as the database holds it (never the
+        hot cache: the replay check and the upgrade check vouch for what is stored) and, when
+        it cannot be rebuilt, why (they report instead of refusing)."""
+        assert game.id is not None
+        text, _snapshot, problem = await self._rebuild(session, game.id, game.version)
+        return text, problem
+
+    def _remember(self, game_pk: int, version: int, state: State, snapshot: int | None = None, *,
+                  mark: int | None = None, undo: _UndoFacts | None = None) -> _Hot:
+        """Keep a committed state hot. ``snapshot``: the version of the game's stored snapshot
+        (``_Loaded.snapshot``); when not given, the last one known, or one due at once: an
+        older guess only brings the next snapshot forward, never leaves a move unrebuildable.
+        ``undo``: the undo facts at ``version`` under the rules upgrade ``mark``, when known."""
+        cached = self._states.get(game_pk)
+        if snapshot is None:
+            snapshot = min(cached.snapshot, version) if cached is not None else version - SNAPSHOT_EVERY
+        if cached is None or cached.version != version:
+            cached = self._states[game_pk] = _Hot(version, state, snapshot)
+        else:
+            cached.snapshot = snapshot
+        if undo is not None and mark is not None:
+            cached.mark, cached.undo = mark, undo
+        self._states.move_to_end(game_pk)
+        while len(self._states) > _STATE_CACHE_SIZE:
+            self._states.popitem(last=False)
+        return cached
+
+    def _keep(self, loaded: _Loaded) -> _Hot:
+        """Keep a game hot after the command that loaded it committed."""
+        assert loaded.game.id is not None
+        return self._remember(loaded.game.id, loaded.game.version, loaded.state, loaded.snapshot,
+                              mark=loaded.mark, undo=loaded.undo)
+
+    async def _quick_look(self, game_pk: int) -> tuple[Any, ...]:
+        """The rows of ``_LOOK`` outside any transaction (one statement reads one snapshot):
+        a view of a hot game needs nothing else from the database.
+
+        SQLite: read on the service's own reading connection, straight from the driver (times
+        as text, booleans as integers: :meth:`_typed` converts them), since checking a
+        connection out of the pool, beginning and ending a transaction and running a statement
+        through SQLAlchemy cost some 0.5 ms, where SQLite answers in 0.02 ms. PostgreSQL: in
+        autocommit, one round trip, on one of the service's own connections (as a step)."""
+        if self._pg is not None:
+            return tuple(tuple(row) for row in await self._pg.fetch(self._look_sql, game_pk))
+        if self._write_gate is None:
+            async with self.db.connect() as conn:
+                await conn.execution_options(isolation_level="AUTOCOMMIT")
+                return tuple((await conn.execute(_LOOK, {"pk": game_pk})).all())
+        if self._reader_driver is None:
+            reader = await self.db.connect()
+            if self._reader_driver is not None:  # another view opened it meanwhile
+                await reader.close()
+            else:
+                self._reader = reader
+                self._reader_driver = (await reader.get_raw_connection()).driver_connection
+        cursor = await self._reader_driver.execute(self._look_sql, (game_pk,))
+        try:
+            return tuple(await cursor.fetchall())
+        finally:
+            await cursor.close()
+
+    def _typed(self, rows: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """Rows of :meth:`_quick_look` with the values SQLAlchemy would have made of them."""
+        if self._write_gate is None:  # PostgreSQL: read through SQLAlchemy
+            return [tuple(row) for row in rows]
+        converting = self._look_converting
+        typed: list[tuple[Any, ...]] = []
+        game: list[Any] | None = None
+        for row in rows:
+            values = list(row)
+            for i, proc in converting:
+                if game is not None and i < _MARK_AT:  # the game's columns: every row repeats them
+                    values[i] = game[i]
+                elif (v := values[i]) is not None:
+                    values[i] = proc(v)
+            game = game or values
+            typed.append(tuple(values))
+        return typed
+
+    @staticmethod
+    async def _look(conn: AsyncConnection, game_pk: int, lock: bool = False) -> tuple[Any, ...]:
+        """The rows of ``_LOOK``: the game, a row per seat, its last rules upgrade."""
+        rows = tuple((await conn.execute(_LOOK_LOCKED if lock else _LOOK, {"pk": game_pk})).all())
+        if not rows:
+            raise GameNotFound(f"There is no game {game_pk}.")
+        return rows
+
+    async def _load(self, session: _Sql, game_pk: int, lock: bool, attach: bool = True) -> _Loaded:
+        """The game, its seats and its latest state. ``attach``: as objects of ``session``, for
+        a command that changes them; else read by Core into row objects of no session (a step,
+        a view: ``_record`` writes through Core statements), with the hot cache's undo facts."""
+        if isinstance(session, _PgWrite):
+            await session.flush()
+            found = await session.driver.fetch(self._look_locked_sql if lock else self._look_sql, game_pk)
+            if not found:
+                raise GameNotFound(f"There is no game {game_pk}.")
+            return await self._loaded(session, *_look_parts([tuple(row) for row in found]))
+        if isinstance(session, _RawWrite):
+            cursor = await session.driver.execute(self._look_sql, (game_pk,))
+            raw = await cursor.fetchall()
+            await cursor.close()
+            if not raw:
+                raise GameNotFound(f"There is no game {game_pk}.")
+            return await self._loaded(session, *_look_parts(self._typed(raw)))
+        if isinstance(session, AsyncConnection):
+            return await self._loaded(session, *_look_parts(await self._look(session, game_pk, lock)))
+        if attach:
+            # The game row and its seats in one statement (PostgreSQL locks the game row only).
+            found = (await session.execute(_GAME_AND_SEATS_LOCKED if lock else _GAME_AND_SEATS,
+                                           {"pk": game_pk})).all()
+            if not found:
+                raise GameNotFound(f"There is no game {game_pk}.")
+            game = found[0][0]
+            seats = {seat.role: seat for _game, seat in found if seat is not None}
+            module = _module(game.game_id)
+            state, snapshot = await self._state_and_snapshot(session, game)
+            return _Loaded(game, seats, module, state, snapshot)
+        conn = await session.connection()
+        return await self._loaded(conn, *_look_parts(await self._look(conn, game_pk, lock)))
+
+    async def _loaded(self, conn: _Sql, game: Game, seats: dict[str, Seat], mark: int) -> _Loaded:
+        """The loaded game from its row objects, with its state and the hot cache's undo facts."""
+        module = _module(game.game_id)
+        state, snapshot = await self._state_and_snapshot(conn, game)
+        hot = self._states.get(game.id or 0)
+        undo = hot.undo if hot is not None and hot.version == game.version and hot.mark == mark else None
+        return _Loaded(game, seats, module, state, snapshot, mark, undo)
+
+    async def _write_move(self, session: _Sql, loaded: _Loaded, role: str, user_id: int | None,
+                          new_state: State, *, kind: str, action: dict[str, Any], undoes_seq: int | None,
+                          barrier: bool, active: list[str], result: dict[str, Any] | None) -> tuple[int, bool]:
+        """Write one move's rows: the move (with the delta from the state before, or a new
+        snapshot every SNAPSHOT_EVERY moves and at the end) and the game row, as Core
+        statements (two or three; no ORM flush). Returns the new version and whether a
+        snapshot was written; :meth:`_advance` makes ``loaded`` say so once the rest of the
+        step is written."""
+        game, before = loaded.game, loaded.state
+        assert game.id is not None
+        last = self._texts.pop(game.id, None)
+        prior = last if last is not None and last.state is before else None
+        canon = self._texts[game.id] = canonical(new_state, prior)
+        while len(self._texts) > _STATE_CACHE_SIZE:
+            self._texts.popitem(last=False)
+        text = canon.text
+        version = game.version + 1
+        now = utcnow()
+        snapshot = result is not None or version - loaded.snapshot >= SNAPSHOT_EVERY
+        await _run(session, _INSERT_MOVE, {
+            "game_pk": game.id, "seq": version, "role": role, "user_id": user_id, "action": dumps(action),
+            "kind": kind, "undoes_seq": undoes_seq, "barrier": barrier, "state_hash": state_hash(text),
+            "created_at": now, "delta": None if snapshot else dumps(
+                text_delta(prior, canon) if prior is not None and prior.parts is not None
+                else state_delta(before, new_state))})
+        if snapshot:
+            await _run(session, _UPDATE_SNAPSHOT, {"snapshot_pk": game.id, "version": version, "state": text,
+                                                  "updated_at": now})
+        values: dict[str, Any] = {"version": version, "active": dumps(active), "updated_at": now}
+        if result is not None:
+            values.update(status="finished", result=dumps(result))
+        await _run(session, _UPDATE_GAME, {"game_pk": game.id, **values})
+        for name, value in values.items():
+            # The row object says what the database now holds, without an ORM flush.
+            set_committed_value(game, name, value)
+        return version, snapshot
+
+    @staticmethod
+    def _advance(session: _Sql, loaded: _Loaded, version: int, new_state: State, snapshot: bool) -> None:
+        """``loaded`` at the version a step just wrote (:meth:`_write_move`), and the step's
+        state kept for a later step of its group commit (``_RawWrite.pending``)."""
+        game = loaded.game
+        assert game.id is not None
+        loaded.state = new_state
+        if snapshot:
+            loaded.snapshot = version
+        if isinstance(session, _RawWrite):
+            session.pending[game.id] = (version, new_state, loaded.snapshot)
+
+    async def _schema_revision(self, session: AsyncSession) -> str | None:
+        """The database's Alembic revision, recorded with each new game (read once)."""
+        if self._revision is None:
+            row = (await session.execute(sa.text("SELECT version_num FROM alembic_version"))).first()
+            self._revision = str(row[0]) if row is not None else ""
+        return self._revision or None
+
+    @staticmethod
+    async def _upgrades(session: AsyncSession, game_pk: int) -> list[RulesUpgrade]:
+        query = sa.select(RulesUpgrade).where(col(RulesUpgrade.game_pk) == game_pk).order_by(col(RulesUpgrade.id))
+        return list((await session.execute(query)).scalars())
+
+    @staticmethod
+    async def _move_rows(session: AsyncSession, game_pk: int, since: int = 0) -> list[Move]:
+        query = sa.select(Move).where(col(Move.game_pk) == game_pk, col(Move.seq) > since).order_by(col(Move.seq))
+        return list((await session.execute(query)).scalars())
