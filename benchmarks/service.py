@@ -68,7 +68,7 @@ async def service_figures(bench: Bench) -> None:
     if len(running) < 2:
         bench.emit(skipped("service.step", f"fewer than 2 running {game_id} games among the stored ones"))
         return
-    from bot.service.core import _STATE_CACHE_SIZE
+    from bot.service.storage import _STATE_CACHE_SIZE
 
     # More games than the cache holds, so that every step is a miss (the worst case).
     measured = running[: max(bench.plan.service_games, _STATE_CACHE_SIZE + 44)]

@@ -69,7 +69,7 @@ def storage_per_move(bench: Bench, path: Path, mark: int) -> None:
     changed (``delta``) except every ``snapshot_every`` moves, when the whole state is
     written to ``game_state`` instead: ``written_bytes_per_step`` is what a freshly played
     step wrote on average, move rows and snapshots together (issue 13)."""
-    from bot.service.core import SNAPSHOT_EVERY
+    from bot.service.deltas import SNAPSHOT_EVERY
 
     con = sqlite3.connect(path)
     cols = [r[1] for r in con.execute("PRAGMA table_info(move)")]

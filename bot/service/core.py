@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.models import Game, Move, Outbox, Seat, dumps, loads
 from bot.service import ratings
-from bot.service.deltas import SNAPSHOT_EVERY, state_hash
+from bot.service.deltas import state_hash
 from bot.service.forced import CONFIRM_FORCED, FORCED_LIMIT, _forced_tells, is_auto
 from bot.service.sql import (
     _INSERT_OUTBOX,
@@ -24,8 +24,7 @@ from bot.service.sql import (
     _run,
     _Sql,
 )
-from bot.service.storage import _STATE_CACHE_SIZE, Storage, _Loaded, _module, _UndoFacts
-from bot.service.transactions import MOVES_CHANNEL
+from bot.service.storage import Storage, _Loaded, _module, _UndoFacts
 from bot.service.types import (
     GameInfo,
     NotAllowed,
@@ -48,14 +47,9 @@ from engine.api import (
 from engine.text import role_name
 
 __all__ = [
-    # what other modules import from here; the last four are defined where states are kept
-    # and named here too for the callers that have always imported them from here
-    # (bot/web/live.py, benchmarks/bench.py, the service's command modules).
+    # what other modules import from here
     "EXPORT_FORMAT",
-    "MOVES_CHANNEL",
-    "SNAPSHOT_EVERY",
     "_SEED_LIMIT",
-    "_STATE_CACHE_SIZE",
     "ServiceCore",
     "_bot_seed",
     "_module",

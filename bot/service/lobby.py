@@ -15,11 +15,11 @@ from bot.models import Game, GameState, Outbox, Seat, WebGame, dumps, loads, new
 from bot.service import ratings
 from bot.service.core import (
     _SEED_LIMIT,
-    MOVES_CHANNEL,
     ServiceCore,
     _module,
     rules_version,
 )
+from bot.service.transactions import MOVES_CHANNEL
 from bot.service.types import (
     GameInfo,
     NotAllowed,

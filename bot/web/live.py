@@ -6,7 +6,7 @@ deadline) of every game some page watches, in one statement, and wakes the pages
 games that changed. Not the version alone: a resignation or an abort ends a game without a
 move. On SQLite it reads them twice a second (a change made by another process shows within
 a second); on PostgreSQL it also LISTENs to the channel that the commits of a step, a
-resignation, a forfeit, an abort and a substitution NOTIFY (``bot.service.core.MOVES_CHANNEL``),
+resignation, a forfeit, an abort and a substitution NOTIFY (``bot.service.transactions.MOVES_CHANNEL``),
 so it reads at once, and polls only every few seconds for the changes that do not notify
 (a seat taken before the start, a new deadline).
 """
@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from bot.service import GameService
-from bot.service.core import MOVES_CHANNEL
+from bot.service.transactions import MOVES_CHANNEL
 
 log = logging.getLogger(__name__)
 
