@@ -291,8 +291,10 @@ def _risky_positions() -> list[tuple[dict[str, Any], str, list[Any], list[Any]]]
     from engine.ai import navas as n_ai
 
     module = engine.get("navas")
-    state = module.setup(4, {})
-    pick = Generator(1004)
+    # Seed 8: a game with six such positions (seed 4 had three, until issue 38 made alike
+    # units one choice and its random game took another course).
+    state = module.setup(8, {})
+    pick = Generator(1008)
     found = []
     for _ in range(260):
         if module.result(state) is not None:
