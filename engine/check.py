@@ -292,6 +292,9 @@ def _play(module: GameModule, seed: int, options: dict[str, Any], max_steps: int
         for role in roles:
             if role not in active and module.actions(state, role):
                 raise ContractBroken(f"{role!r} is not active but has actions")
+        # Taken before the deep checks: a view marks its actions by applying them
+        # (engine.api.mark_steps), so an apply that changes its input shows there first.
+        before = as_json(state, "the state") if step % deep_every == 0 else None
         if step % deep_every == 0:
             _deep_checks(module, state, roles, active, step, chooser)
         movers = [r for r in active if module.actions(state, r)]
@@ -299,7 +302,6 @@ def _play(module: GameModule, seed: int, options: dict[str, Any], max_steps: int
             raise ContractBroken(f"dead end: the active role(s) {active} have no legal action")
         role = chooser.choice(movers)
         action = chooser.choice(module.actions(state, role))
-        before = as_json(state, "the state") if step % deep_every == 0 else None
         try:
             after = module.apply(state, role, clone(action))
         except RuleError as exc:
