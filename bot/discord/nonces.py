@@ -14,7 +14,9 @@ into the next field), a separator, and a kind. Nothing else the bot sends carrie
   role's index, or ``z`` for the game's thread);
 * ``t`` + tournament id (13) + round (5) + ``.`` + kind: a round's post in the tournament's
   thread (the standings after it, with the next round's pairings; round 0: the first
-  pairings, at the start).
+  pairings, at the start);
+* ``g`` + game id (13) + ``.`` + kind: a post about a game in its parent channel (a match's
+  announcement, once its thread is open).
 
 Discord allows 25 characters: 15 for an outbox row's prefix leave 10 for the kind, 22 for a
 deadline's leave 3.
@@ -43,6 +45,7 @@ LINES = "c"            # + chunk number: the lines of a thread post
 REMIND, EXPIRED, CLAIMABLE, WAITS, PASSED = "r", "x", "c", "w", "a"  # a deadline's events (EVENTS)
 STANDINGS = "s"        # a tournament round's standings (and the next round's pairings)
 PAIRINGS = "p"         # a tournament's first pairings (under round 0: before round 1)
+MATCHED = "m"          # a matched game's announcement in the channel its tickets came from
 
 
 def base36(n: int, width: int) -> str:
@@ -98,6 +101,11 @@ def tournament_round(tournament_id: int, round_no: int) -> Nonces:
     return Nonces("t" + base36(tournament_id, ID_WIDTH) + base36(round_no, VERSION_WIDTH))
 
 
+def game(game_pk: int) -> Nonces:
+    """The nonces of the posts about one game in its parent channel."""
+    return Nonces("g" + base36(game_pk, ID_WIDTH))
+
+
 def fresh(kind: str, attempt: int) -> str:
     """The kind of the ``attempt``-th resend under a fresh nonce, after Discord handed back
     another message for the first (1, 2, ...)."""
@@ -105,7 +113,7 @@ def fresh(kind: str, attempt: int) -> str:
 
 
 PATTERN = re.compile(r"(?:o(?P<row>[0-9a-z]{13})|d(?P<game>[0-9a-z]{13})(?P<version>[0-9a-z]{5})(?P<event>[a-z])(?P<seat>[0-9a-z])"
-                     r"|t(?P<tournament>[0-9a-z]{13})(?P<round>[0-9a-z]{5}))"
+                     r"|t(?P<tournament>[0-9a-z]{13})(?P<round>[0-9a-z]{5})|g(?P<about>[0-9a-z]{13}))"
                      r"\.(?P<kind>[0-9a-z~]{1,10})")
 
 
@@ -120,5 +128,7 @@ def parse(nonce: str) -> tuple[str, tuple[int, ...], str]:
         return "o", (int(m["row"], 36),), m["kind"]
     if m["tournament"] is not None:
         return "t", (int(m["tournament"], 36), int(m["round"], 36)), m["kind"]
+    if m["about"] is not None:
+        return "g", (int(m["about"], 36),), m["kind"]
     return ("d", (int(m["game"], 36), int(m["version"], 36), int(m["seat"], 36)),
             f"{m['event']}/{m['kind']}")

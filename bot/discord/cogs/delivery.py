@@ -100,17 +100,19 @@ def give_up(error: BaseException, attempts: int) -> bool:
     return tries >= (PERMANENT_TRIES if refused_for_good(error) else MAX_TRIES)
 
 
-async def send_once(channel: discord.abc.Messageable, out: Outgoing, ids: Nonces, kind: str) -> discord.Message:
+async def send_once(channel: discord.abc.Messageable, out: Outgoing, ids: Nonces, kind: str,
+                    **extra: Any) -> discord.Message:
     """Send ``out`` under the nonce ``ids(kind)``. Discord answers a nonce it saw from the bot
     in the last minutes with the message it made then: that is a retry, and right, when that
     message says what ``out`` says. When it says something else the nonce was not ours to
     reuse: log it and send again under a fresh nonce (the same fresh one on every retry).
     (discord.py gives the returned message the channel it was sent to, whatever Discord says,
-    so the text is what can be compared; nonces are unique per place anyway, nonces.py.)"""
+    so the text is what can be compared; nonces are unique per place anyway, nonces.py.)
+    ``extra``: other options of the send (``allowed_mentions``)."""
     expected = out.content or ""
     for attempt in range(FRESH_TRIES):
         nonce = ids(kind if attempt == 0 else nonces.fresh(kind, attempt))
-        sent = await channel.send(nonce=nonce, **out.kwargs())
+        sent = await channel.send(nonce=nonce, **extra, **out.kwargs())
         if (sent.content or "") == expected:
             return sent
         log.warning("nonce %s gave back message %s with other content; sending again under a fresh nonce",

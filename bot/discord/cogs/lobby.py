@@ -31,6 +31,19 @@ log = logging.getLogger("bot.discord")
 THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080  # a week: games are slow
 
 
+async def game_thread(bot: AlcazabaBot, parent: discord.TextChannel, name: str) -> discord.Thread:
+    """The public thread ``name`` of ``parent`` for a game a background pass opens (a match, a
+    tournament's table). A process killed after Discord made the thread, before its id was
+    stored, left it in the channel: it is taken again, not made twice (a restarted bot knows
+    the channel's active threads from its guild's data)."""
+    me = bot.user.id if bot.user is not None else None
+    made = next((t for t in parent.threads if t.name == name and t.owner_id == me), None)
+    if made is not None:
+        return made
+    return await parent.create_thread(name=name, type=discord.ChannelType.public_thread,
+                                      auto_archive_duration=THREAD_ARCHIVE_MINUTES)
+
+
 def _defaults(module: GameModule) -> dict[str, Any]:
     return module.defaults()
 

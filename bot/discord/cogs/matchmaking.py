@@ -21,10 +21,12 @@ import discord
 from discord import app_commands
 
 import engine
-from bot.discord import present
+from bot.discord import nonces, present
 from bot.discord.cogs.base import Worker, chosen_game
-from bot.discord.cogs.lobby import THREAD_ARCHIVE_MINUTES, display_name
+from bot.discord.cogs.delivery import send_once
+from bot.discord.cogs.lobby import display_name, game_thread
 from bot.discord.errors import UserError
+from bot.discord.table import Outgoing
 from bot.service.matchmaking import GATHER_SECONDS, Match, Ticket
 
 if TYPE_CHECKING:
@@ -135,14 +137,15 @@ class Matchmaker(Worker):
                 parent = self.bot.get_channel(match.channel_id) or await self.bot.fetch_channel(match.channel_id)
                 if not isinstance(parent, discord.TextChannel):
                     raise LookupError(f"channel {match.channel_id} is not a text channel")
-                thread = await parent.create_thread(
-                    name=present.clip(present.game_name(info.title, info.id), 100),
-                    type=discord.ChannelType.public_thread, auto_archive_duration=THREAD_ARCHIVE_MINUTES)
+                thread = await game_thread(self.bot, parent, present.clip(present.game_name(info.title, info.id), 100))
+                players = " vs ".join(f"<@{user}> ({role})" for role, user, _name in match.seats)
+                # Sent before the thread is stored, under the game's nonce: a process killed in
+                # between sends it again, and Discord hands back the first.
+                await send_once(parent, Outgoing(f"🎯 Matchmaking: **{present.game_name(info.title, info.id)}** "
+                                                 f"({present.pace_text(match.pace)}), {players}, in <#{thread.id}>."),
+                                nonces.game(info.id), nonces.MATCHED)
                 await self.service.set_place(info.id, thread_id=thread.id)
                 thread_id = thread.id
-                players = " vs ".join(f"<@{user}> ({role})" for role, user, _name in match.seats)
-                await parent.send(f"🎯 Matchmaking: **{present.game_name(info.title, info.id)}** "
-                                  f"({present.pace_text(match.pace)}), {players}, in <#{thread.id}>.")
             if info.status == "open":
                 await self.bot.lobby.begin(info.id, fill_with_bots=False)
             if (await self.store.game(info.id)).lobby_message_id is None:

@@ -26,8 +26,8 @@ from discord import app_commands
 import engine
 from bot.discord import nonces, present
 from bot.discord.cogs.base import Worker, chosen_game, is_manager
-from bot.discord.cogs.delivery import FRESH_TRIES
-from bot.discord.cogs.lobby import THREAD_ARCHIVE_MINUTES, display_name
+from bot.discord.cogs.delivery import send_once
+from bot.discord.cogs.lobby import THREAD_ARCHIVE_MINUTES, display_name, game_thread
 from bot.discord.errors import UserError
 from bot.discord.nonces import Nonces
 from bot.discord.table import Outgoing
@@ -250,8 +250,7 @@ class Tournaments(Worker):
     async def post(self, info: TournamentInfo, text: str, files: list[tuple[str, bytes]] | None = None, *,
                    once: tuple[Nonces, str] | None = None) -> None:
         """Post in the tournament's thread. ``once``: the nonces and kind of a post that may be
-        sent again after a crash (as :func:`bot.discord.cogs.delivery.send_once` does: a nonce
-        Discord answers with another message is not ours, and a fresh one is tried)."""
+        sent again after a crash (:func:`bot.discord.cogs.delivery.send_once`)."""
         if info.thread_id is None:
             return
         where = self.bot.get_partial_messageable(info.thread_id, guild_id=info.guild_id)
@@ -260,14 +259,7 @@ class Tournaments(Worker):
             await where.send(allowed_mentions=discord.AllowedMentions.none(), **out.kwargs())
             return
         ids, kind = once
-        for attempt in range(FRESH_TRIES):
-            nonce = ids(kind if attempt == 0 else nonces.fresh(kind, attempt))
-            sent = await where.send(allowed_mentions=discord.AllowedMentions.none(), nonce=nonce, **out.kwargs())
-            if (sent.content or "") == out.content:
-                return
-            log.warning("nonce %s gave back message %s with other content; sending again under a fresh nonce",
-                        nonce, sent.id)
-        raise RuntimeError(f"{FRESH_TRIES} nonces of {ids!r} gave back other messages")
+        await send_once(where, out, ids, kind, allowed_mentions=discord.AllowedMentions.none())
 
     async def pairings_text(self, info: TournamentInfo, round_no: int) -> str:
         names = {u: present.clip(n, 40) for u, n, _w in info.players}
@@ -393,14 +385,7 @@ class Tournaments(Worker):
                 if not isinstance(parent, discord.TextChannel):
                     raise LookupError(f"channel {channel_id} is not a text channel")
                 name = present.clip(f"T{table.tournament_id} R{table.round} · {info.title} #{info.id}", 100)
-                # A process killed after Discord made the thread, before its id was stored,
-                # left it in the channel: the thread is taken again, not made twice (a
-                # restarted bot knows the channel's active threads from its guild's data).
-                me = self.bot.user.id if self.bot.user is not None else None
-                thread = next((t for t in parent.threads if t.name == name and t.owner_id == me), None)
-                if thread is None:
-                    thread = await parent.create_thread(name=name, type=discord.ChannelType.public_thread,
-                                                        auto_archive_duration=THREAD_ARCHIVE_MINUTES)
+                thread = await game_thread(self.bot, parent, name)
                 await self.service.set_place(info.id, thread_id=thread.id)
                 info = await self.service.game(info.id)
             if info.status == "open":

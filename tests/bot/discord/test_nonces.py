@@ -72,6 +72,13 @@ def test_nonces_are_unique_within_discords_limit_over_every_id_and_kind_in_use()
                 assert nonce not in seen, (nonce, seen.get(nonce))
                 seen[nonce] = ("t", tournament, round_no, kind)
                 assert nonces.parse(nonce) == ("t", (tournament, round_no), kind)
+    for game in games:
+        for kind in with_fresh([nonces.MATCHED]):
+            nonce = nonces.game(game)(kind)
+            assert len(nonce) <= 25, nonce
+            assert nonce not in seen, (nonce, seen.get(nonce))
+            seen[nonce] = ("g", game, kind)
+            assert nonces.parse(nonce) == ("g", (game,), kind)
     # The collision of the issue: row 3's notice and row 137's message.
     assert nonces.outbox(3)(nonces.NOTICE) != nonces.outbox(137)(nonces.PRIVATE)
     # Nothing that does not fit is made: an id or version too large, a kind too long.
