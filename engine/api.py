@@ -78,7 +78,7 @@ ActionFields = TypedDict("ActionFields", {
     "ask": bool,
     "final": bool,
     "forced": bool,
-    "auto": bool,
+    "automatic": bool,
 }, total=False)
 """The keys of an action every game shares, beside its own (``card``, ``zone``...):
 
@@ -98,7 +98,7 @@ Marks the adapter adds to a view's actions (:func:`mark_steps`; a game never set
   ``final`` and no other (non-navigation) action is offered. The service takes it by itself
   for a player who has not asked to confirm such steps, and logs that it did.
 
-And one the service adds to a move it records: ``auto`` true on a forced step it took by
+And one the service adds to a move it records: ``automatic`` true on a forced step it took by
 itself (so that undo takes it back with the step that led to it).
 """
 
@@ -473,7 +473,7 @@ def clone(value: Any) -> Any:
     return marshal.loads(marshal.dumps(value))
 
 
-ADDED_MARKS = frozenset({"final", "forced", "auto"})
+ADDED_MARKS = frozenset({"final", "forced", "automatic"})
 """The keys the adapter and the service add to a game's actions (:data:`ActionFields`): never
 the game's own, so they are dropped before an action reaches the game (:meth:`Game.apply`)."""
 

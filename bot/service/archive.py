@@ -624,7 +624,7 @@ def _replay_rows(module: GameModule, game: Game, rows: Sequence[Move], snapshot:
             standing.append((move, undo_barrier(state, new_state)))
         elif move.kind == "undo":
             last = standing[-1] if standing else None
-            # The step a player chose, with the forced steps the service took after it (auto):
+            # The step a player chose, with the forced steps the service took after it (automatic):
             # undo takes them back together, a row each, the latest first (GameService.undo).
             chosen = next((n for n in range(len(standing) - 1, -1, -1)
                            if not is_auto(loads(standing[n][0].action))), None)

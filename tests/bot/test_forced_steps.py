@@ -90,7 +90,7 @@ async def test_forced_steps_are_taken_and_the_player_is_asked_his_next_decision(
     assert labels(blue.view) == ["Add 1", "Add 2", "Draw a bonus point", "Bank 0 points"]
 
     moves = await service.moves(pk)
-    assert [(m["seq"], m["role"], m["action"]["type"], m["action"].get("auto", False)) for m in moves] == [
+    assert [(m["seq"], m["role"], m["action"]["type"], m["action"].get("automatic", False)) for m in moves] == [
         (1, "red", "start", True), (2, "red", "add", False), (3, "red", "add", False),
         (4, "red", "bank", True), (5, "blue", "start", True)]
     assert all("label" not in m["action"] and "forced" not in m["action"] for m in moves)
@@ -146,7 +146,7 @@ async def test_a_seat_that_asks_to_confirm_is_asked_for_forced_steps(service: Ga
     # Bob did not ask: his forced start is taken after red's bank.
     assert [(f.role, f.automatic) for f in step.forced] == [("blue", True)] and step.version == 5
     moves = await service.moves(pk)
-    assert [m["action"].get("auto", False) for m in moves] == [False, False, False, False, True]
+    assert [m["action"].get("automatic", False) for m in moves] == [False, False, False, False, True]
 
 
 async def test_a_game_opts_an_action_out_of_being_forced(service: GameService) -> None:
@@ -233,7 +233,7 @@ async def test_confirm_off_takes_the_forced_step_waiting(service: GameService) -
     keyboard = Keyboard("confirm off", "q")
     await play(service, "forced", resume=info.id, out=lines.append, ask=keyboard)
     assert "  (automatic) red: Start your turn - the only choice, taken for you ('confirm on' to be asked)" in lines
-    assert (await service.moves(info.id))[0]["action"] == {"type": "start", "auto": True}
+    assert (await service.moves(info.id))[0]["action"] == {"type": "start", "automatic": True}
 
 
 async def test_a_step_forced_by_a_hidden_hand_is_left_to_the_player(service: GameService, db_path: Path) -> None:

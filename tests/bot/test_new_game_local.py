@@ -31,7 +31,10 @@ async def test_three_columns_is_played_to_its_end_at_the_terminal_table(service:
     keyboard = Keyboard(*(["1"] * len(columns.CARDS)))  # each seat plays its first order
     status = await play(service, "columns", seats=["north", "south"], seed=4, images_dir=images, out=screen,
                         ask=keyboard)
-    assert status == 0 and keyboard.answers == [], "one typed order a card, and the game is over"
+    moves = await service.moves(1)
+    taken = [m for m in moves if m["action"].get("automatic")]
+    assert status == 0 and len(moves) == len(columns.CARDS), "every card is played, and the game is over"
+    assert len(keyboard.answers) == len(taken), "one typed order a card, but for those a seat had no choice in"
     info = await service.game(1)
     assert info.status == "finished" and info.result is not None
     assert json.loads(screen.lines[-1].removeprefix("game 1 finished: ")) == info.result
@@ -42,9 +45,9 @@ async def test_three_columns_is_played_to_its_end_at_the_terminal_table(service:
         state = columns.apply(state, move["role"], move["action"])
     assert columns.result(state) == info.result, "the stored result is the rules' result"
 
-    # The orders the table offered are the game's labels; each seat's pictures are files
-    # the game's renderer drew.
-    assert "    1. play your 9 on the right column" in screen.lines
+    # The orders the table offered are the game's labels (a play draws a card: it cannot be
+    # taken back, and says so); each seat's pictures are files the game's renderer drew.
+    assert "    9. play your 9 on the right column (final: cannot be taken back)" in screen.lines
     assert "  (private) You draw 2, 7, 9." in screen.lines
     for role in ("north", "south"):
         board = images / f"columns-1-{role}.png"

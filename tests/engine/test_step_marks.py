@@ -71,5 +71,5 @@ def test_the_marks_never_reach_the_game() -> None:
     state = module.setup(1, module.defaults())
     role = module.active(state)[0]
     action = view_actions(module.view(state, role))[0]
-    marked = {**action, "final": True, "forced": True, "auto": True}
+    marked = {**action, "final": True, "forced": True, "automatic": True}
     assert module.apply(state, role, marked) == module.apply(state, role, action)

@@ -166,7 +166,18 @@ def check_dms(h: Harness, states: list[dict[str, Any]], sample: int = 4) -> dict
     return counts
 
 
+async def confirm_forced_steps(h: Harness, thread: int) -> None:
+    """Both players ask to confirm forced steps (``/prefs confirm_forced``): the engine's
+    course, played by the engine alone, clicks every step, and so do they."""
+    for user in (h.alice, h.bob):
+        await h.settle(await h.cmd(user, "prefs", channel=thread, confirm_forced=True))
+
+
 def exported_states(exported: dict[str, Any], course: Course) -> list[dict[str, Any]]:
     """The states of the game the bot kept, after checking its moves are the engine's course."""
-    assert [(m["role"], m["action"]) for m in exported["moves"]] == course.moves
+    kept = [(m["role"], m["action"]) for m in exported["moves"]]
+    first = next((i for i, (a, b) in enumerate(zip(kept, course.moves, strict=False)) if a != b),
+                 min(len(kept), len(course.moves)))
+    assert kept == course.moves, (f"move {first + 1} differs: kept {kept[first:first + 3]}, "
+                                  f"the course's {course.moves[first:first + 3]}")
     return replay_states(exported)

@@ -47,7 +47,7 @@ async def test_forced_steps_are_taken_and_the_next_real_decision_arrives(table: 
     assert not any("Start your turn" in label or label == "Bank 4 points"
                    for m in h.si.messages.values() for label in labels(m)), "no prompt for a forced step"
     assert (await svc.game(1)).version == 5
-    assert [m["action"].get("auto", False) for m in await svc.moves(1)] == [True, False, False, True, True]
+    assert [m["action"].get("automatic", False) for m in await svc.moves(1)] == [True, False, False, True, True]
     assert h.si.violations == []
 
 

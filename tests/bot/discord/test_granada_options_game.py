@@ -99,6 +99,7 @@ async def test_a_whole_game_with_every_option_through_discord(table: Harness, ca
     result = module.result(course.final)
     assert result is not None
     thread = await h.open_game("granada", side="christian", pace="72h", seed=seed, options="all")
+    await play.confirm_forced_steps(h, thread)
 
     looks: list[Interaction] = []
 

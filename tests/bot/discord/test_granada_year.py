@@ -33,6 +33,7 @@ from tests.bot.discord.granada_play import (
     check_dms,
     check_interactions,
     check_public,
+    confirm_forced_steps,
     engine_course,
     exported_states,
     moves_first,
@@ -71,6 +72,7 @@ async def test_a_year_of_granada_through_discord(table: Harness, typed: str | No
     seed, course = first_seed(json.dumps(options))
     extra = {"options": typed} if typed else {}
     thread = await h.open_game("granada", side="christian", pace="72h", seed=seed, **extra)
+    await confirm_forced_steps(h, thread)
     clicks = await drive(h, 1, random.Random(CLICKS_SEED), pick=moves_first, max_steps=2 * MAX_CLICKS,
                          until=in_1483)
     await si.wait_quiet(1.0)

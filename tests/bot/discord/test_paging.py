@@ -45,7 +45,9 @@ def long_list() -> tuple[int, list[dict[str, Any]]]:
     """(seed, moves) of the first game of the built-in player whose last move brings a player
     who was not asked anything before a list of more than ``LIMIT`` actions."""
     module = engine.get("granada")
-    for seed in range(1, 41):
+    # From seed 100: since alike pieces are one entry (issue 38), seeds 1 to 99 bring no one
+    # before a list this long (the first found is seed 100's, 1,151 moves in).
+    for seed in range(100, 141):
         state = module.setup(seed, {})
         moves: list[dict[str, Any]] = []
         before: list[str] = []
@@ -60,7 +62,7 @@ def long_list() -> tuple[int, list[dict[str, Any]]]:
             action = choose(module, state, role, seed * 7919 + n)
             moves.append({"role": role, "action": strip_label(action)})
             state = module.apply(state, role, action)
-    raise AssertionError("no game of seeds 1 to 40 meets a list longer than a select menu")
+    raise AssertionError("no game of seeds 100 to 140 meets a list longer than a select menu")
 
 
 async def a_long_list(h: Harness, svc: GameService) -> tuple[int, str, int, dict[str, Any]]:
