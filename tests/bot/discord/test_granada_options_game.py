@@ -12,11 +12,13 @@ actions labelled "(11.x)"), a random one of those; otherwise the year test's pol
 :func:`~tests.bot.discord.granada_play.moves_first`. The seed is the engine's choice:
 :func:`first_seed` plays the engine alone under the same policy and generator and takes the
 first seed whose game ends within ``MAX_CLICKS`` having shown the elements of ``WANTED``.
-Searching from seed 1 plays some 260 games (about 100 s of the engine alone on this
-machine), so the search tries first the seed it found last (``FOUND``); a change of the rules
-that spoils that game sends it back to the search, it does not pass.
+Searching from seed 1 plays some 400 games (minutes of the engine alone on this machine),
+so the search tries first the seed it found last (``FOUND``); a change of the rules that
+spoils that game sends it back to the search, it does not pass. (Since alike pieces are one
+menu entry, issue 38, no game of seeds 1 to 399 shows them all within 520 clicks: the limit
+is 900, and seed 304 the first found, 884 moves.)
 
-The game found (seed 261, 494 moves, a Muslim victory on points after 1491-1492) meets
+The game found before (seed 261, 494 moves, a Muslim victory on points after 1491-1492) met
 Mercenaries (11.1, both sides hire), the Papal Bull and its Crusaders (11.2), General
 Mobilization (11.3), a Pioneers tile on the map (11.7) and Out of Supply markers (11.8, on
 the map from the start, and a field combat fought out of supply). It meets no Sortie (11.5: a
@@ -48,8 +50,8 @@ from tests.standin import Interaction
 pytestmark = pytest.mark.slow
 
 OPTIONS = {"all": True}
-MAX_CLICKS = 520
-FOUND = 261
+MAX_CLICKS = 900
+FOUND = 304
 """The seed :func:`first_seed` found last (see the module's docstring)."""
 
 ELEMENTS: dict[str, re.Pattern[str]] = {
