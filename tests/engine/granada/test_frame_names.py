@@ -16,6 +16,7 @@ import pytest
 
 import engine.granada as g
 from engine.api import RuleError
+from engine.granada import frames
 from engine.granada import state as st
 from engine.rng import Generator
 from tests.engine.test_replay_hashes import DATA, play
@@ -25,13 +26,13 @@ from tests.engine.test_replay_hashes import DATA, play
 def registry() -> Iterator[None]:
     """The handler registry as it was, and its cache emptied, after the test."""
     handlers, renamed = dict(st.HANDLERS), dict(st.RENAMED)
-    st._HANDLERS.clear()
+    frames._HANDLERS.clear()
     yield
     st.HANDLERS.clear()
     st.HANDLERS.update(handlers)
     st.RENAMED.clear()
     st.RENAMED.update(renamed)
-    st._HANDLERS.clear()
+    frames._HANDLERS.clear()
 
 
 def _recorded_granada() -> list[dict[str, Any]]:
@@ -130,7 +131,7 @@ def test_a_stored_frame_under_an_old_name_is_read_through_the_renamed_handler(re
     with pytest.raises(RuleError):
         g.view(stored, "christian")  # unknown without the mapping
     st.RENAMED["battle"] = "field_battle"
-    st._HANDLERS.clear()
+    frames._HANDLERS.clear()
     after = {role: (g.view(stored, role), g.actions(stored, role)) for role in ("christian", "muslim")}
     assert after == before
     role = g.active(stored)[0]
