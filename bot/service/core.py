@@ -144,7 +144,7 @@ class ServiceCore(Storage):
         barrier = False
         for row in found:
             barrier = barrier or bool(row.barrier)
-            if '"auto"' not in row.action or not is_auto(loads(row.action)):
+            if '"automatic"' not in row.action or not is_auto(loads(row.action)):
                 last = (int(row.seq), str(row.role), barrier)
                 break
         upgrades = await _fetch(conn, _UPGRADE_FACTS, {"pk": game.id})
@@ -400,7 +400,7 @@ class ServiceCore(Storage):
     async def _take_forced(self, session: _Sql, loaded: _Loaded, after: tuple[str, Action, State] | None,
                            role: str | None, prompt_again: bool = True) -> list[StepResult]:
         """Take the forced step ``after`` (:meth:`_forced_next`) and those that follow it, at most
-        FORCED_LIMIT, each a move marked ``auto`` with a public line saying it was taken
+        FORCED_LIMIT, each a move marked ``automatic`` with a public line saying it was taken
         automatically. ``role`` and ``prompt_again``: the command's, whose seat a front end
         may answer in place; every other seat is told to act by a prompt."""
         taken: list[StepResult] = []
@@ -410,7 +410,7 @@ class ServiceCore(Storage):
             seat = loaded.seats.get(who)
             done = await self._record(
                 session, loaded, who, seat.user_id if seat is not None else None, forced_state, kind="step",
-                action={**strip_label(forced), "auto": True}, undoes_seq=None, barrier=False,
+                action={**strip_label(forced), "automatic": True}, undoes_seq=None, barrier=False,
                 prompt_again=prompt_again or who != role, quiet=() if after is None else (after[0],),
                 note=f"{role_name(who)} had one choice, taken automatically.")
             taken.append(replace(done, automatic=True, action=forced))

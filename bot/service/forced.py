@@ -24,7 +24,7 @@ assert FORCED_LIMIT < STANDING_TAIL
 
 def is_auto(action: dict[str, Any]) -> bool:
     """Whether a recorded action is a forced step the service took by itself."""
-    return action.get("auto") is True
+    return action.get("automatic") is True
 
 
 FORCED_SAMPLES = 2

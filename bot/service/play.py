@@ -368,7 +368,7 @@ class PlayCommands(ServiceCore):
         stored at the last rules upgrade the log did not replay across (``bot.upgrade``):
         undo stops there as at a reveal. UndoRefused says why not.
 
-        The forced steps the service took by itself after that step (``auto``) are taken back
+        The forced steps the service took by itself after that step (``automatic``) are taken back
         with it, the latest first, an 'undo' row each: were only they taken back, the player
         would stand before the same forced step, which decides nothing, and not before his own
         choice. Only the last row notifies.
