@@ -7,6 +7,14 @@ built-in ("easy") player itself (issues 9 and 10): it in one seat, uniformly ran
 every other, the seat rotating over the same deals; ``--games`` then counts games in all (default
 200) and the figure is ``ai.winrate.<game>.easy_vs_random``, same format, target 0.8.
 
+``--option KEY=VALUE`` (repeatable) plays a set with game options, checked against the game's
+``OPTIONS`` and typed as each option's default: ``--game sabika --option players=1`` is the
+solo game against Yusuf, an automaton inside the rules (never a role), so the set is one seat,
+the player's, over ``--games`` seeds, and the figure is the player's share of wins against him
+(``ai.winrate.sabika[players=1].<level>``; issue 31's targets, ``SET_TARGETS``). There
+``--level easy`` measures the built-in player itself; with more than one seat it is refused
+(its opponents would be the same easy player). A ledger keys such a set by its options too.
+
 ``--ledger FILE`` keeps each finished game of ``--ai`` as a line of FILE (JSON lines) with
 the fingerprint of the code that played it (``ai_code``: the search, the game's rules and
 built-in player, the harness), and plays only the games of the set that FILE does not hold
@@ -54,7 +62,85 @@ EASY_VS_RANDOM = "easy_vs_random"
 EASY_VS_RANDOM_GAMES = 200
 """Games in all of ``easy_vs_random`` (issues 9 and 10), whatever the number of seats."""
 AI_TARGETS = {"normal": 0.80, "hard": 0.90, EASY_VS_RANDOM: 0.80}
+SET_TARGETS: dict[str, dict[str, float]] = {"sabika[players=1]": {"easy": 0.30, "normal": 0.50, "hard": 0.70}}
+"""Targets of a set with options, by its name (:func:`set_name`), where they differ from
+``AI_TARGETS`` (issue 31: Sabika solo against Yusuf)."""
+EASY = "easy"
+"""The built-in player measured against a game's own automaton (Yusuf in solo Sabika): only
+where the player holds the one seat, or its opponents would be itself."""
 AI_MAX_STEPS = 20_000
+
+Options = dict[str, Any]
+AiJob = tuple[str, str, int, str, int | None] | tuple[str, str, int, str, int | None, Options]
+"""One game of a set: (game, level, seed, measured seat, iterations[, options]); options the
+ones given with ``--option`` (absent or empty: the game's defaults)."""
+
+
+def parse_options(game_id: str, pairs: Sequence[str]) -> Options:
+    """``--option KEY=VALUE`` pairs checked against the game's declared ``OPTIONS``, each value
+    typed as the option's default is (``players=1`` an int for Sabika). ValueError: a sentence
+    saying what is wrong (an unknown name, a value of the wrong type or not among the choices)."""
+    module = engine.get(game_id)
+    options: Options = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        name, raw = name.strip(), raw.strip()
+        if not sep or not name:
+            raise ValueError(f"--option {pair!r}: write KEY=VALUE, e.g. --option players=1")
+        spec = module.OPTIONS.get(name)
+        if not isinstance(spec, dict) or "default" not in spec:
+            known = ", ".join(sorted(module.OPTIONS)) or "none"
+            raise ValueError(f"{game_id} has no option {name!r}; its options are: {known}")
+        default = spec["default"]
+        value: Any
+        try:
+            if isinstance(default, bool):
+                if raw.lower() not in ("true", "false"):
+                    raise ValueError(raw)
+                value = raw.lower() == "true"
+            elif isinstance(default, int):
+                value = int(raw)
+            elif isinstance(default, float):
+                value = float(raw)
+            else:
+                value = raw
+        except ValueError:
+            kind = type(default).__name__
+            raise ValueError(f"{game_id} option {name} is {'an' if kind[0] in 'aeiou' else 'a'} {kind} "
+                             f"like its default {json.dumps(default)}, not {raw!r}") from None
+        choices = spec.get("choices")
+        if choices is not None and value not in choices:
+            raise ValueError(f"{game_id} option {name} must be one of {', '.join(map(str, choices))}, not {raw!r}")
+        options[name] = value
+    return options
+
+
+def set_name(game_id: str, options: Options) -> str:
+    """The game as a figure names it: ``sabika``, or with options ``sabika[players=1]`` (sorted
+    by name), so that a set with options never takes the figure of the game's default set."""
+    if not options:
+        return game_id
+    given = ",".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in sorted(options.items()))
+    return f"{game_id}[{given}]"
+
+
+def set_roles(game_id: str, options: Options) -> list[str]:
+    """The seats a set measures: the game's roles under its options, the players' seats only
+    (solo Sabika's Yusuf is an automaton inside the rules, never a role)."""
+    module = engine.get(game_id)
+    return list(module.roles(default_options(module) | options))
+
+
+def refusal(game_id: str, level: str, options: Options) -> str | None:
+    """Why a set cannot be measured, or None: ``easy`` measures the built-in player against the
+    game's automaton, so with more than one seat its opponents would be the same easy player."""
+    if level == EASY:
+        seats = set_roles(game_id, options)
+        if len(seats) > 1:
+            return (f"--level easy measures the built-in player against the game's own opponent (Yusuf in "
+                    f"solo Sabika); {set_name(game_id, options)} has {len(seats)} seats, whose opponents would "
+                    f"be the same easy player (use easy_vs_random, or --option players=1 for Sabika)")
+    return None
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -123,7 +209,8 @@ class Ledger:
         self.path = path
 
     def games(self, key: dict[str, Any]) -> dict[tuple[int, str], dict[str, Any]]:
-        """The games held for ``key`` (game, level, iterations, code), by (seed, seat)."""
+        """The games held for ``key`` (game, level, iterations, code and, for a set with
+        ``--option``, its options), by (seed, seat)."""
         held: dict[tuple[int, str], dict[str, Any]] = {}
         if not self.path.exists():
             return held
@@ -132,7 +219,9 @@ class Ledger:
                 game = json.loads(line)
             except ValueError:
                 continue
-            if all(game.get(k) == v for k, v in key.items()):
+            # a set's options are part of its key, and a key without them is the game's default set
+            if (all(game.get(k) == v for k, v in key.items() if k != "options")
+                    and (game.get("options") or {}) == (key.get("options") or {})):
                 held[(int(game["seed"]), str(game["ai_role"]))] = game
         return held
 
@@ -148,18 +237,21 @@ class Ledger:
             os.fsync(out.fileno())
 
 
-def ai_game(job: tuple[str, str, int, str, int | None], decisions: int | None = None) -> dict[str, Any]:
+def ai_game(job: AiJob, decisions: int | None = None) -> dict[str, Any]:
     """One game: the search at ``level`` in seat ``ai_role`` against the easy player in every
-    other seat, or for ``easy_vs_random`` the easy player against uniformly random legal play.
+    other seat, or for ``easy_vs_random`` the easy player against uniformly random legal play,
+    or for ``easy`` the easy player alone against the game's automaton (solo Sabika's Yusuf);
+    the job's options over the game's defaults.
     Top-level so that a process pool can run it. Returns the winners and the measured player's
     thinking times (for the search, decisions with more than one option only: the others return
     at once; for the easy player, every decision). With ``decisions``, the game stops after that
     many measured decisions (:func:`machine_speed`'s replay)."""
     from engine import ai, players
 
-    game_id, level, seed, ai_role, iterations = job
+    game_id, level, seed, ai_role, iterations, *extra = job
     module = engine.get(game_id)
-    state = module.setup(seed, default_options(module))
+    options = default_options(module) | (dict(extra[0]) if extra else {})
+    state = module.setup(seed, options)
     seeds = Generator(seed * 1_000_003 + 17)
     think: list[float] = []
     cpu: list[float] = []       # the same decisions' CPU time (time.process_time of this worker)
@@ -170,12 +262,14 @@ def ai_game(job: tuple[str, str, int, str, int | None], decisions: int | None = 
         active = list(module.active(state))
         role = ai_role if ai_role in active else active[0]
         decision_seed = seeds.randbelow(1 << 62)
-        if level == EASY_VS_RANDOM:
+        if level in (EASY_VS_RANDOM, EASY):
             if role == ai_role:
                 t0, c0 = time.perf_counter(), time.process_time()
                 action = players.choose(module, state, role, decision_seed)
                 think.append(time.perf_counter() - t0)
                 cpu.append(time.process_time() - c0)
+            elif level == EASY:  # refused where it would happen (:func:`refusal`): easy against easy
+                action = players.choose(module, state, role, decision_seed)
             else:
                 action = Generator(decision_seed).choice(module.actions(state, role))
         elif role == ai_role:
@@ -189,7 +283,7 @@ def ai_game(job: tuple[str, str, int, str, int | None], decisions: int | None = 
         state = module.apply(state, role, action)
         steps += 1
     res = module.result(state)
-    roles = list(module.roles(default_options(module)))
+    roles = list(module.roles(options))
     return {"game": game_id, "level": level, "seed": seed, "ai_role": ai_role,
             "winner": None if res is None else res.get("winner"),
             "winners": [] if res is None else winners_of(res, roles), "finished": res is not None,
@@ -210,8 +304,8 @@ def machine_speed(base: dict[str, Any]) -> float:
     reference = base["cpu"][:PROBE_DECISIONS]
     if not reference or sum(reference) <= 0:
         return 1.0
-    replay = ai_game((base["game"], base["level"], int(base["seed"]), base["ai_role"], base["iterations"]),
-                     decisions=len(reference))
+    replay = ai_game((base["game"], base["level"], int(base["seed"]), base["ai_role"], base["iterations"],
+                      dict(base.get("options") or {})), decisions=len(reference))
     return _speed(base) * sum(replay["cpu"]) / sum(reference)
 
 
@@ -250,7 +344,7 @@ def by_machine(done: Sequence[dict[str, Any]], budget: float | None) -> list[dic
     return out
 
 
-def play_ai_jobs(jobs: list[tuple[str, str, int, str, int | None]], workers: int, label: str,
+def play_ai_jobs(jobs: list[AiJob], workers: int, label: str,
                  keep: Callable[[dict[str, Any]], None] | None = None,
                  stop_at: float | None = None) -> list[dict[str, Any]]:
     """Play the games, ``workers`` at once, saying each result on stderr as it comes and
@@ -313,52 +407,67 @@ def think_budget(think: Sequence[float], cpu: Sequence[float], budget: float | N
 
 def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None, iterations: int | None,
                workers: int, out: Callable[[dict[str, Any]], None], ledger: Ledger | None = None,
-               stop_at: float | None = None) -> None:
+               stop_at: float | None = None, options: Options | None = None) -> None:
     """``ai.winrate.<game>.<level>`` (with its 95% Wilson interval) and ``ai.think_s.<game>.<level>``:
-    the level against the easy player (``easy_vs_random``: the easy player against random ones),
-    in the game's default seats, the seat rotating over the same deals (game nk + i, i < n seats,
-    has seed k + 1). ``per_side`` is games per seat for a search level and games in all for
-    ``easy_vs_random``, as the issues count them. A shared win counts its share (see ``credit``)."""
+    the level against the easy player (``easy_vs_random``: the easy player against random ones;
+    ``easy``: the easy player against the game's automaton, solo Sabika's Yusuf), in the
+    game's seats, the seat rotating over the same deals (game nk + i, i < n seats, has seed
+    k + 1). ``per_side`` is games per seat for a search level and games in all for
+    ``easy_vs_random``, as the issues count them. A shared win counts its share (see ``credit``).
+    ``options`` (``--option``, checked by :func:`parse_options`) go into every game's setup, the
+    ledger key (only when given: the sets of the default options keep their ledgers) and the
+    figure's name (``ai.winrate.sabika[players=1].normal``, :func:`set_name`). A set that
+    :func:`refusal` refuses raises ValueError before any game is played."""
 
     from engine.ai import SECONDS
 
+    given: Options = dict(options or {})
     for game_id in games:
-        module = engine.get(game_id)
-        roles = list(module.roles(default_options(module)))
+        for level in levels:
+            problem = refusal(game_id, level, given)
+            if problem:
+                raise ValueError(problem)
+    for game_id in games:
+        roles = set_roles(game_id, given)
+        name = set_name(game_id, given)
         for level in levels:
             if level == EASY_VS_RANDOM:
                 total = per_side if per_side is not None else EASY_VS_RANDOM_GAMES
             else:
                 total = len(roles) * (per_side if per_side is not None else AI_GAMES_PER_SIDE.get(game_id, 20))
-            jobs = [(game_id, level, 1 + k // len(roles), roles[k % len(roles)], iterations)
-                    for k in range(total)]
+            jobs: list[AiJob] = [(game_id, level, 1 + k // len(roles), roles[k % len(roles)], iterations, given)
+                                 for k in range(total)]
             started = time.perf_counter()
-            key = {"game": game_id, "level": level, "iterations": iterations, "code": ai_code(game_id)}
+            key: dict[str, Any] = {"game": game_id, "level": level, "iterations": iterations,
+                                   "code": ai_code(game_id)}
+            if given:
+                key["options"] = given
             held = ledger.games(key) if ledger is not None else {}
-            earlier = [held[(seed, role)] for _, _, seed, role, _ in jobs if (seed, role) in held]
+            earlier = [held[(j[2], j[3])] for j in jobs if (j[2], j[3]) in held]
             todo = [j for j in jobs if (j[2], j[3]) not in held]
             speed = 1.0
             if ledger is not None and todo and held and (stop_at is None or time.perf_counter() < stop_at):
                 speed = round(machine_speed(next(iter(held.values()))), 3)
-                print(f"bench --ai: {game_id} {level}: this machine takes {speed:.2f} times the CPU time of "
+                print(f"bench --ai: {name} {level}: this machine takes {speed:.2f} times the CPU time of "
                       "the machine of the set's first game", file=sys.stderr, flush=True)
             keep = None if ledger is None else (lambda game, key=key, speed=speed: ledger.add(key, game, speed))
             # the games played now are judged on this machine's speed, as the ledger keeps them
-            done = earlier + [dict(g, speed=speed) for g in play_ai_jobs(todo, workers, f"{game_id} {level}", keep,
+            done = earlier + [dict(g, speed=speed) for g in play_ai_jobs(todo, workers, f"{name} {level}", keep,
                                                                           stop_at)]
             if not done:
-                out(skipped(f"ai.winrate.{game_id}.{level}", "no game finished before --stop-after"))
+                out(skipped(f"ai.winrate.{name}.{level}", "no game finished before --stop-after"))
                 continue
             wins = sum(1 for g in done if g["winners"] == [g["ai_role"]])
             shared = sum(1 for g in done if g["ai_role"] in g["winners"] and len(g["winners"]) > 1)
-            draws = sum(1 for g in done if g["finished"] and len(g["winners"]) == len(roles))
+            # a draw needs more than one role that can win: solo, the one seat alone is a win
+            draws = sum(1 for g in done if g["finished"] and len(roles) > 1 and len(g["winners"]) == len(roles))
             points = sum(credit(g) for g in done)
             low, high = wilson(points, len(done))
             rate = points / len(done)
             by_side = {r: {"wins": sum(1 for g in done if g["ai_role"] == r and g["winners"] == [r]),
                            "games": sum(1 for g in done if g["ai_role"] == r)} for r in roles}
-            target = AI_TARGETS.get(level)
-            line: dict[str, Any] = {"name": f"ai.winrate.{game_id}.{level}", "unit": "fraction",
+            target = SET_TARGETS.get(name, {}).get(level) if given else AI_TARGETS.get(level)
+            line: dict[str, Any] = {"name": f"ai.winrate.{name}.{level}", "unit": "fraction",
                                     "rate": round(rate, 4), "ci95": [round(low, 4), round(high, 4)],
                                     "wins": wins, "shared": shared, "draws": draws, "games": len(done),
                                     "seats": len(roles), "by_side": by_side,
@@ -367,10 +476,16 @@ def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None
             if ledger is not None:
                 line |= {"ledger": str(ledger.path), "code": key["code"], "from_ledger": len(earlier),
                          "complete": len(done) == len(jobs), "set": len(jobs)}
+            automaton = engine.get(game_id).SOLO_OPPONENT if len(roles) == 1 else None
+            opponent = automaton.capitalize() if automaton else "easy"
+            if given:
+                line["options"] = given
             if level == EASY_VS_RANDOM:
                 line |= {"player": "easy", "opponent": "random"}
+            elif level == EASY:
+                line |= {"player": "easy", "opponent": opponent}
             else:
-                line |= {"opponent": "easy", "iterations": iterations or "level default"}
+                line |= {"opponent": opponent, "iterations": iterations or "level default"}
             if target is not None:
                 line["target"] = f">= {target:g}"
                 line["meets_target"] = rate >= target
@@ -381,9 +496,9 @@ def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None
                 budget = SECONDS.get(level) if iterations is None else None
                 machines = by_machine(done, budget)
                 extra: dict[str, Any] = {"machines": machines} if len(machines) > 1 else {}
-                out(figure(f"ai.think_s.{game_id}.{level}", "s", think,
+                out(figure(f"ai.think_s.{name}.{level}", "s", think,
                            **think_budget(think, cpu, budget), workers=workers, **extra))
             else:
-                out(skipped(f"ai.think_s.{game_id}.{level}", "no decision had more than one option"))
+                out(skipped(f"ai.think_s.{name}.{level}", "no decision had more than one option"))
 
 

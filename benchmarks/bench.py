@@ -59,7 +59,7 @@ from typing import Any
 
 import engine
 from benchmarks import engine_speed, memory, pictures, postgres, ratings, service, store, web
-from benchmarks.ai_sets import EASY_VS_RANDOM, EASY_VS_RANDOM_GAMES, Ledger, ai_figures
+from benchmarks.ai_sets import EASY, EASY_VS_RANDOM, EASY_VS_RANDOM_GAMES, Ledger, ai_figures, parse_options
 from benchmarks.common import Bench, Plan
 
 # --------------------------------------------------------------------------- entry point
@@ -77,9 +77,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ai", action="store_true",
                         help="only the search player against the easy player (long; ai.winrate, ai.think_s)")
     parser.add_argument("--game", action="append", metavar="G", help="with --ai: a game (repeatable; default all)")
-    parser.add_argument("--level", action="append", choices=["normal", "hard", EASY_VS_RANDOM],
+    parser.add_argument("--level", action="append", choices=[EASY, "normal", "hard", EASY_VS_RANDOM],
                         help="with --ai: a level (repeatable; default normal and hard); easy_vs_random "
-                             "measures the built-in player against random players")
+                             "measures the built-in player against random players, easy against the game's "
+                             "own opponent in a one-seat game (solo Sabika's Yusuf)")
+    parser.add_argument("--option", action="append", metavar="KEY=VALUE",
+                        help="with --ai: a game option for every game of the set (repeatable), e.g. "
+                             "--game sabika --option players=1 for the solo game against Yusuf")
     parser.add_argument("--games", type=int, metavar="N",
                         help="with --ai: games per side (default: navas 100, granada 20; --quick: 2); "
                              f"for easy_vs_random games in all (default {EASY_VS_RANDOM_GAMES}; --quick: 2)")
@@ -172,13 +176,24 @@ def ai_main(args: argparse.Namespace) -> int:
         print(f"bench --ai: unknown game(s) {', '.join(unknown)}; known: {', '.join(sorted(engine.GAMES))}",
               file=sys.stderr)
         return 2
+    try:
+        options: dict[str, Any] = {}
+        for game_id in games:
+            options = parse_options(game_id, getattr(args, "option", None) or [])
+    except ValueError as exc:
+        print(f"bench --ai: {exc}", file=sys.stderr)
+        return 2
     per_side = args.games if args.games is not None else (2 if args.quick else None)
     workers = args.workers or os.cpu_count() or 1
     ledger = Ledger(Path(args.ledger)) if getattr(args, "ledger", None) else None
     stop_after = getattr(args, "stop_after", None)
     stop_at = None if stop_after is None else started + 60 * stop_after
-    ai_figures(games, args.level or ["normal", "hard"], per_side, args.iterations, workers, print_line, ledger,
-               stop_at)
+    try:
+        ai_figures(games, args.level or ["normal", "hard"], per_side, args.iterations, workers, print_line, ledger,
+                   stop_at, options)
+    except ValueError as exc:  # a set refused before any game (ai_sets.refusal)
+        print(f"bench --ai: {exc}", file=sys.stderr)
+        return 2
     print(f"bench --ai: run took {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return 0
 
