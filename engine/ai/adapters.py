@@ -63,6 +63,13 @@ class Budget:
     margin: float | None = None
 
 
+def level_budgets(normal: int, hard: int, depth: int, deep: float | None = None,
+                  margin: float | None = None) -> dict[str, Budget]:
+    """The ``normal`` and ``hard`` budgets of an adapter that differ only in iterations."""
+    return {level: Budget(iterations=n, depth=depth, deep=deep, margin=margin)
+            for level, n in (("normal", normal), ("hard", hard))}
+
+
 def _identity(state: State, role: str) -> State:
     copied: State = clone(state)
     return copied

@@ -23,14 +23,15 @@ from __future__ import annotations
 import math
 
 from engine import players
-from engine.ai.adapters import Adapter, Budget, default_candidates
+from engine.ai.adapters import Adapter, default_candidates, level_budgets
+from engine.ai.search import chosen_first, policy_step
 from engine.api import Action, GameModule, State, clone, strip_label
 from engine.granada_city import player
 from engine.granada_city.city import longest_moat
 from engine.granada_city.core import sort_cards, value_of
 from engine.granada_city.data import CATALOG
 from engine.granada_city.scoring import REGULAR, SIMPLIFIED, built, held
-from engine.rng import Generator, seed_state
+from engine.rng import seed_state
 
 CANONICAL_SEED = 0
 """The generator of every canonical form: what the bag draws next is nobody's knowledge."""
@@ -165,9 +166,7 @@ def playout(module: GameModule, state: State, role: str, seed: int) -> Action:
     if len(legal) == 1:
         return legal[0]
     moves = [a for a in legal if a["type"] not in SKIPPED] or legal
-    gen = Generator(seed)
-    scores = _ratings(state, role, moves)
-    return moves[max(range(len(moves)), key=lambda i: (scores[i], gen.randbelow(1000)))]
+    return policy_step(moves, _ratings(state, role, moves), seed)
 
 
 def rank(module: GameModule, state: State, role: str, seed: int, actions: list[Action], checked: bool) -> list[int]:
@@ -175,9 +174,8 @@ def rank(module: GameModule, state: State, role: str, seed: int, actions: list[A
     below it, then the others by the heuristic's own ratings (not the menu's order), so that
     a few dozen iterations go to the steps it nearly chose."""
     chosen = players.choose(module, state, role, seed) if checked else playout(module, state, role, seed)
-    pick = strip_label(chosen)
     scores = [-1e9 if a["type"] in SKIPPED and not checked else player._rate(state, role, a) for a in actions]
-    return sorted(range(len(actions)), key=lambda i: (strip_label(actions[i]) != pick, -scores[i], i))
+    return chosen_first(chosen, actions, scores)
 
 
 # Calibrated on the 2-core reference machine, busy with other work (load 9 to 12 on its 2
@@ -191,12 +189,5 @@ def rank(module: GameModule, state: State, role: str, seed: int, actions: list[A
 # 1.00 s, 1,002 decisions, three such runs at once on the busy machine), so the counts are 48
 # (normal) and 176 (hard), about 0.53 s and 1.9 s there and less on a quiet machine: engine.ai
 # SECONDS. ``alcazaba bench --ai`` reports the real figure (ai.think_s.granada_city.<level>).
-ADAPTER = Adapter(
-    canonical=canonical,
-    evaluate=evaluate,
-    candidates=candidates,
-    playout=playout,
-    rank=rank,
-    budgets={"normal": Budget(iterations=48, depth=10, deep=1.0, margin=0.03),
-             "hard": Budget(iterations=176, depth=10, deep=1.0, margin=0.03)},
-)
+ADAPTER = Adapter(canonical=canonical, evaluate=evaluate, candidates=candidates, playout=playout, rank=rank,
+                  budgets=level_budgets(normal=48, hard=176, depth=10, deep=1.0, margin=0.03))

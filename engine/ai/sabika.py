@@ -27,11 +27,13 @@ import math
 
 import engine.sabika as sabika
 from engine import players
-from engine.ai.adapters import Adapter, Budget, default_candidates
-from engine.api import Action, GameModule, State, clone, strip_label
-from engine.rng import Generator, seed_state
+from engine.ai.adapters import Adapter, default_candidates, level_budgets
+from engine.ai.search import chosen_first, policy_step
+from engine.api import Action, GameModule, State, clone
+from engine.rng import seed_state
 from engine.sabika import player
 from engine.sabika.names import EVENTS
+from engine.sabika.redeal import deal_starting, hidden_starting
 
 YUSUF = "yusuf"
 ROUNDS = 5
@@ -50,24 +52,9 @@ def canonical(state: State, role: str) -> State:
     piles = _sorted(s["store_piles"]["left"] + s["store_piles"]["right"])
     n_left = len(s["store_piles"]["left"])
     s["store_piles"] = {"left": piles[:n_left], "right": piles[n_left:]}
-    revealed = s["phase"] != "setup"
-    pool = list(s["unused_starting"])
-    slots: list[tuple[str, int]] = []
-    for r, p in s["players"].items():
-        if r == role:
-            continue
-        for i, t in enumerate(p["offer"]):
-            if revealed and t == p["start_tile"]:
-                continue
-            pool.append(t)
-            slots.append((r, i))
+    pool, slots = hidden_starting(s, role)
     pool = _sorted(pool)
-    for r, i in sorted(slots):
-        p = s["players"][r]
-        old = p["offer"][i]
-        p["offer"][i] = pool.pop(0)
-        if not revealed and p["start_tile"] == old:
-            p["start_tile"] = p["offer"][i]
+    deal_starting(s, sorted(slots), lambda: pool.pop(0))
     s["unused_starting"] = pool
     if s["event_stack"]:
         polarities = sorted(EVENTS[e]["polarity"] for e in s["event_stack"])
@@ -142,14 +129,12 @@ def playout(module: GameModule, state: State, role: str, seed: int) -> Action:
     legal = sabika.actions(state, role)
     if len(legal) == 1:
         return legal[0]
-    gen = Generator(seed)
     moves = [a for a in legal if a["type"] != "back"] or legal
     if _is_move(state):
         scores = [player.prior(state, role, a) for a in moves]
     else:
         scores = _one_step(state, role, moves)
-    best = max(range(len(moves)), key=lambda i: (scores[i], gen.randbelow(1000)))
-    return moves[best]
+    return policy_step(moves, scores, seed)
 
 
 def candidates(module: GameModule, state: State, role: str) -> list[Action]:
@@ -165,9 +150,8 @@ def rank(module: GameModule, state: State, role: str, seed: int, actions: list[A
     """The built-in player's full choice first at the root (``checked``), the playout policy's
     below it, then the rest by the one-step judgement, not the menu's order."""
     chosen = players.choose(module, state, role, seed) if checked else playout(module, state, role, seed)
-    pick = strip_label(chosen)
     scores = [player.prior(state, role, a) for a in actions] if _is_move(state) else _one_step(state, role, actions)
-    return sorted(range(len(actions)), key=lambda i: (strip_label(actions[i]) != pick, -scores[i], i))
+    return chosen_first(chosen, actions, scores)
 
 
 # Calibrated on the 2-core reference machine, busy with other work (load 9 to 12 on its 2
@@ -182,12 +166,5 @@ def rank(module: GameModule, state: State, role: str, seed: int, actions: list[A
 # (p95 0.67 s) solo: the later decisions cost some 20% more than the first ones, so hard has
 # 112 iterations (about 1.7 s): engine.ai SECONDS. ``alcazaba bench --ai`` reports the real
 # figure (ai.think_s.sabika.<level>).
-ADAPTER = Adapter(
-    canonical=canonical,
-    evaluate=evaluate,
-    candidates=candidates,
-    playout=playout,
-    rank=rank,
-    budgets={"normal": Budget(iterations=32, depth=16, deep=1.0, margin=0.03),
-             "hard": Budget(iterations=112, depth=16, deep=1.0, margin=0.03)},
-)
+ADAPTER = Adapter(canonical=canonical, evaluate=evaluate, candidates=candidates, playout=playout, rank=rank,
+                  budgets=level_budgets(normal=32, hard=112, depth=16, deep=1.0, margin=0.03))

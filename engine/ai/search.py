@@ -43,6 +43,21 @@ MAX_TREE_STEPS = 400
 """A bound on the steps one descent may take (forced steps included)."""
 
 
+def policy_step(moves: list[Action], scores: list[float], seed: int) -> Action:
+    """A heuristic playout policy's step (the adapters' ``playout``): the best-scored of
+    ``moves``, ties broken by draws of a generator seeded by ``seed``, one a move in order."""
+    gen = Generator(seed)
+    return moves[max(range(len(moves)), key=lambda i: (scores[i], gen.randbelow(1000)))]
+
+
+def chosen_first(chosen: Action, actions: list[Action], scores: list[float]) -> list[int]:
+    """An adapter's ``rank`` of ``actions``: the built-in player's (or the playout policy's)
+    ``chosen`` first, then the others by ``scores``, highest first, then in the menu's order,
+    so that a few dozen iterations go to the steps the heuristic nearly chose."""
+    pick = strip_label(chosen)
+    return sorted(range(len(actions)), key=lambda i: (strip_label(actions[i]) != pick, -scores[i], i))
+
+
 def action_key(action: Action) -> str:
     return json.dumps(strip_label(action), sort_keys=True, separators=(",", ":"))
 

@@ -9,20 +9,18 @@ advanced mode the face-down Events (which of the unseen Events they are, by pola
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine import rng
 from engine.api import State, clone
 from engine.sabika.data import EVENTS
 
 
-def redeal(state: State, role: str, seed: int) -> State:
-    s = clone(state)
-    holder = {"rng": rng.seed_state(seed)}
-    rng.shuffle(holder, s["minor_deck"])
-    rng.shuffle(holder, s["poem_deck"])
-    piles = s["store_piles"]["left"] + s["store_piles"]["right"]
-    rng.shuffle(holder, piles)
-    n_left = len(s["store_piles"]["left"])
-    s["store_piles"] = {"left": piles[:n_left], "right": piles[n_left:]}
+def hidden_starting(s: State, role: str) -> tuple[list[str], list[tuple[str, int]]]:
+    """The Starting tiles ``role`` cannot see, and the slots (player, place in his offer) of
+    those another player holds: the unused tiles, and each other player's offered tiles but
+    the one he kept once revealed. Shared by :func:`redeal` and the search's canonical form
+    (engine/ai/sabika.py), which must hide exactly the same tiles."""
     revealed = s["phase"] != "setup"
     pool = list(s["unused_starting"])
     slots: list[tuple[str, int]] = []
@@ -34,13 +32,33 @@ def redeal(state: State, role: str, seed: int) -> State:
                 continue  # the kept tile is public once revealed
             pool.append(t)
             slots.append((r, i))
-    rng.shuffle(holder, pool)
+    return pool, slots
+
+
+def deal_starting(s: State, slots: list[tuple[str, int]], take: Callable[[], str]) -> None:
+    """Put a tile from ``take`` in each of ``slots``, in their order (:func:`hidden_starting`);
+    before the tiles are revealed a player's hidden choice follows its slot."""
+    revealed = s["phase"] != "setup"
     for r, i in slots:
         p = s["players"][r]
         old = p["offer"][i]
-        p["offer"][i] = pool.pop()
+        p["offer"][i] = take()
         if not revealed and p["start_tile"] == old:
             p["start_tile"] = p["offer"][i]  # the hidden choice follows its slot
+
+
+def redeal(state: State, role: str, seed: int) -> State:
+    s = clone(state)
+    holder = {"rng": rng.seed_state(seed)}
+    rng.shuffle(holder, s["minor_deck"])
+    rng.shuffle(holder, s["poem_deck"])
+    piles = s["store_piles"]["left"] + s["store_piles"]["right"]
+    rng.shuffle(holder, piles)
+    n_left = len(s["store_piles"]["left"])
+    s["store_piles"] = {"left": piles[:n_left], "right": piles[n_left:]}
+    pool, slots = hidden_starting(s, role)
+    rng.shuffle(holder, pool)
+    deal_starting(s, slots, pool.pop)
     s["unused_starting"] = sorted(pool)
     if s["event_stack"]:  # face-down Events: any unseen Events of the same polarities, in any order
         polarities = [EVENTS[e]["polarity"] for e in s["event_stack"]]
