@@ -82,6 +82,26 @@ def _o_place_minor(s: State, dec: dict[str, Any]) -> list[Action]:
             for side in ("left", "right")]
 
 
+def half(card: str, side: str) -> str | None:
+    """The colour of a card's half artwork on ``side``; None is the balance card's wild half."""
+    if card in BALANCES:
+        return BALANCES[card]["left"] if side == "left" else None
+    return str(MINORS[card][side])
+
+
+def balance_colour(row: list[str], card: str, side: str) -> str | None:
+    """The colour of the artwork completed by placing ``card`` at ``side``, if it is of a single colour."""
+    if side == "left":
+        a, b = half(card, "right"), half(row[0], "left")
+    else:
+        a, b = half(row[-1], "right"), half(card, "left")
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    return None
+
+
 def place_label(row: list[str], card: str, side: str) -> str:
     """Where a Minor Construction card goes and what that end holds: the card at that end of the
     row, the colour of its half the new card meets, and the Architectural Balance it completes."""
@@ -194,26 +214,6 @@ def _r_place_minor(s: State, dec: dict[str, Any], a: Action) -> None:
         p["balances"].append(colour)
         log(s, f"{role} achieves an Architectural Balance in {colour}.")
         push_bonus(s, role, DATA["balances"]["bonus"][colour], f"{colour} Architectural Balance")
-
-
-def half(card: str, side: str) -> str | None:
-    """The colour of a card's half artwork on ``side``; None is the balance card's wild half."""
-    if card in BALANCES:
-        return BALANCES[card]["left"] if side == "left" else None
-    return str(MINORS[card][side])
-
-
-def balance_colour(row: list[str], card: str, side: str) -> str | None:
-    """The colour of the artwork completed by placing ``card`` at ``side``, if it is of a single colour."""
-    if side == "left":
-        a, b = half(card, "right"), half(row[0], "left")
-    else:
-        a, b = half(row[-1], "right"), half(card, "left")
-    if a is None:
-        return b
-    if b is None or a == b:
-        return a
-    return None
 
 
 DECISIONS: dict[str, Decision] = {

@@ -9,27 +9,10 @@ from typing import Any
 
 from engine.api import Action, State
 from engine.sabika import names as N
+from engine.sabika import state as S
 from engine.sabika.data import CITIES, CITY_TILES, DATA, GOODS
 from engine.sabika.names import ITEM_NAME, describe_bonus
-from engine.sabika.state import (
-    R_CONSOLIDATE,
-    R_EXPORT,
-    R_PRODUCE,
-    YUSUF,
-    Decision,
-    blue_effects,
-    event_is,
-    funds,
-    gain_parias,
-    gain_pp,
-    holdings,
-    log,
-    opt,
-    push,
-    push_bonus,
-    push_pay,
-    take_item,
-)
+from engine.sabika.state import R_CONSOLIDATE, R_EXPORT, R_PRODUCE, YUSUF, Decision
 from engine.text import plural
 
 
@@ -42,20 +25,20 @@ def presence(s: State, role: str) -> list[str]:
 def route_cost(s: State, role: str, city: str) -> int:
     """The cheapest chain of routes from the Kingdom of Granada or a City where ``role`` has a presence."""
     cost = distances(s, ["granada", *presence(s, role)])[city]
-    if "routes" in blue_effects(s["players"][role]):
+    if "routes" in S.blue_effects(s["players"][role]):
         cost = max(0, cost - 2)
-    if event_is(s, role, "closed_ports"):
+    if S.event_is(s, role, "closed_ports"):
         cost += 1
-    if event_is(s, role, "export_discount"):
+    if S.event_is(s, role, "export_discount"):
         cost = max(0, cost - 1)
     return cost
 
 
 def export_cities(s: State, role: str) -> list[str]:
     p = s["players"][role]
-    if p["ships"] == 0 or not any(holdings(p).get(g) for g in GOODS):
+    if p["ships"] == 0 or not any(S.holdings(p).get(g) for g in GOODS):
         return []
-    return [c for c in CITIES if c not in presence(s, role) and route_cost(s, role, c) <= funds(p)]
+    return [c for c in CITIES if c not in presence(s, role) and route_cost(s, role, c) <= S.funds(p)]
 
 
 def _o_export(s: State, dec: dict[str, Any]) -> list[Action]:
@@ -63,26 +46,26 @@ def _o_export(s: State, dec: dict[str, Any]) -> list[Action]:
     for c in export_cities(s, dec["role"]):
         tile = CITY_TILES[s["cities"][c]["tile"]]
         seal = " and its Seal" if s["cities"][c]["seal"] else ""
-        out.append(opt("city", f"Export to {CITIES[c]['name']} ({N.cost(route_cost(s, dec['role'], c))}, wants "
+        out.append(S.opt("city", f"Export to {CITIES[c]['name']} ({N.cost(route_cost(s, dec['role'], c))}, wants "
                                 f"{ITEM_NAME[tile['demand']]}; bonus: {describe_bonus(tile['bonus'])}{seal})", city=c))
     return out
 
 
 def _o_export_goods(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
-    h = holdings(p)
+    h = S.holdings(p)
     demand = CITY_TILES[s["cities"][dec["city"]]["tile"]]["demand"]
     out = []
     if dec["count"] < 2:
-        out = [opt("good", f"Export 1 {ITEM_NAME[g]}{' (in demand)' if g == demand else ''}", good=g)
+        out = [S.opt("good", f"Export 1 {ITEM_NAME[g]}{' (in demand)' if g == demand else ''}", good=g)
                for g in GOODS if h.get(g)]
     if dec["count"] >= 1:
-        out.append(opt("done", "Export no more"))
+        out.append(S.opt("done", "Export no more"))
     return out
 
 
 def _o_consolidate(s: State, dec: dict[str, Any]) -> list[Action]:
-    return [opt("city", f"Consolidate in {CITIES[c]['name']} ({CITY_TILES[info['tile']]['colour']})", city=c)
+    return [S.opt("city", f"Consolidate in {CITIES[c]['name']} ({CITY_TILES[info['tile']]['colour']})", city=c)
             for c in CITIES if dec["role"] in (info := s["cities"][c])["left"]]
 
 
@@ -90,15 +73,15 @@ def _o_produce(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
     out = []
     if not dec["city"] and presence(s, dec["role"]):
-        out.append(opt("city_bonus", "Earn the City Bonus of a City where you have a presence"))
+        out.append(S.opt("city_bonus", "Earn the City Bonus of a City where you have a presence"))
     if not dec["process"] and p["processing"]:
-        out.append(opt("process_two", "Process up to 2 Raw Materials"))
-    out.append(opt("done", "Finish producing"))
+        out.append(S.opt("process_two", "Process up to 2 Raw Materials"))
+    out.append(S.opt("done", "Finish producing"))
     return out
 
 
 def _o_city_bonus(s: State, dec: dict[str, Any]) -> list[Action]:
-    return [opt("city", f"{CITIES[c]['name']}: {describe_bonus(CITY_TILES[s['cities'][c]['tile']]['bonus'])}", city=c)
+    return [S.opt("city", f"{CITIES[c]['name']}: {describe_bonus(CITY_TILES[s['cities'][c]['tile']]['bonus'])}", city=c)
             for c in presence(s, dec["role"])]
 
 
@@ -106,11 +89,11 @@ def _r_export(s: State, dec: dict[str, Any], a: Action) -> None:
     """Pay the routes (2), then place the Ship and take the Seal (3), export (4), the City Bonus (5)."""
     role, city = dec["role"], a["city"]
     cost = route_cost(s, role, city)
-    log(s, f"{role} exports to {CITIES[city]['name']}, paying {plural(cost, 'Dinar')} for the routes.")
-    push_bonus(s, role, CITY_TILES[s["cities"][city]["tile"]]["bonus"], f"City Bonus of {CITIES[city]['name']}")
-    push(s, {"kind": "export_goods", "role": role, "city": city, "count": 0})
-    push(s, {"kind": "effect", "role": role, "effect": {"k": "arrive"}, "city": city})
-    push_pay(s, role, cost, "routes")
+    S.log(s, f"{role} exports to {CITIES[city]['name']}, paying {plural(cost, 'Dinar')} for the routes.")
+    S.push_bonus(s, role, CITY_TILES[s["cities"][city]["tile"]]["bonus"], f"City Bonus of {CITIES[city]['name']}")
+    S.push(s, {"kind": "export_goods", "role": role, "city": city, "count": 0})
+    S.push(s, {"kind": "effect", "role": role, "effect": {"k": "arrive"}, "city": city})
+    S.push_pay(s, role, cost, "routes")
 
 
 def arrive(s: State, dec: dict[str, Any]) -> None:
@@ -122,7 +105,7 @@ def arrive(s: State, dec: dict[str, Any]) -> None:
     if info["seal"]:
         info["seal"] = False
         p["seals"] += 1
-        log(s, f"{role} is first in {CITIES[city]['name']} and takes its Seal.")
+        S.log(s, f"{role} is first in {CITIES[city]['name']} and takes its Seal.")
 
 
 def _r_export_goods(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -131,14 +114,14 @@ def _r_export_goods(s: State, dec: dict[str, Any], a: Action) -> None:
         return
     p = s["players"][role]
     g = a["good"]
-    take_item(s, p, g)
+    S.take_item(s, p, g)
     demand = CITY_TILES[s["cities"][dec["city"]]["tile"]]["demand"]
     n = 2 if g == demand else 1
-    gain_parias(s, role, n)
-    log(s, f"{role} exports 1 {ITEM_NAME[g]}: {n} PP and {plural(n, 'Paria')}.")
-    gain_pp(s, role, n, "export")
-    if dec["count"] + 1 < 2 and any(holdings(p).get(x) for x in GOODS):
-        push(s, {**dec, "count": dec["count"] + 1})
+    S.gain_parias(s, role, n)
+    S.log(s, f"{role} exports 1 {ITEM_NAME[g]}: {n} PP and {plural(n, 'Paria')}.")
+    S.gain_pp(s, role, n, "export")
+    if dec["count"] + 1 < 2 and any(S.holdings(p).get(x) for x in GOODS):
+        S.push(s, {**dec, "count": dec["count"] + 1})
 
 
 def _r_consolidate(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -148,12 +131,12 @@ def _r_consolidate(s: State, dec: dict[str, Any], a: Action) -> None:
     for other in info["right"]:
         if other != YUSUF:  # Yusuf manages no Dinars
             s["players"][other]["dinars"] += 1
-        gain_pp(s, other, 1, f"consolidated earlier in {CITIES[city]['name']}")
+        S.gain_pp(s, other, 1, f"consolidated earlier in {CITIES[city]['name']}")
     info["right"].append(role)
     tile = CITY_TILES[info["tile"]]
-    log(s, f"{role} consolidates the Trade Relationship with {CITIES[city]['name']} ({tile['colour']}).")
+    S.log(s, f"{role} consolidates the Trade Relationship with {CITIES[city]['name']} ({tile['colour']}).")
     if tile["colour"] == "red":
-        push_bonus(s, role, tile["consolidate"], f"red City {CITIES[city]['name']}")
+        S.push_bonus(s, role, tile["consolidate"], f"red City {CITIES[city]['name']}")
 
 
 def _r_produce(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -163,17 +146,17 @@ def _r_produce(s: State, dec: dict[str, Any], a: Action) -> None:
     nxt = dict(dec)
     if a["type"] == "city_bonus":
         nxt["city"] = True
-        push(s, nxt)
-        push(s, {"kind": "city_bonus", "role": role})
+        S.push(s, nxt)
+        S.push(s, {"kind": "city_bonus", "role": role})
     else:
         nxt["process"] = True
-        push(s, nxt)
-        push(s, {"kind": "process", "role": role, "left": 2, "optional": True})
+        S.push(s, nxt)
+        S.push(s, {"kind": "process", "role": role, "left": 2, "optional": True})
 
 
 def _r_city_bonus(s: State, dec: dict[str, Any], a: Action) -> None:
     tile = CITY_TILES[s["cities"][a["city"]]["tile"]]
-    push_bonus(s, dec["role"], tile["bonus"], f"City Bonus of {CITIES[a['city']]['name']}")
+    S.push_bonus(s, dec["role"], tile["bonus"], f"City Bonus of {CITIES[a['city']]['name']}")
 
 
 def distances(s: State, starts: list[str]) -> dict[str, int]:

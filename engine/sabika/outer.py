@@ -9,25 +9,11 @@ from typing import Any
 
 from engine.api import Action, State
 from engine.sabika import names as N
+from engine.sabika import state as S
 from engine.sabika.data import DATA, GOODS, MATERIALS, STOREHOUSES
 from engine.sabika.names import ITEM_NAME, describe_bonus
 from engine.sabika.resources import raw_available
-from engine.sabika.state import (
-    R_MARKET,
-    R_STOREHOUSE_ACTION,
-    Decision,
-    event_is,
-    funds,
-    gain_pp,
-    holdings,
-    log,
-    opt,
-    push,
-    push_bonus,
-    push_pay,
-    push_store,
-    take_item,
-)
+from engine.sabika.state import R_MARKET, R_STOREHOUSE_ACTION, Decision
 from engine.text import plural
 
 
@@ -45,17 +31,17 @@ def _o_storehouse(s: State, dec: dict[str, Any]) -> list[Action]:
     out = []
     if any(len(st["tiles"]) < 2 for st in p["stores"]):
         for sd, i, t in display_tiles(s, dec["side"]):
-            out.append(opt("expand", f"Expand with a {N.tagged(t, N.storehouse)}",
+            out.append(S.opt("expand", f"Expand with a {N.tagged(t, N.storehouse)}",
                             side=sd, slot=i))
     for i in activatable(p):
         top = p["stores"][i]["tiles"][-1]
-        out.append(opt("activate", f"Activate Storehouse {i + 1} ({describe_bonus(STOREHOUSES[top]['bonus'])})", store=i))
+        out.append(S.opt("activate", f"Activate Storehouse {i + 1} ({describe_bonus(STOREHOUSES[top]['bonus'])})", store=i))
     return out
 
 
 def _o_expand_where(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
-    return [opt("onto", f"Place it on Storehouse {i + 1} ({'expanded once' if st['tiles'] else 'not yet expanded'})", store=i)
+    return [S.opt("onto", f"Place it on Storehouse {i + 1} ({'expanded once' if st['tiles'] else 'not yet expanded'})", store=i)
             for i, st in enumerate(p["stores"]) if len(st["tiles"]) < 2]
 
 
@@ -64,39 +50,39 @@ MARKET = DATA["market"]
 
 def _o_market(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
-    h = holdings(p)
+    h = S.holdings(p)
     out = []
-    if any(funds(p) >= buy_price(s, dec["role"], m) for m in MATERIALS) or \
-            (funds(p) >= buy_price(s, dec["role"], "raw") and raw_available(s)):
-        out.append(opt("buy", "Buy a Material or a Raw Material"))
+    if any(S.funds(p) >= buy_price(s, dec["role"], m) for m in MATERIALS) or \
+            (S.funds(p) >= buy_price(s, dec["role"], "raw") and raw_available(s)):
+        out.append(S.opt("buy", "Buy a Material or a Raw Material"))
     if h:
-        out.append(opt("sell", "Sell a Material or a Good"))
+        out.append(S.opt("sell", "Sell a Material or a Good"))
     if any(h.get(m) for m in MATERIALS):
-        out.append(opt("trade", "Trade a Material for the next one up or down the Market Table"))
-    out.append(opt("stop", "No more transactions"))
+        out.append(S.opt("trade", "Trade a Material for the next one up or down the Market Table"))
+    out.append(S.opt("stop", "No more transactions"))
     return out
 
 
 def buy_price(s: State, role: str, item: str) -> int:
-    return int(MARKET["buy"][item]) + (1 if event_is(s, role, "dear_materials") else 0)
+    return int(MARKET["buy"][item]) + (1 if S.event_is(s, role, "dear_materials") else 0)
 
 
 def _o_market_buy(s: State, dec: dict[str, Any]) -> list[Action]:
     role = dec["role"]
     p = s["players"][role]
-    out = [opt("buy_item", f"Buy 1 {ITEM_NAME[m]} for {plural(buy_price(s, role, m), 'Dinar')}", item=m)
-           for m in MATERIALS if funds(p) >= buy_price(s, role, m)]
-    if funds(p) >= buy_price(s, role, "raw") and raw_available(s):
-        out.append(opt("buy_item", f"Buy 1 Raw Material for {plural(buy_price(s, role, 'raw'), 'Dinar')}", item="raw"))
-    return out + [opt("back", "Back")]
+    out = [S.opt("buy_item", f"Buy 1 {ITEM_NAME[m]} for {plural(buy_price(s, role, m), 'Dinar')}", item=m)
+           for m in MATERIALS if S.funds(p) >= buy_price(s, role, m)]
+    if S.funds(p) >= buy_price(s, role, "raw") and raw_available(s):
+        out.append(S.opt("buy_item", f"Buy 1 Raw Material for {plural(buy_price(s, role, 'raw'), 'Dinar')}", item="raw"))
+    return out + [S.opt("back", "Back")]
 
 
 def _o_market_sell(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
-    h = holdings(p)
-    out = [opt("sell_item", f"Sell 1 {ITEM_NAME[x]} for {plural(sell_price(x), 'Dinar')}", item=x)
+    h = S.holdings(p)
+    out = [S.opt("sell_item", f"Sell 1 {ITEM_NAME[x]} for {plural(sell_price(x), 'Dinar')}", item=x)
            for x in (*MATERIALS, *GOODS) if h.get(x)]
-    return out + [opt("back", "Back")]
+    return out + [S.opt("back", "Back")]
 
 
 def sell_price(item: str) -> int:
@@ -106,7 +92,7 @@ def sell_price(item: str) -> int:
 
 def _o_market_trade(s: State, dec: dict[str, Any]) -> list[Action]:
     p = s["players"][dec["role"]]
-    h = holdings(p)
+    h = S.holdings(p)
     out = []
     for i, m in enumerate(MATERIALS):
         if not h.get(m):
@@ -114,9 +100,9 @@ def _o_market_trade(s: State, dec: dict[str, Any]) -> list[Action]:
         for j in (i - 1, i + 1):
             if 0 <= j < 4:
                 extra = " and 1 Dinar" if j < i else ""
-                out.append(opt("trade_item", f"Trade 1 {ITEM_NAME[m]} for 1 {ITEM_NAME[MATERIALS[j]]}{extra}",
+                out.append(S.opt("trade_item", f"Trade 1 {ITEM_NAME[m]} for 1 {ITEM_NAME[MATERIALS[j]]}{extra}",
                                 give=m, get=MATERIALS[j]))
-    return out + [opt("back", "Back")]
+    return out + [S.opt("back", "Back")]
 
 
 def _r_storehouse(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -124,9 +110,9 @@ def _r_storehouse(s: State, dec: dict[str, Any], a: Action) -> None:
     p = s["players"][role]
     if a["type"] == "activate":
         top = p["stores"][a["store"]]["tiles"][-1]
-        push_bonus(s, role, STOREHOUSES[top]["bonus"], f"Storehouse {a['store'] + 1} activated")
+        S.push_bonus(s, role, STOREHOUSES[top]["bonus"], f"Storehouse {a['store'] + 1} activated")
         return
-    push(s, {"kind": "expand_where", "role": role, "side": a["side"], "slot": a["slot"]})
+    S.push(s, {"kind": "expand_where", "role": role, "side": a["side"], "slot": a["slot"]})
 
 
 def _r_expand_where(s: State, dec: dict[str, Any], a: Action) -> None:
@@ -136,63 +122,67 @@ def _r_expand_where(s: State, dec: dict[str, Any], a: Action) -> None:
     s["store_display"][dec["side"]][dec["slot"]] = None
     st = p["stores"][a["store"]]
     st["tiles"].append(tile)
-    gain_pp(s, role, len(st["tiles"]), f"Storehouse {a['store'] + 1} expanded")
-    push_bonus(s, role, STOREHOUSES[tile]["bonus"], "the new Storehouse")
+    S.gain_pp(s, role, len(st["tiles"]), f"Storehouse {a['store'] + 1} expanded")
+    S.push_bonus(s, role, STOREHOUSES[tile]["bonus"], "the new Storehouse")
 
 
 def _r_market(s: State, dec: dict[str, Any], a: Action) -> None:
     if a["type"] == "stop":
         return
-    push(s, {"kind": f"market_{a['type']}", "role": dec["role"], "left": dec["left"]})
+    S.push(s, {"kind": f"market_{a['type']}", "role": dec["role"], "left": dec["left"]})
 
 
 def _market_next(s: State, dec: dict[str, Any]) -> None:
     if dec["left"] > 1:
-        push(s, {"kind": "market", "role": dec["role"], "left": dec["left"] - 1})
+        S.push(s, {"kind": "market", "role": dec["role"], "left": dec["left"] - 1})
+
+
+def _market_goes_on(s: State, dec: dict[str, Any], a: Action) -> bool:
+    """Whether a purchase, sale or trade goes on: ``back`` asks the Market's menu again with as
+    many steps left (False); any other step first pushes the Market's next step, if one is left."""
+    if a["type"] == "back":
+        S.push(s, {"kind": "market", "role": dec["role"], "left": dec["left"]})
+        return False
+    _market_next(s, dec)
+    return True
 
 
 def _r_market_buy(s: State, dec: dict[str, Any], a: Action) -> None:
-    role = dec["role"]
-    if a["type"] == "back":
-        push(s, {"kind": "market", "role": role, "left": dec["left"]})
+    if not _market_goes_on(s, dec, a):
         return
-    _market_next(s, dec)
+    role = dec["role"]
     item = a["item"]
-    log(s, f"{role} buys 1 {'Raw Material' if item == 'raw' else ITEM_NAME[item]}.")
+    S.log(s, f"{role} buys 1 {'Raw Material' if item == 'raw' else ITEM_NAME[item]}.")
     if item == "raw":
-        push(s, {"kind": "raw", "role": role, "good": False})
+        S.push(s, {"kind": "raw", "role": role, "good": False})
     else:
-        push_store(s, role, item)
-    push_pay(s, role, buy_price(s, role, item), "purchase")
+        S.push_store(s, role, item)
+    S.push_pay(s, role, buy_price(s, role, item), "purchase")
 
 
 def _r_market_sell(s: State, dec: dict[str, Any], a: Action) -> None:
-    role = dec["role"]
-    if a["type"] == "back":
-        push(s, {"kind": "market", "role": role, "left": dec["left"]})
+    if not _market_goes_on(s, dec, a):
         return
-    _market_next(s, dec)
+    role = dec["role"]
     item = a["item"]
     p = s["players"][role]
-    take_item(s, p, item)
+    S.take_item(s, p, item)
     price = sell_price(item)
     p["dinars"] += price
-    log(s, f"{role} sells 1 {ITEM_NAME[item]} for {plural(price, 'Dinar')}.")
+    S.log(s, f"{role} sells 1 {ITEM_NAME[item]} for {plural(price, 'Dinar')}.")
 
 
 def _r_market_trade(s: State, dec: dict[str, Any], a: Action) -> None:
-    role = dec["role"]
-    if a["type"] == "back":
-        push(s, {"kind": "market", "role": role, "left": dec["left"]})
+    if not _market_goes_on(s, dec, a):
         return
-    _market_next(s, dec)
+    role = dec["role"]
     p = s["players"][role]
-    take_item(s, p, a["give"])
+    S.take_item(s, p, a["give"])
     down = MATERIALS.index(a["get"]) < MATERIALS.index(a["give"])
     if down:
         p["dinars"] += 1
-    log(s, f"{role} trades 1 {ITEM_NAME[a['give']]} for 1 {ITEM_NAME[a['get']]}{' and 1 Dinar' if down else ''}.")
-    push_store(s, role, a["get"])
+    S.log(s, f"{role} trades 1 {ITEM_NAME[a['give']]} for 1 {ITEM_NAME[a['get']]}{' and 1 Dinar' if down else ''}.")
+    S.push_store(s, role, a["get"])
 
 
 DECISIONS: dict[str, Decision] = {

@@ -9,22 +9,15 @@ from typing import Any
 
 from engine import rng
 from engine.api import Action, State
+from engine.sabika import data as D
 from engine.sabika import names as N
 from engine.sabika.data import (
     BALANCES,
-    CITIES,
-    CITY_TILES,
     DATA,
     EVENTS,
     GOODS,
-    MAJOR_POEMS,
     MAJORS,
-    MINORS,
-    POEMS,
     STARTING,
-    STOREHOUSES,
-    TRADE,
-    WISHES,
 )
 from engine.sabika.state import (
     COLOURS,
@@ -61,27 +54,27 @@ def new_state(seed: int, n: int, yusuf_pp: int | None = None, events: str = "non
     s["marble_squares"] = {str(i): True for i in secondaries(n, "marble")}
     wishes = {}
     for letter, space in zip("ABC", DATA["rounds"]["wish_spaces"], strict=True):
-        wishes[str(space)] = rng.choice(s, [w for w in WISHES if w[0] == letter])
+        wishes[str(space)] = rng.choice(s, [w for w in D.WISHES if w[0] == letter])
     spaces = [str(x) for x in DATA["rounds"]["wish_spaces"]]
     rng.shuffle(s, spaces)  # the three tiles are placed randomly on the dotted spaces
     s["wishes"] = {sp: wishes[str(x)] for sp, x in zip(spaces, DATA["rounds"]["wish_spaces"], strict=True)}
     s["tower"] = []
     s["majors"] = {"1": [t for t, d in MAJORS.items() if d["era"] == 1],
                    "2": [t for t, d in MAJORS.items() if d["era"] == 2 and (n >= 3 or not d.get("large"))]}
-    tiles = list(STOREHOUSES)
+    tiles = list(D.STOREHOUSES)
     rng.shuffle(s, tiles)
     s["store_piles"] = {"left": tiles[:12], "right": tiles[12:]}
     s["store_display"] = {side: [s["store_piles"][side].pop(), s["store_piles"][side].pop()] for side in ("left", "right")}
-    deck = list(MINORS)
+    deck = list(D.MINORS)
     rng.shuffle(s, deck)
     s["minor_deck"] = deck
     s["minor_display"] = [deck.pop() for _ in range(4)]
     s["minor_discard"] = []
-    poems = list(POEMS)
+    poems = list(D.POEMS)
     rng.shuffle(s, poems)
     s["poem_deck"] = poems
     s["poem_display"] = [poems.pop() for _ in range({1: 3, 2: 3, 3: 4, 4: 5}[n])]
-    majors = [c for c in MAJOR_POEMS if n > 1 or c != DATA["yusuf"]["removed_major_poem"]]
+    majors = [c for c in D.MAJOR_POEMS if n > 1 or c != DATA["yusuf"]["removed_major_poem"]]
     rng.shuffle(s, majors)
     chosen: list[str] = []
     for card in majors:
@@ -90,10 +83,10 @@ def new_state(seed: int, n: int, yusuf_pp: int | None = None, events: str = "non
         if card[0] not in {c[0] for c in chosen}:
             chosen.append(card)  # a repeated letter is discarded and another drawn
     s["major_poems"] = chosen
-    city_tiles = list(CITY_TILES)
+    city_tiles = list(D.CITY_TILES)
     rng.shuffle(s, city_tiles)
-    s["cities"] = {c: {"tile": city_tiles[i], "seal": True, "left": [], "right": []} for i, c in enumerate(CITIES)}
-    s["trade"] = rng.choice(s, sorted(TRADE))
+    s["cities"] = {c: {"tile": city_tiles[i], "seal": True, "left": [], "right": []} for i, c in enumerate(D.CITIES)}
+    s["trade"] = rng.choice(s, sorted(D.TRADE))
     balances = list(BALANCES)
     rng.shuffle(s, balances)
     starting = list(STARTING)
