@@ -101,3 +101,13 @@ def test_the_solo_set_from_the_command_line_with_its_ledger(tmp_path: Path,
     out = capsys.readouterr()
     assert _lines(out.out)["ai.winrate.sabika[players=1].easy"]["from_ledger"] == 2
     assert "sabika[players=1] easy 1/" not in out.err
+
+
+def test_the_speed_probe_replays_a_set_with_its_options() -> None:
+    """The probe's replay of a solo set's first decisions is a solo game (every step the one
+    seat's, as in the set), and a ledger line that carries options can be probed."""
+    base = dict(ai_sets.ai_game(("sabika", ai_sets.EASY, 2, "blue", None, SOLO)), iterations=None, options=SOLO)
+    replay = ai_sets.ai_game(("sabika", ai_sets.EASY, 2, "blue", None, dict(base["options"])),
+                             decisions=ai_sets.PROBE_DECISIONS)
+    assert replay["steps"] == ai_sets.PROBE_DECISIONS == len(replay["think"])
+    assert 0.0 < ai_sets.machine_speed(base) < float("inf")
