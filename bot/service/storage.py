@@ -117,7 +117,8 @@ class _Hot:
     """The rules upgrade mark ``undo`` was read under (None: ``undo`` unknown)."""
     undo: _UndoFacts | None = None
     rows: tuple[Any, ...] = ()
-    """The game-and-seats rows ``info`` was made from."""
+    """The game-and-seats rows ``info`` was made from (those of an earlier version, until a
+    view at this version reads its own)."""
     info: GameInfo | None = None
 
 
@@ -216,7 +217,10 @@ class Storage(Transactions):
         if snapshot is None:
             snapshot = min(cached.snapshot, version) if cached is not None else version - SNAPSHOT_EVERY
         if cached is None or cached.version != version:
-            cached = self._states[game_pk] = _Hot(version, state, snapshot)
+            # the last info stays, for the next view to make the new one from (rows of
+            # another version never match ``rows``: ``_info_of_look``)
+            cached = self._states[game_pk] = (_Hot(version, state, snapshot) if cached is None else
+                                              _Hot(version, state, snapshot, rows=cached.rows, info=cached.info))
         else:
             cached.snapshot = snapshot
         if undo is not None and mark is not None:
