@@ -19,7 +19,8 @@ from sqlmodel import col
 import engine
 from bot.models import Game, Move, RulesUpgrade, Seat, dumps, loads, utcnow
 from bot.service.canon import Canonical, canonical, text_delta
-from bot.service.deltas import SNAPSHOT_EVERY, _rebuilt, state_delta, state_hash
+from bot.service.deltas import SNAPSHOT_EVERY, _replayed, state_delta, state_hash
+from bot.service.forced import is_auto
 from bot.service.sql import (
     _DELTAS,
     _GAME,
@@ -177,18 +178,19 @@ class Storage(Transactions):
             found = session.shared.get(game.id)
             if found is not None and found[0] == game.version:
                 return found[1], found[2]
-        text, snapshot, problem = await self._rebuild(session, game.id, game.version)
+        text, snapshot, problem, rebuilt = await self._rebuild(session, game.id, game.version)
         if problem is not None:
             raise ServiceError(f"Game {game.id} is inconsistent: {problem} Run `alcazaba replay-check {game.id}`.")
-        state: State = loads(text)
+        state: State = loads(text) if rebuilt is None else rebuilt
         return state, snapshot
 
     @staticmethod
-    async def _rebuild(session: _Sql, game_pk: int, version: int) -> tuple[str, int, str | None]:
+    async def _rebuild(session: _Sql, game_pk: int, version: int) -> tuple[str, int, str | None, State | None]:
         """The canonical text of the game's state at ``version`` (its latest): the snapshot
         plus the deltas of the moves after it, checked against the last move's hash. Returns
-        (text, snapshot version, None), or a sentence saying what does not fit as the third
-        item (a damaged snapshot, a missing or corrupted delta, a gap in the log)."""
+        (text, snapshot version, None, state), or a sentence saying what does not fit as the
+        third item (a damaged snapshot, a missing or corrupted delta, a gap in the log). The
+        state: the value the text is of, when deltas made it (None: parse the text)."""
         found = await _fetch(session, _SNAPSHOT_ROW, {"pk": game_pk})
         if not found:
             raise GameNotFound(f"Game {game_pk} has no stored state.")
@@ -196,15 +198,15 @@ class Storage(Transactions):
         rows: Sequence[Any] = ()
         if snapshot < version:
             rows = await _fetch(session, _DELTAS, {"pk": game_pk, "since": snapshot, "upto": version})
-        rebuilt, problem = _rebuilt(text, snapshot, version, rows)
-        return rebuilt, snapshot, problem
+        out, state, problem = _replayed(text, snapshot, version, rows)
+        return out, snapshot, problem, state
 
     async def _latest_text(self, session: AsyncSession, game: Game) -> tuple[str, str | None]:
         """The canonical text of the game's latest state as the database holds it (never the
         hot cache: the replay check and the upgrade check vouch for what is stored) and, when
         it cannot be rebuilt, why (they report instead of refusing)."""
         assert game.id is not None
-        text, _snapshot, problem = await self._rebuild(session, game.id, game.version)
+        text, _snapshot, problem, _state = await self._rebuild(session, game.id, game.version)
         return text, problem
 
     def _remember(self, game_pk: int, version: int, state: State, snapshot: int | None = None, *,
@@ -343,6 +345,12 @@ class Storage(Transactions):
         assert game.id is not None
         last = self._texts.pop(game.id, None)
         prior = last if last is not None and last.state is before else None
+        if prior is not None and prior.parts is None and is_auto(action):
+            # A forced step right after the step of a game loaded cold: its text made whole,
+            # as that step's was. Learning the parts' texts costs some three encodings of the
+            # state, paid back by the steps of later commands, which learn them as well
+            # (a cold game may be dropped from the cache before; ``service.step``'s p95).
+            prior = None
         canon = self._texts[game.id] = canonical(new_state, prior)
         while len(self._texts) > _STATE_CACHE_SIZE:
             self._texts.popitem(last=False)
