@@ -373,7 +373,10 @@ class ServiceCore(Storage):
         if role not in active:
             waiting = ", ".join(active) if active else "nobody"
             raise NotAllowed(f"It is not {role}'s turn; waiting for {waiting}.")
-        new_state = module.apply(state, role, action)  # RuleError passes through, nothing written
+        reached = loaded.reached.get(role) if loaded.reached is not None else None
+        new_state = reached.after(state, action) if reached is not None else None
+        if new_state is None:  # not an action the role's view reached (bot/service/marks.py)
+            new_state = module.apply(state, role, action)  # RuleError passes through, nothing written
         after = self._forced_next(loaded, new_state) if settle else None
         step = await self._record(session, loaded, role, user_id, new_state, kind="step",
                                   action=strip_label(action), undoes_seq=None,

@@ -21,6 +21,7 @@ from bot.models import Game, Move, RulesUpgrade, Seat, dumps, loads, utcnow
 from bot.service.canon import Canonical, canonical, text_delta
 from bot.service.deltas import SNAPSHOT_EVERY, _replayed, state_delta, state_hash
 from bot.service.forced import is_auto
+from bot.service.marks import Reached
 from bot.service.sql import (
     _DELTAS,
     _GAME,
@@ -48,6 +49,10 @@ from engine.api import GameModule, State
 
 _STATE_CACHE_SIZE = 256
 """Games kept hot (a Granada state is some 0.2-0.5 MB of Python objects)."""
+
+_REACHED_GAMES = 64
+"""Games whose last views' reached states are kept (``_Hot.reached``): some 10-100 KB each
+for Granada, worth keeping for the step that follows a view soon, not for every hot game."""
 
 _YOUNG_COLLECTION_THRESHOLD = 50_000
 
@@ -103,6 +108,8 @@ class _Loaded:
     undo: _UndoFacts | None = None
     """The undo facts at the game's version, when the hot cache knew them (kept up to date by
     ``_record``, so that the next view of the game reads no move row)."""
+    reached: dict[str, Reached] | None = None
+    """The states the last views of the roles at this version reached (``_Hot.reached``)."""
 
 
 @dataclass
@@ -121,6 +128,9 @@ class _Hot:
     """The game-and-seats rows ``info`` was made from (those of an earlier version, until a
     view at this version reads its own)."""
     info: GameInfo | None = None
+    reached: dict[str, Reached] | None = None
+    """By role, the states the marking of its last view reached (bot/service/marks.py): the
+    step that follows takes its state from there."""
 
 
 class Storage(Transactions):
@@ -138,6 +148,8 @@ class Storage(Transactions):
         # entry is harmless.
         self._texts: OrderedDict[int, Canonical] = OrderedDict()
         self._revision: str | None = None  # the database's Alembic revision, once read
+        # game_pk -> its hot game holding reached states (``_Hot.reached``), the last viewed last
+        self._reaching: OrderedDict[int, _Hot] = OrderedDict()
         self._look_sql = str(_LOOK.compile(dialect=db.dialect))
         self._look_locked_sql = str(_LOOK_LOCKED.compile(dialect=db.dialect))
         columns = (*_GAME.c, None, *(_SEAT.c[name] for name in _SEAT_FIELDS))  # None: the upgrade mark
@@ -231,6 +243,17 @@ class Storage(Transactions):
         while len(self._states) > _STATE_CACHE_SIZE:
             self._states.popitem(last=False)
         return cached
+
+    def _kept_reached(self, game_pk: int, hot: _Hot, role: str, reached: Reached) -> None:
+        """Keep the states a view of ``role`` reached with its game kept hot, for the step that
+        follows it; those of the games viewed longest ago go (``_REACHED_GAMES``)."""
+        if hot.reached is None:
+            hot.reached = {}
+        hot.reached[role] = reached
+        self._reaching[game_pk] = hot
+        self._reaching.move_to_end(game_pk)
+        while len(self._reaching) > _REACHED_GAMES:
+            self._reaching.popitem(last=False)[1].reached = None
 
     def _keep(self, loaded: _Loaded) -> _Hot:
         """Keep a game hot after the command that loaded it committed."""
@@ -330,8 +353,9 @@ class Storage(Transactions):
         module = _module(game.game_id)
         state, snapshot = await self._state_and_snapshot(conn, game)
         hot = self._states.get(game.id or 0)
-        undo = hot.undo if hot is not None and hot.version == game.version and hot.mark == mark else None
-        return _Loaded(game, seats, module, state, snapshot, mark, undo)
+        current = hot is not None and hot.version == game.version
+        undo = hot.undo if hot is not None and current and hot.mark == mark else None
+        return _Loaded(game, seats, module, state, snapshot, mark, undo, hot.reached if hot is not None and current else None)
 
     async def _write_move(self, session: _Sql, loaded: _Loaded, role: str, user_id: int | None,
                           new_state: State, *, kind: str, action: dict[str, Any], undoes_seq: int | None,

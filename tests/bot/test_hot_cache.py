@@ -184,3 +184,33 @@ async def test_times_written_and_read_straight_on_sqlite_keep_the_orm_format(
         seen = await service.view(pk, None)
         assert seen.game.deadline_at == deadline and seen.game.updated_at == noon
         assert seen.game.created_at < datetime.now() and isinstance(seen.game.created_at, datetime)
+
+
+async def test_a_step_after_a_view_takes_the_state_the_views_marking_reached(service: GameService) -> None:
+    """A view's actions are marked by applying each of them (``final``, ``forced``); the step
+    that sends one of them back takes the state that marking made (issue 33), which is the
+    state applying it again makes."""
+    pk = await two_player_game(service)
+    seen = await service.view(pk, "red", ANN)
+    chosen = seen.view["actions"][1]  # add 2, as the view lists it (label, marks)
+    reached = service._states[pk].reached
+    assert reached is not None and len(reached["red"].steps) == len(seen.view["actions"])
+    taken = next(after for applied, after in reached["red"].steps if applied.get("n") == 2)
+    _version, before = await service.state(pk)
+    step = await service.apply(pk, "red", chosen, seen.version, ANN)
+    assert service._states[pk].state is taken, "the state the view's marking reached"
+    assert (await service.state(pk))[1] == toygame.apply(before, "red", {"type": "add", "n": 2})
+    assert step.version == 1 and (await service.moves(pk))[-1]["action"] == {"type": "add", "n": 2}
+
+
+async def test_a_view_action_a_front_end_changed_is_applied_as_it_is_sent(service: GameService) -> None:
+    """The marking keeps a copy of each action it applied: a front end that reuses the view's
+    own dict for another order is applied that order, not handed the state of the first."""
+    pk = await two_player_game(service)
+    seen = await service.view(pk, "red", ANN)
+    action = seen.view["actions"][0]
+    assert action["n"] == 1
+    action["n"] = 2  # the view's own dict, now another order
+    await service.apply(pk, "red", action, seen.version, ANN)
+    assert (await service.state(pk))[1]["pending"] == 2
+    assert (await service.moves(pk))[-1]["action"] == {"type": "add", "n": 2}
