@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import engine
-from bot.service import GameService, NotAllowed, StaleVersion
+from bot.service import GameService, NotAllowed, StaleVersion, storage
 from bot.settings import sqlite_url
 from tests.bot import toygame
 from tests.bot.test_service import ANN, BOB, rows, two_player_game
@@ -214,3 +214,15 @@ async def test_a_view_action_a_front_end_changed_is_applied_as_it_is_sent(servic
     await service.apply(pk, "red", action, seen.version, ANN)
     assert (await service.state(pk))[1]["pending"] == 2
     assert (await service.moves(pk))[-1]["action"] == {"type": "add", "n": 2}
+
+
+async def test_reached_states_are_kept_for_the_games_viewed_last_only(service: GameService,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The states a view's marking reached are kept for a few games (``_REACHED_GAMES``), not
+    for every hot game; a game whose were dropped still steps, by applying the action."""
+    monkeypatch.setattr(storage, "_REACHED_GAMES", 2)
+    games = [await two_player_game(service) for _ in range(3)]
+    views = [await service.view(pk, "red", ANN) for pk in games]
+    assert [service._states[pk].reached is not None for pk in games] == [False, True, True]
+    await service.apply(games[0], "red", views[0].view["actions"][1], views[0].version, ANN)
+    assert (await service.state(games[0]))[1]["pending"] == 2
