@@ -20,7 +20,6 @@ import engine
 from bot.models import Game, Move, RulesUpgrade, Seat, dumps, loads, utcnow
 from bot.service.canon import Canonical, canonical, text_delta
 from bot.service.deltas import SNAPSHOT_EVERY, _replayed, state_delta, state_hash
-from bot.service.forced import is_auto
 from bot.service.marks import Reached
 from bot.service.sql import (
     _DELTAS,
@@ -110,6 +109,8 @@ class _Loaded:
     ``_record``, so that the next view of the game reads no move row)."""
     reached: dict[str, Reached] | None = None
     """The states the last views of the roles at this version reached (``_Hot.reached``)."""
+    cold: bool = False
+    """Whether the state was rebuilt from the database for this command (not hot)."""
 
 
 @dataclass
@@ -180,29 +181,41 @@ class Storage(Transactions):
     async def _state_and_snapshot(self, session: _Sql, game: Game) -> tuple[State, int]:
         """The game's latest state, from the hot cache or rebuilt from the database, and the
         version of its stored snapshot."""
+        state, snapshot, _cold = await self._latest_state(session, game)
+        return state, snapshot
+
+    async def _latest_state(self, session: _Sql, game: Game) -> tuple[State, int, bool]:
+        """As :meth:`_state_and_snapshot`, and whether the state was rebuilt from the database
+        (a game loaded cold: its text by parts is kept for its step, ``_write_move``)."""
         assert game.id is not None
         cached = self._states.get(game.id)
         if cached is not None and cached.version == game.version:
             self._states.move_to_end(game.id)
-            return cached.state, cached.snapshot
+            return cached.state, cached.snapshot, False
         if isinstance(session, _RawWrite):
             # an earlier step of this group moved the game (not committed yet, so not hot)
             found = session.shared.get(game.id)
             if found is not None and found[0] == game.version:
-                return found[1], found[2]
+                return found[1], found[2], False
         text, snapshot, problem, rebuilt = await self._rebuild(session, game.id, game.version)
         if problem is not None:
             raise ServiceError(f"Game {game.id} is inconsistent: {problem} Run `alcazaba replay-check {game.id}`.")
-        state: State = loads(text) if rebuilt is None else rebuilt
-        return state, snapshot
+        if rebuilt is None:
+            return loads(text), snapshot, True
+        self._texts[game.id] = rebuilt
+        self._texts.move_to_end(game.id)
+        while len(self._texts) > _STATE_CACHE_SIZE:
+            self._texts.popitem(last=False)
+        return rebuilt.state, snapshot, True
 
     @staticmethod
-    async def _rebuild(session: _Sql, game_pk: int, version: int) -> tuple[str, int, str | None, State | None]:
+    async def _rebuild(session: _Sql, game_pk: int, version: int) -> tuple[str, int, str | None, Canonical | None]:
         """The canonical text of the game's state at ``version`` (its latest): the snapshot
         plus the deltas of the moves after it, checked against the last move's hash. Returns
-        (text, snapshot version, None, state), or a sentence saying what does not fit as the
-        third item (a damaged snapshot, a missing or corrupted delta, a gap in the log). The
-        state: the value the text is of, when deltas made it (None: parse the text)."""
+        (text, snapshot version, None, canonical), or a sentence saying what does not fit as
+        the third item (a damaged snapshot, a missing or corrupted delta, a gap in the log).
+        The canonical: the state the text is of, with its parts' texts, when deltas made it
+        (None: parse the text)."""
         found = await _fetch(session, _SNAPSHOT_ROW, {"pk": game_pk})
         if not found:
             raise GameNotFound(f"Game {game_pk} has no stored state.")
@@ -210,8 +223,8 @@ class Storage(Transactions):
         rows: Sequence[Any] = ()
         if snapshot < version:
             rows = await _fetch(session, _DELTAS, {"pk": game_pk, "since": snapshot, "upto": version})
-        out, state, problem = _replayed(text, snapshot, version, rows)
-        return out, snapshot, problem, state
+        out, canon, problem = _replayed(text, snapshot, version, rows)
+        return out, snapshot, problem, canon
 
     async def _latest_text(self, session: AsyncSession, game: Game) -> tuple[str, str | None]:
         """The canonical text of the game's latest state as the database holds it (never the
@@ -233,6 +246,8 @@ class Storage(Transactions):
         if cached is None or cached.version != version:
             # the last info stays, for the next view to make the new one from (rows of
             # another version never match ``rows``: ``_info_of_look``)
+            if cached is not None:
+                cached.reached = None  # the states its views reached: of no use at another version
             cached = self._states[game_pk] = (_Hot(version, state, snapshot) if cached is None else
                                               _Hot(version, state, snapshot, rows=cached.rows, info=cached.info))
         else:
@@ -343,19 +358,20 @@ class Storage(Transactions):
             game = found[0][0]
             seats = {seat.role: seat for _game, seat in found if seat is not None}
             module = _module(game.game_id)
-            state, snapshot = await self._state_and_snapshot(session, game)
-            return _Loaded(game, seats, module, state, snapshot)
+            state, snapshot, cold = await self._latest_state(session, game)
+            return _Loaded(game, seats, module, state, snapshot, cold=cold)
         conn = await session.connection()
         return await self._loaded(conn, *_look_parts(await self._look(conn, game_pk, lock)))
 
     async def _loaded(self, conn: _Sql, game: Game, seats: dict[str, Seat], mark: int) -> _Loaded:
         """The loaded game from its row objects, with its state and the hot cache's undo facts."""
         module = _module(game.game_id)
-        state, snapshot = await self._state_and_snapshot(conn, game)
+        state, snapshot, cold = await self._latest_state(conn, game)
         hot = self._states.get(game.id or 0)
         current = hot is not None and hot.version == game.version
         undo = hot.undo if hot is not None and current and hot.mark == mark else None
-        return _Loaded(game, seats, module, state, snapshot, mark, undo, hot.reached if hot is not None and current else None)
+        return _Loaded(game, seats, module, state, snapshot, mark, undo,
+                       hot.reached if hot is not None and current else None, cold)
 
     async def _write_move(self, session: _Sql, loaded: _Loaded, role: str, user_id: int | None,
                           new_state: State, *, kind: str, action: dict[str, Any], undoes_seq: int | None,
@@ -369,13 +385,11 @@ class Storage(Transactions):
         assert game.id is not None
         last = self._texts.pop(game.id, None)
         prior = last if last is not None and last.state is before else None
-        if prior is not None and prior.parts is None and is_auto(action):
-            # A forced step right after the step of a game loaded cold: its text made whole,
-            # as that step's was. Learning the parts' texts costs some three encodings of the
-            # state, paid back by the steps of later commands, which learn them as well
-            # (a cold game may be dropped from the cache before; ``service.step``'s p95).
-            prior = None
-        canon = self._texts[game.id] = canonical(new_state, prior)
+        # A command that loaded its game cold encodes only the parts its steps change,
+        # without learning the texts of their items (some three encodings of the state, paid
+        # back by the steps of later commands, which learn them; a cold game may be dropped
+        # from the cache before: ``service.step``).
+        canon = self._texts[game.id] = canonical(new_state, prior, learn=not loaded.cold)
         while len(self._texts) > _STATE_CACHE_SIZE:
             self._texts.popitem(last=False)
         text = canon.text
