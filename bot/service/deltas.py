@@ -11,7 +11,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from bot.models import loads
+from bot.models import dumps, loads
 from bot.service.canon import Canonical, by_parts, same_text
 
 SNAPSHOT_EVERY = 32
@@ -109,13 +109,14 @@ def _rebuilt(text: str, snapshot: int, version: int, rows: Sequence[Any]) -> tup
     return out, problem
 
 
-def _replayed(text: str, snapshot: int, version: int, rows: Sequence[Any]) -> tuple[str, Canonical | None,
-                                                                                   str | None]:
-    """As :func:`_rebuilt`, with the state its text is the canonical text of (its parts'
-    texts too: ``canon.by_parts``), when deltas were applied to make it (else None: the
-    snapshot's text is the state's, parse it): the same value a parse of the text would make,
-    keys in the same order (:func:`apply_delta`), so that a game loaded cold is not parsed
-    twice, and its step encodes only the parts it changes (issue 33)."""
+def _replayed(text: str, snapshot: int, version: int, rows: Sequence[Any],
+              parts: bool = False) -> tuple[str, Canonical | None, str | None]:
+    """As :func:`_rebuilt`, with the state its text is the canonical text of, when deltas
+    were applied to make it (else None: the snapshot's text is the state's, parse it): the
+    same value a parse of the text would make, keys in the same order (:func:`apply_delta`),
+    so that a game loaded cold is not parsed twice (issue 33). ``parts``: the text made by
+    parts (``canon.by_parts``, a third dearer than whole), for a step, which then encodes
+    only the parts it changes."""
     if snapshot == version:
         return text, None, None
     if snapshot > version:
@@ -130,7 +131,7 @@ def _replayed(text: str, snapshot: int, version: int, rows: Sequence[Any]) -> tu
             state = apply_delta(state, loads(r.delta))
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             return text, None, f"the delta of move {r.seq} does not apply ({exc})."
-    canon = by_parts(state)
+    canon = by_parts(state) if parts else Canonical(state, dumps(state), None)
     if state_hash(canon.text) != rows[-1].state_hash:
         return text, None, (f"its snapshot (version {snapshot}) and the deltas after it do not lead to the "
                             f"state move {version} recorded.")

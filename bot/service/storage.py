@@ -184,9 +184,10 @@ class Storage(Transactions):
         state, snapshot, _cold = await self._latest_state(session, game)
         return state, snapshot
 
-    async def _latest_state(self, session: _Sql, game: Game) -> tuple[State, int, bool]:
-        """As :meth:`_state_and_snapshot`, and whether the state was rebuilt from the database
-        (a game loaded cold: its text by parts is kept for its step, ``_write_move``)."""
+    async def _latest_state(self, session: _Sql, game: Game, for_step: bool = False) -> tuple[State, int, bool]:
+        """As :meth:`_state_and_snapshot`, and whether the state was rebuilt from the database.
+        ``for_step``: a command that may step the game, for which a state rebuilt has its text
+        made by parts and kept (``_write_move``; a view pays no more than the whole text)."""
         assert game.id is not None
         cached = self._states.get(game.id)
         if cached is not None and cached.version == game.version:
@@ -197,11 +198,13 @@ class Storage(Transactions):
             found = session.shared.get(game.id)
             if found is not None and found[0] == game.version:
                 return found[1], found[2], False
-        text, snapshot, problem, rebuilt = await self._rebuild(session, game.id, game.version)
+        text, snapshot, problem, rebuilt = await self._rebuild(session, game.id, game.version, for_step)
         if problem is not None:
             raise ServiceError(f"Game {game.id} is inconsistent: {problem} Run `alcazaba replay-check {game.id}`.")
         if rebuilt is None:
             return loads(text), snapshot, True
+        if rebuilt.parts is None:
+            return rebuilt.state, snapshot, True
         self._texts[game.id] = rebuilt
         self._texts.move_to_end(game.id)
         while len(self._texts) > _STATE_CACHE_SIZE:
@@ -209,13 +212,14 @@ class Storage(Transactions):
         return rebuilt.state, snapshot, True
 
     @staticmethod
-    async def _rebuild(session: _Sql, game_pk: int, version: int) -> tuple[str, int, str | None, Canonical | None]:
+    async def _rebuild(session: _Sql, game_pk: int, version: int,
+                       parts: bool = False) -> tuple[str, int, str | None, Canonical | None]:
         """The canonical text of the game's state at ``version`` (its latest): the snapshot
         plus the deltas of the moves after it, checked against the last move's hash. Returns
         (text, snapshot version, None, canonical), or a sentence saying what does not fit as
         the third item (a damaged snapshot, a missing or corrupted delta, a gap in the log).
-        The canonical: the state the text is of, with its parts' texts, when deltas made it
-        (None: parse the text)."""
+        The canonical: the state the text is of (with its parts' texts when ``parts``), when
+        deltas made it (None: parse the text)."""
         found = await _fetch(session, _SNAPSHOT_ROW, {"pk": game_pk})
         if not found:
             raise GameNotFound(f"Game {game_pk} has no stored state.")
@@ -223,7 +227,7 @@ class Storage(Transactions):
         rows: Sequence[Any] = ()
         if snapshot < version:
             rows = await _fetch(session, _DELTAS, {"pk": game_pk, "since": snapshot, "upto": version})
-        out, canon, problem = _replayed(text, snapshot, version, rows)
+        out, canon, problem = _replayed(text, snapshot, version, rows, parts)
         return out, snapshot, problem, canon
 
     async def _latest_text(self, session: AsyncSession, game: Game) -> tuple[str, str | None]:
@@ -358,7 +362,7 @@ class Storage(Transactions):
             game = found[0][0]
             seats = {seat.role: seat for _game, seat in found if seat is not None}
             module = _module(game.game_id)
-            state, snapshot, cold = await self._latest_state(session, game)
+            state, snapshot, cold = await self._latest_state(session, game, for_step=True)
             return _Loaded(game, seats, module, state, snapshot, cold=cold)
         conn = await session.connection()
         return await self._loaded(conn, *_look_parts(await self._look(conn, game_pk, lock)))
@@ -366,7 +370,7 @@ class Storage(Transactions):
     async def _loaded(self, conn: _Sql, game: Game, seats: dict[str, Seat], mark: int) -> _Loaded:
         """The loaded game from its row objects, with its state and the hot cache's undo facts."""
         module = _module(game.game_id)
-        state, snapshot, cold = await self._latest_state(conn, game)
+        state, snapshot, cold = await self._latest_state(conn, game, for_step=True)
         hot = self._states.get(game.id or 0)
         current = hot is not None and hot.version == game.version
         undo = hot.undo if hot is not None and current and hot.mark == mark else None
