@@ -53,14 +53,20 @@ class Canonical:
     """None when the text was made whole (no state before it was known)."""
 
 
-def canonical(state: Any, before: Canonical | None = None) -> Canonical:
+def canonical(state: Any, before: Canonical | None = None, *, learn: bool = True) -> Canonical:
     """The canonical text of ``state``, reusing ``before``'s texts of the parts ``state``
     shares with it (any ``before``, even another game's, gives the right text).
 
     Without ``before`` (a game loaded cold), the text is made whole, in one call of the C
     encoder: a step of a cold game costs no more than it did. The texts of the parts are
     learnt at the next step, when a game is being played (issue 13's two figures: the cold
-    step, and a hot game's steps)."""
+    step, and a hot game's steps).
+
+    ``learn=False``: the large parts whose items' texts are not known yet are encoded whole,
+    or extended when they only grew (a log), without learning their items' texts, which
+    costs some three encodings of them, paid back only by later steps: for a game loaded
+    cold, whose state's text is made by parts from the start (:func:`by_parts`), and whose
+    command's steps then re-encode only the parts they change (issue 33)."""
     if before is None or state.__class__ is not dict or not all(k.__class__ is str for k in state):
         return Canonical(state, dumps(state), None)
     old = before.parts or {}
@@ -71,7 +77,7 @@ def canonical(state: Any, before: Canonical | None = None) -> Canonical:
         if last is not None and last[0].value is value:
             parts[key] = last
         else:
-            part = _part(value, last[0] if last is not None else None)
+            part = _part(value, last[0] if last is not None else None, learn)
             # a copy keeps the very text, and so the piece, of the part it copies
             parts[key] = (part, last[1] if last is not None and part.text is last[0].text
                           else _key(key) + ":" + part.text)
@@ -122,7 +128,18 @@ def _shallow_copy_of(new: Any, old: Any) -> bool:
     return all(map(operator.is_, new, old))
 
 
-def _part(value: Any, last: _Part | None) -> _Part:
+_NO_PARTS = Canonical(None, "", {})
+"""A Canonical of no part: what :func:`by_parts` makes a state's parts from."""
+
+
+def by_parts(state: Any) -> Canonical:
+    """The canonical text of ``state`` made part by part, each part whole (about what one
+    encoding of the whole state costs), so that the steps of a game loaded cold re-encode
+    only the parts they change (``canonical(..., learn=False)``)."""
+    return canonical(state, _NO_PARTS, learn=False)
+
+
+def _part(value: Any, last: _Part | None, learn: bool = True) -> _Part:
     kind = value.__class__
     small = (kind is not list and kind is not dict) or len(value) < _ITEMISED
     if last is not None and (same_text(value, last.value) if small else _shallow_copy_of(value, last.value)):
@@ -131,6 +148,14 @@ def _part(value: Any, last: _Part | None) -> _Part:
         # a large part a step changed deep inside is compared item by item below)
         return _Part(value, last.text, last.listed, last.keyed)
     if small and (kind is list or kind is dict):
+        return _Part(value, dumps(value))
+    if not learn and (last is None or (last.listed is None and last.keyed is None)):
+        if (last is not None and kind is list and last.value.__class__ is list and len(last.value) <= len(value)
+                and all(map(operator.is_, last.value, value))):
+            # it only grew (a log): the old text, cut before its "]", goes on
+            extra = [dumps(v) for v in value[len(last.value):]]
+            return _Part(value, last.text[:-1] + ("," if last.value else "") + ",".join(extra) + "]" if extra
+                         else last.text)
         return _Part(value, dumps(value))
     if kind is list:
         listed = last.listed if last is not None else None
@@ -185,6 +210,8 @@ def text_delta(before: Canonical, after: Canonical) -> dict[str, Any]:
 
 
 def _part_delta(old: _Part, new: _Part) -> dict[str, Any]:
+    if old.listed is None and old.keyed is None and _large(old.value) and _large(new.value):
+        return _value_delta(old.value, new.value)  # made whole (``learn=False``)
     if old.listed is not None and new.listed is not None:
         olds, new_texts = old.listed[1], new.listed[1]
         keep = 0
@@ -200,3 +227,25 @@ def _part_delta(old: _Part, new: _Part) -> dict[str, Any]:
         gone = [k for k in was if k not in new.keyed]
         return {"{": keys, "-": gone} if gone else {"{": keys}
     return {"=": new.value}
+
+
+def _large(value: Any) -> bool:
+    return (value.__class__ is list or value.__class__ is dict) and len(value) >= _ITEMISED
+
+
+def _value_delta(old: Any, new: Any) -> dict[str, Any]:
+    """The delta of a part whose items' texts are not known (made whole, ``learn=False``): a
+    list that kept its first items is cut and extended, a dict's changed items are replaced,
+    anything else replaced whole, as :func:`_part_delta` does with the items' texts."""
+    if old.__class__ is list and new.__class__ is list:
+        keep = 0
+        for a, b in zip(old, new, strict=False):
+            if not same_text(b, a):
+                break
+            keep += 1
+        return {"[": keep, "+": new[keep:]} if keep else {"=": new}
+    if old.__class__ is dict and new.__class__ is dict:
+        keys = {k: {"=": v} for k, v in new.items() if k not in old or not same_text(v, old[k])}
+        gone = [k for k in old if k not in new]
+        return {"{": keys, "-": gone} if gone else {"{": keys}
+    return {"=": new}

@@ -168,17 +168,24 @@ class ServiceCore(Storage):
             SeatInfo(s.role, s.user_id, s.display_name, s.is_bot, loads(s.prefs) or {})
             for s in sorted(seats, key=lambda s: order.get(s.role, len(order)))
         ]
+        return self._info_with(game, module.title if module else game.game_id, options, roles, seat_infos)
+
+    @staticmethod
+    def _info_with(game: Any, title: str, options: dict[str, Any], roles: list[str],
+                   seats: list[SeatInfo]) -> GameInfo:
+        """The GameInfo of ``game`` (a Game, or any object with its columns as attributes) with
+        the parts :meth:`_info` makes from its options and seats."""
         return GameInfo(
             id=game.id,
             game_id=game.game_id,
-            title=module.title if module else game.game_id,
+            title=title,
             seed=game.seed,
             options=options,
             status=game.status,
             version=game.version,
             roles=roles,
             active=loads(game.active) or [],
-            seats=seat_infos,
+            seats=seats,
             result=loads(game.result),
             created_by=game.created_by,
             guild_id=game.guild_id,
@@ -366,7 +373,10 @@ class ServiceCore(Storage):
         if role not in active:
             waiting = ", ".join(active) if active else "nobody"
             raise NotAllowed(f"It is not {role}'s turn; waiting for {waiting}.")
-        new_state = module.apply(state, role, action)  # RuleError passes through, nothing written
+        reached = loaded.reached.get(role) if loaded.reached is not None else None
+        new_state = reached.after(state, action) if reached is not None else None
+        if new_state is None:  # not an action the role's view reached (bot/service/marks.py)
+            new_state = module.apply(state, role, action)  # RuleError passes through, nothing written
         after = self._forced_next(loaded, new_state) if settle else None
         step = await self._record(session, loaded, role, user_id, new_state, kind="step",
                                   action=strip_label(action), undoes_seq=None,

@@ -12,7 +12,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from bot.models import dumps, loads
-from bot.service.canon import same_text
+from bot.service.canon import Canonical, by_parts, same_text
 
 SNAPSHOT_EVERY = 32
 """Moves between two snapshots of a game's whole state (issue 13): the moves in between store
@@ -81,8 +81,16 @@ def apply_delta(value: Any, delta: dict[str, Any]) -> Any:
             raise ValueError("an object delta applied to a non-object")
         for key in delta.get("-", ()):
             del value[key]
+        added = False
         for key, sub in delta["{"].items():
+            added = added or key not in value
             value[key] = apply_delta(value.get(key), sub)
+        if added:
+            # the keys in the order a parse of the canonical text gives (sorted), so that the
+            # state rebuilt here is the very value ``loads`` of its text would make
+            ordered = sorted(value.items())
+            value.clear()
+            value.update(ordered)
         return value
     if "[" in delta:
         if not isinstance(value, list) or len(value) < delta["["]:
@@ -97,25 +105,37 @@ def _rebuilt(text: str, snapshot: int, version: int, rows: Sequence[Any]) -> tup
     """The text of the state at ``version`` from the snapshot ``text`` (at ``snapshot``) and
     the move rows after it (seq, delta, state_hash), or the snapshot's text and a sentence
     saying what does not fit."""
+    out, _state, problem = _replayed(text, snapshot, version, rows)
+    return out, problem
+
+
+def _replayed(text: str, snapshot: int, version: int, rows: Sequence[Any],
+              parts: bool = False) -> tuple[str, Canonical | None, str | None]:
+    """As :func:`_rebuilt`, with the state its text is the canonical text of, when deltas
+    were applied to make it (else None: the snapshot's text is the state's, parse it): the
+    same value a parse of the text would make, keys in the same order (:func:`apply_delta`),
+    so that a game loaded cold is not parsed twice (issue 33). ``parts``: the text made by
+    parts (``canon.by_parts``, a third dearer than whole), for a step, which then encodes
+    only the parts it changes."""
     if snapshot == version:
-        return text, None
+        return text, None, None
     if snapshot > version:
-        return text, f"its snapshot is at version {snapshot}, the game at version {version}."
+        return text, None, f"its snapshot is at version {snapshot}, the game at version {version}."
     if [r.seq for r in rows] != list(range(snapshot + 1, version + 1)):
-        return text, f"moves {snapshot + 1}-{version} after its snapshot are not all in the log."
+        return text, None, f"moves {snapshot + 1}-{version} after its snapshot are not all in the log."
     state = loads(text)
     for r in rows:
         if r.delta is None:
-            return text, f"move {r.seq} has no delta and no snapshot was written with it."
+            return text, None, f"move {r.seq} has no delta and no snapshot was written with it."
         try:
             state = apply_delta(state, loads(r.delta))
         except (ValueError, KeyError, TypeError, IndexError) as exc:
-            return text, f"the delta of move {r.seq} does not apply ({exc})."
-    out = dumps(state)
-    if state_hash(out) != rows[-1].state_hash:
-        return text, (f"its snapshot (version {snapshot}) and the deltas after it do not lead to the state "
-                      f"move {version} recorded.")
-    return out, None
+            return text, None, f"the delta of move {r.seq} does not apply ({exc})."
+    canon = by_parts(state) if parts else Canonical(state, dumps(state), None)
+    if state_hash(canon.text) != rows[-1].state_hash:
+        return text, None, (f"its snapshot (version {snapshot}) and the deltas after it do not lead to the "
+                            f"state move {version} recorded.")
+    return canon.text, canon, None
 
 
 def rebuild_snapshots_sync(conn: sa.Connection) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any
 
 import sqlalchemy as sa
@@ -24,9 +25,12 @@ from bot.service.core import (
 )
 from bot.service.forced import is_auto
 from bot.service.levels import PREF, check_level, game_level, seat_level
+from bot.service.marks import marked_view
 from bot.service.sql import (
+    _GAME_FIELDS,
     _GAME_ID_AT,
     _MARK_AT,
+    _OPTIONS_AT,
     _SEAT_ID_AT,
     _SEAT_ROLE_AT,
     _SEAT_USER_AT,
@@ -84,9 +88,9 @@ class PlayCommands(ServiceCore):
                     for r in rows):
                 raise NotAllowed(f"You do not hold the {role} seat.")
             if hot.info is None or hot.rows != rows:
-                game, seats, _mark = _look_parts(self._typed(rows))
-                hot.rows, hot.info = rows, self._info(game, seats.values())
-            return self._view_of(hot, hot.info, _module(first[_GAME_ID_AT]), role, wants_undo)
+                hot.info = self._info_of_look(rows, hot)
+                hot.rows = rows
+            return self._view_of(game_pk, hot, hot.info, _module(first[_GAME_ID_AT]), role, wants_undo)
         # Not hot at this version (or its undo facts unknown): read the rest in one snapshot.
         async with self._glance() as conn:
             rows = await self._look(conn, game_pk)
@@ -104,15 +108,35 @@ class PlayCommands(ServiceCore):
             if seat is None or seat.user_id != user_id:
                 raise NotAllowed(f"You do not hold the {role} seat.")
         info = self._info(game, seats.values())
-        return self._view_of(hot, info, _module(game.game_id), role, role is not None and game.status == "running")
+        return self._view_of(game_pk, hot, info, _module(game.game_id), role,
+                             role is not None and game.status == "running")
 
-    @staticmethod
-    def _view_of(hot: _Hot, info: GameInfo, module: GameModule, role: str | None, running: bool) -> GameView:
+    def _info_of_look(self, rows: tuple[Any, ...], hot: _Hot) -> GameInfo:
+        """The GameInfo of a hot game from the rows of ``_LOOK`` (as :meth:`_quick_look` read
+        them). When only the game's own columns moved since the rows of ``hot.info`` (a step:
+        its version, active roles, times), the seats, options and roles are that info's: a
+        view after each step would otherwise make the game's and seats' row objects, parse
+        the options and the seats' preferences and ask the engine for the roles again."""
+        kept, before = hot.info, hot.rows
+        first = rows[0]
+        if (kept is None or len(before) != len(rows) or before[0][_OPTIONS_AT] != first[_OPTIONS_AT]
+                or before[0][_GAME_ID_AT] != first[_GAME_ID_AT]
+                or any(old[_MARK_AT + 1:] != new[_MARK_AT + 1:] for old, new in zip(before, rows, strict=True))):
+            game, seats, _mark = _look_parts(self._typed(rows))
+            return self._info(game, seats.values())
+        columns = SimpleNamespace(**dict(zip(_GAME_FIELDS, self._typed(rows[:1])[0][:_MARK_AT], strict=True)))
+        return self._info_with(columns, kept.title, kept.options, kept.roles, kept.seats)
+
+    def _view_of(self, game_pk: int, hot: _Hot, info: GameInfo, module: GameModule, role: str | None, running: bool) -> GameView:
         """The GameView of ``role`` from a game kept hot. The engine makes a fresh view for each
         caller (the contract: a view shares nothing with the state or another view,
-        engine/check.py), which costs no more than copying a kept one would."""
+        engine/check.py), which costs no more than copying a kept one would. The states its
+        marking reached stay with the game for the step that follows (:meth:`_kept_reached`)."""
         can_undo = running and role is not None and hot.undo is not None and undo_refusal(hot.undo, role, module) is None
-        return GameView(info, role, hot.version, module.view(hot.state, role), can_undo)
+        seen, reached = marked_view(module, hot.state, role)
+        if role is not None and reached is not None and reached.steps:
+            self._kept_reached(game_pk, hot, role, reached)
+        return GameView(info, role, hot.version, seen, can_undo)
 
     async def moves(self, game_pk: int, since: int = 0) -> list[dict[str, Any]]:
         """The log after move ``since`` (the whole log by default), undo rows included: {seq,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import namedtuple
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
@@ -67,6 +68,7 @@ _MARK_AT = len(_GAME_FIELDS)
 _VERSION_AT = _GAME_FIELDS.index("version")
 _STATUS_AT = _GAME_FIELDS.index("status")
 _GAME_ID_AT = _GAME_FIELDS.index("game_id")
+_OPTIONS_AT = _GAME_FIELDS.index("options")
 _SEAT_ID_AT = _MARK_AT + 1 + _SEAT_FIELDS.index("id")
 _SEAT_ROLE_AT = _MARK_AT + 1 + _SEAT_FIELDS.index("role")
 _SEAT_USER_AT = _MARK_AT + 1 + _SEAT_FIELDS.index("user_id")
@@ -94,6 +96,32 @@ def _look_parts(rows: Sequence[Any]) -> tuple[Game, dict[str, Seat], int]:
     return game, seats, int(first[_MARK_AT] or 0)
 
 
+_SAMPLE_TIMES = (datetime(2026, 1, 2, 3, 4, 5, 6), datetime(987, 12, 31, 23, 59, 59), datetime(2026, 11, 28))
+
+
+def _iso_time(value: datetime) -> str:
+    return value.isoformat(" ", "microseconds")
+
+
+def _quicker(proc: Any) -> Any:
+    """``proc``, a value's bind processor, or when it writes naive times as ``datetime.isoformat``
+    does (SQLite's DATETIME: "2026-01-02 03:04:05.000006"), a quicker one for them: SQLAlchemy's
+    formats each time through a dict, some 4 µs, and a step writes five or six times."""
+    if proc is None:
+        return None
+    try:
+        if any(proc(t) != _iso_time(t) for t in _SAMPLE_TIMES):
+            return proc
+    except Exception:  # noqa: BLE001 - not a processor of times
+        return proc
+
+    def quicker(value: Any) -> Any:
+        if value.__class__ is datetime and value.tzinfo is None:
+            return value.isoformat(" ", "microseconds")
+        return proc(value)
+    return quicker
+
+
 class _Prepared:
     """A Core statement compiled once for SQLite and the parameter names it was compiled for,
     with what SQLAlchemy would do to each value (convert it, or make a column's default when
@@ -105,7 +133,8 @@ class _Prepared:
         self.names = list(compiled.positiontup or ())
         # The dialect's own type (SQLite's DATETIME writes microseconds always; the driver's
         # default adapter drops them on the whole second).
-        self.binds = [compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in self.names]
+        self.binds = [_quicker(compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
+                      for name in self.names]
         self.defaults: dict[str, Any] = {}
         for column in (*getattr(compiled, "insert_prefetch", ()), *getattr(compiled, "update_prefetch", ())):
             default = column.default

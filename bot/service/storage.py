@@ -19,7 +19,8 @@ from sqlmodel import col
 import engine
 from bot.models import Game, Move, RulesUpgrade, Seat, dumps, loads, utcnow
 from bot.service.canon import Canonical, canonical, text_delta
-from bot.service.deltas import SNAPSHOT_EVERY, _rebuilt, state_delta, state_hash
+from bot.service.deltas import SNAPSHOT_EVERY, _replayed, state_delta, state_hash
+from bot.service.marks import Reached
 from bot.service.sql import (
     _DELTAS,
     _GAME,
@@ -47,6 +48,10 @@ from engine.api import GameModule, State
 
 _STATE_CACHE_SIZE = 256
 """Games kept hot (a Granada state is some 0.2-0.5 MB of Python objects)."""
+
+_REACHED_GAMES = 64
+"""Games whose last views' reached states are kept (``_Hot.reached``): some 10-100 KB each
+for Granada, worth keeping for the step that follows a view soon, not for every hot game."""
 
 _YOUNG_COLLECTION_THRESHOLD = 50_000
 
@@ -102,6 +107,10 @@ class _Loaded:
     undo: _UndoFacts | None = None
     """The undo facts at the game's version, when the hot cache knew them (kept up to date by
     ``_record``, so that the next view of the game reads no move row)."""
+    reached: dict[str, Reached] | None = None
+    """The states the last views of the roles at this version reached (``_Hot.reached``)."""
+    cold: bool = False
+    """Whether the state was rebuilt from the database for this command (not hot)."""
 
 
 @dataclass
@@ -117,8 +126,12 @@ class _Hot:
     """The rules upgrade mark ``undo`` was read under (None: ``undo`` unknown)."""
     undo: _UndoFacts | None = None
     rows: tuple[Any, ...] = ()
-    """The game-and-seats rows ``info`` was made from."""
+    """The game-and-seats rows ``info`` was made from (those of an earlier version, until a
+    view at this version reads its own)."""
     info: GameInfo | None = None
+    reached: dict[str, Reached] | None = None
+    """By role, the states the marking of its last view reached (bot/service/marks.py): the
+    step that follows takes its state from there."""
 
 
 class Storage(Transactions):
@@ -136,6 +149,8 @@ class Storage(Transactions):
         # entry is harmless.
         self._texts: OrderedDict[int, Canonical] = OrderedDict()
         self._revision: str | None = None  # the database's Alembic revision, once read
+        # game_pk -> its hot game holding reached states (``_Hot.reached``), the last viewed last
+        self._reaching: OrderedDict[int, _Hot] = OrderedDict()
         self._look_sql = str(_LOOK.compile(dialect=db.dialect))
         self._look_locked_sql = str(_LOOK_LOCKED.compile(dialect=db.dialect))
         columns = (*_GAME.c, None, *(_SEAT.c[name] for name in _SEAT_FIELDS))  # None: the upgrade mark
@@ -166,28 +181,45 @@ class Storage(Transactions):
     async def _state_and_snapshot(self, session: _Sql, game: Game) -> tuple[State, int]:
         """The game's latest state, from the hot cache or rebuilt from the database, and the
         version of its stored snapshot."""
+        state, snapshot, _cold = await self._latest_state(session, game)
+        return state, snapshot
+
+    async def _latest_state(self, session: _Sql, game: Game, for_step: bool = False) -> tuple[State, int, bool]:
+        """As :meth:`_state_and_snapshot`, and whether the state was rebuilt from the database.
+        ``for_step``: a command that may step the game, for which a state rebuilt has its text
+        made by parts and kept (``_write_move``; a view pays no more than the whole text)."""
         assert game.id is not None
         cached = self._states.get(game.id)
         if cached is not None and cached.version == game.version:
             self._states.move_to_end(game.id)
-            return cached.state, cached.snapshot
+            return cached.state, cached.snapshot, False
         if isinstance(session, _RawWrite):
             # an earlier step of this group moved the game (not committed yet, so not hot)
             found = session.shared.get(game.id)
             if found is not None and found[0] == game.version:
-                return found[1], found[2]
-        text, snapshot, problem = await self._rebuild(session, game.id, game.version)
+                return found[1], found[2], False
+        text, snapshot, problem, rebuilt = await self._rebuild(session, game.id, game.version, for_step)
         if problem is not None:
             raise ServiceError(f"Game {game.id} is inconsistent: {problem} Run `alcazaba replay-check {game.id}`.")
-        state: State = loads(text)
-        return state, snapshot
+        if rebuilt is None:
+            return loads(text), snapshot, True
+        if rebuilt.parts is None:
+            return rebuilt.state, snapshot, True
+        self._texts[game.id] = rebuilt
+        self._texts.move_to_end(game.id)
+        while len(self._texts) > _STATE_CACHE_SIZE:
+            self._texts.popitem(last=False)
+        return rebuilt.state, snapshot, True
 
     @staticmethod
-    async def _rebuild(session: _Sql, game_pk: int, version: int) -> tuple[str, int, str | None]:
+    async def _rebuild(session: _Sql, game_pk: int, version: int,
+                       parts: bool = False) -> tuple[str, int, str | None, Canonical | None]:
         """The canonical text of the game's state at ``version`` (its latest): the snapshot
         plus the deltas of the moves after it, checked against the last move's hash. Returns
-        (text, snapshot version, None), or a sentence saying what does not fit as the third
-        item (a damaged snapshot, a missing or corrupted delta, a gap in the log)."""
+        (text, snapshot version, None, canonical), or a sentence saying what does not fit as
+        the third item (a damaged snapshot, a missing or corrupted delta, a gap in the log).
+        The canonical: the state the text is of (with its parts' texts when ``parts``), when
+        deltas made it (None: parse the text)."""
         found = await _fetch(session, _SNAPSHOT_ROW, {"pk": game_pk})
         if not found:
             raise GameNotFound(f"Game {game_pk} has no stored state.")
@@ -195,15 +227,15 @@ class Storage(Transactions):
         rows: Sequence[Any] = ()
         if snapshot < version:
             rows = await _fetch(session, _DELTAS, {"pk": game_pk, "since": snapshot, "upto": version})
-        rebuilt, problem = _rebuilt(text, snapshot, version, rows)
-        return rebuilt, snapshot, problem
+        out, canon, problem = _replayed(text, snapshot, version, rows, parts)
+        return out, snapshot, problem, canon
 
     async def _latest_text(self, session: AsyncSession, game: Game) -> tuple[str, str | None]:
         """The canonical text of the game's latest state as the database holds it (never the
         hot cache: the replay check and the upgrade check vouch for what is stored) and, when
         it cannot be rebuilt, why (they report instead of refusing)."""
         assert game.id is not None
-        text, _snapshot, problem = await self._rebuild(session, game.id, game.version)
+        text, _snapshot, problem, _state = await self._rebuild(session, game.id, game.version)
         return text, problem
 
     def _remember(self, game_pk: int, version: int, state: State, snapshot: int | None = None, *,
@@ -216,7 +248,12 @@ class Storage(Transactions):
         if snapshot is None:
             snapshot = min(cached.snapshot, version) if cached is not None else version - SNAPSHOT_EVERY
         if cached is None or cached.version != version:
-            cached = self._states[game_pk] = _Hot(version, state, snapshot)
+            # the last info stays, for the next view to make the new one from (rows of
+            # another version never match ``rows``: ``_info_of_look``)
+            if cached is not None:
+                cached.reached = None  # the states its views reached: of no use at another version
+            cached = self._states[game_pk] = (_Hot(version, state, snapshot) if cached is None else
+                                              _Hot(version, state, snapshot, rows=cached.rows, info=cached.info))
         else:
             cached.snapshot = snapshot
         if undo is not None and mark is not None:
@@ -225,6 +262,17 @@ class Storage(Transactions):
         while len(self._states) > _STATE_CACHE_SIZE:
             self._states.popitem(last=False)
         return cached
+
+    def _kept_reached(self, game_pk: int, hot: _Hot, role: str, reached: Reached) -> None:
+        """Keep the states a view of ``role`` reached with its game kept hot, for the step that
+        follows it; those of the games viewed longest ago go (``_REACHED_GAMES``)."""
+        if hot.reached is None:
+            hot.reached = {}
+        hot.reached[role] = reached
+        self._reaching[game_pk] = hot
+        self._reaching.move_to_end(game_pk)
+        while len(self._reaching) > _REACHED_GAMES:
+            self._reaching.popitem(last=False)[1].reached = None
 
     def _keep(self, loaded: _Loaded) -> _Hot:
         """Keep a game hot after the command that loaded it committed."""
@@ -314,18 +362,20 @@ class Storage(Transactions):
             game = found[0][0]
             seats = {seat.role: seat for _game, seat in found if seat is not None}
             module = _module(game.game_id)
-            state, snapshot = await self._state_and_snapshot(session, game)
-            return _Loaded(game, seats, module, state, snapshot)
+            state, snapshot, cold = await self._latest_state(session, game, for_step=True)
+            return _Loaded(game, seats, module, state, snapshot, cold=cold)
         conn = await session.connection()
         return await self._loaded(conn, *_look_parts(await self._look(conn, game_pk, lock)))
 
     async def _loaded(self, conn: _Sql, game: Game, seats: dict[str, Seat], mark: int) -> _Loaded:
         """The loaded game from its row objects, with its state and the hot cache's undo facts."""
         module = _module(game.game_id)
-        state, snapshot = await self._state_and_snapshot(conn, game)
+        state, snapshot, cold = await self._latest_state(conn, game, for_step=True)
         hot = self._states.get(game.id or 0)
-        undo = hot.undo if hot is not None and hot.version == game.version and hot.mark == mark else None
-        return _Loaded(game, seats, module, state, snapshot, mark, undo)
+        current = hot is not None and hot.version == game.version
+        undo = hot.undo if hot is not None and current and hot.mark == mark else None
+        return _Loaded(game, seats, module, state, snapshot, mark, undo,
+                       hot.reached if hot is not None and current else None, cold)
 
     async def _write_move(self, session: _Sql, loaded: _Loaded, role: str, user_id: int | None,
                           new_state: State, *, kind: str, action: dict[str, Any], undoes_seq: int | None,
@@ -339,7 +389,11 @@ class Storage(Transactions):
         assert game.id is not None
         last = self._texts.pop(game.id, None)
         prior = last if last is not None and last.state is before else None
-        canon = self._texts[game.id] = canonical(new_state, prior)
+        # A command that loaded its game cold encodes only the parts its steps change,
+        # without learning the texts of their items (some three encodings of the state, paid
+        # back by the steps of later commands, which learn them; a cold game may be dropped
+        # from the cache before: ``service.step``).
+        canon = self._texts[game.id] = canonical(new_state, prior, learn=not loaded.cold)
         while len(self._texts) > _STATE_CACHE_SIZE:
             self._texts.popitem(last=False)
         text = canon.text

@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from bot.models import dumps, loads
-from bot.service.canon import canonical, same_text, text_delta
+from bot.service.canon import by_parts, canonical, same_text, text_delta
 from bot.service.deltas import apply_delta
 from engine.api import clone
 from tests.engine.games import random_game
@@ -30,6 +30,27 @@ def test_the_text_made_step_by_step_is_the_canonical_text(game_id: str) -> None:
         # a memo of another game, or of a later point of this one, still gives the right text
         assert canonical(states[0], memo).text == dumps(states[0])
         assert canonical(clone(states[-1]), canonical(states[0])).text == dumps(states[-1])
+
+
+@pytest.mark.parametrize("game_id", sorted(engine.GAMES))
+def test_a_game_loaded_cold_encodes_its_steps_by_parts_without_learning(game_id: str) -> None:
+    """A command that loads its game cold makes the state's text by parts (``by_parts``) and
+    its steps' texts with ``learn=False`` (issue 33); a later command learns the items'
+    texts. Every text is ``dumps``, every delta rebuilds the state, from any point of a game."""
+    for seed in (1, 2):
+        states = random_game(game_id, seed, {}, stop=300)
+        for start in range(0, len(states) - 1, 23):
+            memo = by_parts(states[start])
+            assert memo.text == dumps(states[start])
+            for n, state in enumerate(states[start + 1:start + 8]):
+                last, memo = memo, canonical(state, memo, learn=n >= 3)  # three steps cold, then hot
+                assert memo.text == dumps(state)
+                assert last.parts is not None
+                delta = loads(dumps(text_delta(last, memo)))
+                assert dumps(apply_delta(loads(last.text), delta)) == memo.text
+                learnt = canonical(last.state, canonical(last.state))  # a hot game's parts
+                hot = dumps(text_delta(learnt, canonical(state, learnt)))
+                assert len(dumps(delta)) <= len(hot) + 200, "as small as a hot game's delta"
 
 
 def test_parts_changed_in_a_copy_are_encoded_anew() -> None:

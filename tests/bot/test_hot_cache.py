@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import engine
-from bot.service import GameService, NotAllowed, StaleVersion
+from bot.service import GameService, NotAllowed, StaleVersion, storage
 from bot.settings import sqlite_url
 from tests.bot import toygame
 from tests.bot.test_service import ANN, BOB, rows, two_player_game
@@ -184,3 +184,45 @@ async def test_times_written_and_read_straight_on_sqlite_keep_the_orm_format(
         seen = await service.view(pk, None)
         assert seen.game.deadline_at == deadline and seen.game.updated_at == noon
         assert seen.game.created_at < datetime.now() and isinstance(seen.game.created_at, datetime)
+
+
+async def test_a_step_after_a_view_takes_the_state_the_views_marking_reached(service: GameService) -> None:
+    """A view's actions are marked by applying each of them (``final``, ``forced``); the step
+    that sends one of them back takes the state that marking made (issue 33), which is the
+    state applying it again makes."""
+    pk = await two_player_game(service)
+    seen = await service.view(pk, "red", ANN)
+    chosen = seen.view["actions"][1]  # add 2, as the view lists it (label, marks)
+    reached = service._states[pk].reached
+    assert reached is not None and len(reached["red"].steps) == len(seen.view["actions"])
+    taken = next(after for applied, after in reached["red"].steps if applied.get("n") == 2)
+    _version, before = await service.state(pk)
+    step = await service.apply(pk, "red", chosen, seen.version, ANN)
+    assert service._states[pk].state is taken, "the state the view's marking reached"
+    assert (await service.state(pk))[1] == toygame.apply(before, "red", {"type": "add", "n": 2})
+    assert step.version == 1 and (await service.moves(pk))[-1]["action"] == {"type": "add", "n": 2}
+
+
+async def test_a_view_action_a_front_end_changed_is_applied_as_it_is_sent(service: GameService) -> None:
+    """The marking keeps a copy of each action it applied: a front end that reuses the view's
+    own dict for another order is applied that order, not handed the state of the first."""
+    pk = await two_player_game(service)
+    seen = await service.view(pk, "red", ANN)
+    action = seen.view["actions"][0]
+    assert action["n"] == 1
+    action["n"] = 2  # the view's own dict, now another order
+    await service.apply(pk, "red", action, seen.version, ANN)
+    assert (await service.state(pk))[1]["pending"] == 2
+    assert (await service.moves(pk))[-1]["action"] == {"type": "add", "n": 2}
+
+
+async def test_reached_states_are_kept_for_the_games_viewed_last_only(service: GameService,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The states a view's marking reached are kept for a few games (``_REACHED_GAMES``), not
+    for every hot game; a game whose were dropped still steps, by applying the action."""
+    monkeypatch.setattr(storage, "_REACHED_GAMES", 2)
+    games = [await two_player_game(service) for _ in range(3)]
+    views = [await service.view(pk, "red", ANN) for pk in games]
+    assert [service._states[pk].reached is not None for pk in games] == [False, True, True]
+    await service.apply(games[0], "red", views[0].view["actions"][1], views[0].version, ANN)
+    assert (await service.state(games[0]))[1]["pending"] == 2
