@@ -38,6 +38,7 @@ code:
 from __future__ import annotations
 
 import marshal
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NotRequired, Protocol, Required, TypedDict, runtime_checkable
@@ -424,24 +425,60 @@ def mark_steps(module: GameModule, state: State, role: str, actions: list[Action
     whose step cannot be taken back (:func:`undo_barrier`, found by applying it), and
     ``"forced": true`` on the only one when it is a forced step (:meth:`Game.forced_step`).
     Computed from the state, as ``undo`` decides; whether a step draws or reveals depends on
-    what the role can see, which the contract check's redeal test holds every game to."""
-    offered = 0
+    what the role can see, which the contract check's redeal test holds every game to.
+
+    Applying every offered action is most of a view's cost, and callers view one state many
+    times (the service for each prompt and check of a step, the contract check for each of its
+    checks), so the marks of the last states seen are kept (:data:`_MARKS`), keyed on the
+    exact content of the state and of the actions: equal content, equal marks, since ``apply``
+    is deterministic and leaves its input as it was (both held by the contract check)."""
+    try:
+        key = (module, role, marshal.dumps(state, 2), marshal.dumps(actions, 2))
+    except ValueError:  # not plain data (the contract check reports it): marked, not kept
+        marks = _marks(module, state, role, actions)
+    else:
+        with _MARKS_LOCK:
+            kept = _MARKS.pop(key, None)
+            if kept is not None:
+                _MARKS[key] = kept  # the most recently used last
+        marks = _marks(module, state, role, actions) if kept is None else kept
+        with _MARKS_LOCK:
+            _MARKS[key] = marks
+            while len(_MARKS) > _MARKS_KEPT:
+                del _MARKS[next(iter(_MARKS))]
+    for action, mark in zip(actions, marks, strict=True):
+        if mark:
+            action[mark] = True
+
+
+def _marks(module: GameModule, state: State, role: str, actions: list[Action]) -> tuple[str | None, ...]:
+    """The mark of each of ``actions`` (``"final"``, ``"forced"`` or None), found by applying them."""
+    marks: list[str | None] = [None] * len(actions)
+    offered: list[int] = []
     refused = False
-    for action in actions:
+    for index, action in enumerate(actions):
         if module.is_nav(action):
             continue
-        offered += 1
+        offered.append(index)
         try:
             after = module.apply(state, role, action)
         except Exception:  # a listed action the game refuses: the contract check's to report, not a view's
             refused = True
             continue
         if undo_barrier(state, after):
-            action["final"] = True
-    if offered == 1 and not refused:
-        only = next(a for a in actions if not module.is_nav(a))
-        if only.get("ask") is not True and only.get("final") is not True:
-            only["forced"] = True
+            marks[index] = "final"
+    if len(offered) == 1 and not refused:
+        only = offered[0]
+        if actions[only].get("ask") is not True and marks[only] is None:
+            marks[only] = "forced"
+    return tuple(marks)
+
+
+_MARKS: dict[tuple[Any, str, bytes, bytes], tuple[str | None, ...]] = {}
+"""The marks of the states :func:`mark_steps` saw last, oldest first (at most :data:`_MARKS_KEPT`).
+Keyed on marshal's format 2, which writes equal values alike (no references between objects)."""
+_MARKS_KEPT = 64
+_MARKS_LOCK = threading.Lock()
 
 
 def _optional(module: Any, name: str) -> Any:

@@ -112,8 +112,7 @@ def _options(module: GameModule, options: dict[str, Any] | None) -> dict[str, An
     return chosen
 
 
-def _check_refused(module: GameModule, state: State, role: str, action: Action, why: str) -> None:
-    before = as_json(state, "the state")
+def _check_refused(module: GameModule, state: State, role: str, action: Action, why: str, before: str) -> None:
     try:
         module.apply(state, role, clone(action))
     except RuleError as exc:
@@ -141,12 +140,14 @@ def containers(value: Any, out: dict[int, Any] | None = None) -> dict[int, Any]:
     return out
 
 
-def _check_views(module: GameModule, state: State, roles: list[str]) -> None:
+def _check_views(module: GameModule, state: State, roles: list[str]) -> dict[str | None, str]:
+    """Check every role's view of ``state`` (and the spectator's); their JSON texts, by role."""
     in_state = containers(state)
+    texts: dict[str | None, str] = {}
     for role in [*roles, None]:
         who = "the spectator" if role is None else repr(role)
         view = module.view(state, role)
-        as_json(view, f"the view of {who}")
+        texts[role] = as_json(view, f"the view of {who}")
         if not isinstance(view, dict):
             raise ContractBroken(f"the view of {who} is a {type(view).__name__}, not a dict")
         # A view is the caller's to keep or edit: the service hands it out without a copy,
@@ -174,13 +175,14 @@ def _check_views(module: GameModule, state: State, roles: list[str]) -> None:
         for entry in view["log"]:
             if "to" in entry and (role is None or role not in entry["to"]):
                 raise ContractBroken(f"the view of {who} shows a log line addressed to {entry['to']}")
+    return texts
 
 
-def _check_redeal(module: GameModule, state: State, roles: list[str], chooser: random.Random) -> None:
+def _check_redeal(module: GameModule, state: State, roles: list[str], chooser: random.Random, before: str,
+                  views: dict[str | None, str]) -> None:
     redeal = module.redeal
-    before = as_json(state, "the state")
     for role in roles:
-        seen = as_json(module.view(state, role), f"the view of {role!r}")
+        seen = views[role]
         for _ in range(3):
             other = redeal(state, role, chooser.randrange(1 << 30))
             if as_json(module.view(other, role), f"the view of {role!r} after redeal") != seen:
@@ -190,13 +192,14 @@ def _check_redeal(module: GameModule, state: State, roles: list[str], chooser: r
         raise ContractBroken("redeal changed its input state")
 
 
-def _check_read_back(module: GameModule, state: State, roles: list[str]) -> None:
+def _check_read_back(module: GameModule, state: State, roles: list[str], before: str,
+                     views: dict[str | None, str]) -> None:
     """A server stores states as JSON with sorted keys: a game read back must look and play
     the same, so nothing may depend on the order of a state's keys."""
-    read_back = json.loads(as_json(state, "the state"))
+    read_back = json.loads(before)
     for role in [*roles, None]:
         who = "the spectator" if role is None else repr(role)
-        if as_json(module.view(read_back, role), f"the view of {who}") != as_json(module.view(state, role), who):
+        if as_json(module.view(read_back, role), f"the view of {who}") != views[role]:
             raise ContractBroken(f"the view of {who} changes when the state is read back from storage "
                                  "(it depends on the order of the state's keys)")
         if role is not None and module.actions(read_back, role) != module.actions(state, role):
@@ -222,25 +225,29 @@ def _check_read_back_step(module: GameModule, state: State, stored: str, role: s
 
 
 def _deep_checks(module: GameModule, state: State, roles: list[str], active: list[str], step: int,
-                 chooser: random.Random) -> None:
-    as_json(state, "the state")
-    _check_read_back(module, state, roles)
-    _check_views(module, state, roles)
+                 chooser: random.Random, before: str) -> None:
+    """The deep checks of one step; ``before`` is the state's JSON text (:func:`as_json`)."""
+    views = _check_views(module, state, roles)
+    _check_read_back(module, state, roles, before, views)
+    if as_json(state, "the state") != before:  # said here, not blamed on the refusals below
+        raise ContractBroken("apply changed its input state, or a view did (a view applies every listed action to "
+                             "mark it)")
     for role in active:
         as_json(module.actions(state, role), f"the actions of {role!r}")
     for number, bogus in enumerate(BOGUS_ACTIONS):
         _check_refused(module, state, active[0], {**bogus, "n": step} if number == 0 else bogus,
-                       f"a made-up action of {active[0]!r}")
+                       f"a made-up action of {active[0]!r}", before)
     idle = [r for r in roles if r not in active]
     for role in idle:
         for act_role in active:
             for action in module.actions(state, act_role)[:2]:
                 if find_action(module.actions(state, role), action) is None:
-                    _check_refused(module, state, role, action, f"{act_role!r}'s action played by idle {role!r}")
+                    _check_refused(module, state, role, action, f"{act_role!r}'s action played by idle {role!r}",
+                                   before)
     legal = module.actions(state, active[0])
     if legal:
-        _check_refused(module, state, UNKNOWN_ROLE, legal[0], "an action of an unknown role")
-    _check_redeal(module, state, roles, chooser)
+        _check_refused(module, state, UNKNOWN_ROLE, legal[0], "an action of an unknown role", before)
+    _check_redeal(module, state, roles, chooser, before, views)
 
 
 def play_one(module: GameModule | RulesModule, seed: int, options: dict[str, Any] | None = None, *,
@@ -295,8 +302,8 @@ def _play(module: GameModule, seed: int, options: dict[str, Any], max_steps: int
         # Taken before the deep checks: a view marks its actions by applying them
         # (engine.api.mark_steps), so an apply that changes its input shows there first.
         before = as_json(state, "the state") if step % deep_every == 0 else None
-        if step % deep_every == 0:
-            _deep_checks(module, state, roles, active, step, chooser)
+        if before is not None:
+            _deep_checks(module, state, roles, active, step, chooser, before)
         movers = [r for r in active if module.actions(state, r)]
         if not movers:
             raise ContractBroken(f"dead end: the active role(s) {active} have no legal action")

@@ -18,6 +18,7 @@ import engine
 from bot.local import play
 from bot.service import CONFIRM_FORCED, GameService, UndoRefused
 from tests.bot import forcedgame
+from tests.bot.test_local import Keyboard
 
 ALICE, BOB, CHANNEL = 101, 202, 909
 
@@ -170,18 +171,15 @@ async def test_a_step_that_cannot_be_taken_back_says_so_and_is_never_forced(serv
 # ------------------------------------------------------------------ the terminal table
 
 
-class Keyboard:
-    """Answers prompts from a script; EOF (like Ctrl-D) once it runs out."""
-
-    def __init__(self, *answers: str) -> None:
-        self.answers = list(answers)
-        self.prompts: list[str] = []
-
-    def __call__(self, prompt: str) -> str:
-        self.prompts.append(prompt)
-        if not self.answers:
-            raise EOFError
-        return self.answers.pop(0)
+async def confirming_red(service: GameService) -> int:
+    """A started game of the forced-steps game (seed 5) whose red seat asked to confirm forced
+    steps: its id."""
+    info = await service.create_game("forced", {}, seed=5)
+    for role in info.roles:
+        await service.join(info.id, None, f"terminal ({role})", role)
+    await service.set_prefs(info.id, "red", {CONFIRM_FORCED: True})
+    await service.start(info.id)
+    return info.id
 
 
 async def test_the_terminal_table_takes_forced_steps_and_says_so(service: GameService) -> None:
@@ -211,29 +209,21 @@ async def test_the_terminal_table_undoes_a_step_with_the_forced_steps_after_it(s
 
 async def test_confirm_on_at_the_terminal_table_asks_for_forced_steps(service: GameService) -> None:
     lines: list[str] = []
-    info = await service.create_game("forced", {}, seed=5)
-    for role in info.roles:
-        await service.join(info.id, None, f"terminal ({role})", role)
-    await service.set_prefs(info.id, "red", {CONFIRM_FORCED: True})
-    await service.start(info.id)
+    game = await confirming_red(service)
     keyboard = Keyboard("1", "confirm off", "q")
-    await play(service, "forced", resume=info.id, out=lines.append, ask=keyboard)
+    await play(service, "forced", resume=game, out=lines.append, ask=keyboard)
     assert "    1. Start your turn" in lines, "asked, as the seat wished"
-    assert (await service.moves(info.id))[0]["action"] == {"type": "start"}
+    assert (await service.moves(game))[0]["action"] == {"type": "start"}
     assert any(line.startswith("Forced steps are taken for red") for line in lines)
 
 
 async def test_confirm_off_takes_the_forced_step_waiting(service: GameService) -> None:
     lines: list[str] = []
-    info = await service.create_game("forced", {}, seed=5)
-    for role in info.roles:
-        await service.join(info.id, None, f"terminal ({role})", role)
-    await service.set_prefs(info.id, "red", {CONFIRM_FORCED: True})
-    await service.start(info.id)
+    game = await confirming_red(service)
     keyboard = Keyboard("confirm off", "q")
-    await play(service, "forced", resume=info.id, out=lines.append, ask=keyboard)
+    await play(service, "forced", resume=game, out=lines.append, ask=keyboard)
     assert "  (automatic) red: Start your turn - the only choice, taken for you ('confirm on' to be asked)" in lines
-    assert (await service.moves(info.id))[0]["action"] == {"type": "start", "automatic": True}
+    assert (await service.moves(game))[0]["action"] == {"type": "start", "automatic": True}
 
 
 async def test_a_step_forced_by_a_hidden_hand_is_left_to_the_player(service: GameService, db_path: Path) -> None:

@@ -44,19 +44,18 @@ def setup(seed: int, options: dict[str, Any]) -> State:
         "result": None,
     }
     rng.shuffle(state, state["deck"])
-    for role in ROLES:
-        card = state["deck"].pop()
-        state["hands"][role].append(card)
-        state["log"].append({"text": f"You draw a {card}.", "to": [role]})
+    state["hands"] = {role: [state["deck"].pop()] for role in ROLES}
+    state["log"] += [{"text": f"You draw a {hand[0]}.", "to": [role]} for role, hand in state["hands"].items()]
     return state
 
 
 def active(state: State) -> list[str]:
-    return [] if state["result"] is not None else [state["turn"]]
+    """The player whose turn it is, while the race is on."""
+    return [state["turn"]] if state["result"] is None else []
 
 
 def actions(state: State, role: str) -> list[Action]:
-    if role not in active(state):
+    if state["result"] is not None or role != state["turn"]:
         return []
     legal: list[Action] = [
         {"type": "add", "n": 1, "label": "add 1"},
@@ -131,17 +130,16 @@ def _view(state: State, role: str | None) -> View:
 
 
 def result(state: State) -> dict[str, Any] | None:
-    res: dict[str, Any] | None = state["result"]
-    return res
+    return state["result"] or None
 
 
 def redeal(state: State, role: str, seed: int) -> State:
+    """The cards ``role`` has not seen (the deck, the other hands) dealt afresh."""
     new = clone(state)
-    gen = rng.Generator(seed)
-    other = "blue" if role == "red" else "red"
-    pool = new["deck"] + new["hands"][other]
-    gen.shuffle(pool)
-    count = len(new["hands"][other])
-    new["hands"][other] = pool[:count]
-    new["deck"] = pool[count:]
+    others = [r for r in ROLES if r != role]
+    unseen = new["deck"] + [card for r in others for card in new["hands"][r]]
+    rng.Generator(seed).shuffle(unseen)
+    for r in others:
+        new["hands"][r] = [unseen.pop() for _ in new["hands"][r]]
+    new["deck"] = unseen
     return new

@@ -10,7 +10,12 @@ Tuning, so that a test of dozens of kills fits in CI's time:
 * the outbox lease, and the lease of a game's deadline or built-in turn, is
   ``ALCAZABA_TEST_LEASE`` seconds (default 3) instead of 30: rows and games a killed process
   had claimed are taken over by its successor, or by another process, once the lease runs
-  out, so the lease is how long a crash delays them.
+  out, so the lease is how long a crash delays them;
+* a matchmaking pool is matched once its oldest ticket waited ``ALCAZABA_TEST_GATHER``
+  seconds (default: the real 20);
+* the bot's clock (``Tuning.now``) runs ``ALCAZABA_TEST_CLOCK_AHEAD`` seconds ahead (default
+  0): a process started again after a kill then finds the dead one's fixed leases (a matched
+  game's or a tournament round's opening, 60 s) run out, as after a restart a minute later.
 """
 
 from __future__ import annotations
@@ -23,10 +28,12 @@ import os
 import signal
 import sys
 from dataclasses import replace
+from datetime import timedelta
 
 import bot.discord
 from bot.cli import main as alcazaba
 from bot.discord.client import Tuning, serve
+from bot.models import utcnow
 from bot.settings import Settings
 
 FAST = Tuning(group_seconds=0.3, group_max_seconds=1.0, outbox_poll_seconds=0.5, deadline_poll_seconds=0.5,
@@ -44,7 +51,10 @@ def dump_tasks() -> None:
 
 def main() -> int:
     lease = float(os.environ.get("ALCAZABA_TEST_LEASE", "3"))
-    tuning = replace(FAST, outbox_lease_seconds=lease, claim_lease_seconds=lease)
+    ahead = timedelta(seconds=float(os.environ.get("ALCAZABA_TEST_CLOCK_AHEAD", "0")))
+    tuning = replace(FAST, outbox_lease_seconds=lease, claim_lease_seconds=lease,
+                     seek_gather_seconds=float(os.environ.get("ALCAZABA_TEST_GATHER", Tuning.seek_gather_seconds)),
+                     now=(lambda: utcnow() + ahead) if ahead else utcnow)
 
     async def run(settings: Settings) -> int:
         """``bot.discord.run`` (what ``alcazaba run`` calls) with the test's Tuning."""

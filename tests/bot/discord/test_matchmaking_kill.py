@@ -13,20 +13,18 @@ killed while it waits for the answer):
 * ``announced``: Discord posted the announcement, its answer never came back.
 
 Started again, the game has one thread, the one stored for it, and the announcement, the
-lobby and each player's DMs were each sent exactly once.
+lobby and each player's DMs were each sent exactly once. (The bot's process and its short
+waits: tests/bot/discord/killing.py.)
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
 from pathlib import Path
 
 import pytest
 
-from bot.service import GameService
-from tests.bot.discord.conftest import Harness
-from tests.bot.discord.test_restart import Process
+from tests.bot.discord.killing import bot_process
 from tests.bot.discord.test_tournaments import until
 from tests.standin import StandIn
 
@@ -38,12 +36,8 @@ ANNOUNCEMENT = "🎯 Matchmaking"
 @pytest.mark.parametrize("kill_at", ["thread", "announcing", "announced"])
 async def test_the_bot_killed_while_opening_a_matched_game_opens_it_once(standin: StandIn, tmp_path: Path,
                                                                         kill_at: str) -> None:
-    h = Harness(standin, tmp_path / "data", None)  # type: ignore[arg-type]
-    si = h.si
-    process = Process(h, tmp_path / "bot.log")
-    await process.start()
-    svc: GameService | None = None
-    try:
+    async with bot_process(standin, tmp_path) as run:
+        h, si = run.h, run.h.si
         if kill_at == "thread":
             stall = si.stall("POST", rf"^/channels/{h.channel}/threads$", contains="#1", mode="after")
         else:
@@ -51,12 +45,10 @@ async def test_the_bot_killed_while_opening_a_matched_game_opens_it_once(standin
                              mode="after" if kill_at == "announced" else "before")
         for user in (h.alice, h.bob):
             await h.cmd(user, "game seek", game="navas", pace="24h")
-        await asyncio.wait_for(stall.caught.wait(), 120)
-        await process.kill()
-        stall.release()
+        await run.kill_when_held(stall, 120)
 
-        await process.start()
-        svc = GameService.open(h.settings.db_url)
+        await run.restart()
+        svc = run.service()
 
         async def opened() -> bool:
             game = await svc.game(1)
@@ -76,7 +68,3 @@ async def test_the_bot_killed_while_opening_a_matched_game_opens_it_once(standin
         assert posts and all(n == 1 for n in posts.values()), posts
         for user in (h.alice, h.bob):
             assert all(n == 1 for n in collections.Counter(m.content for m in h.dm_messages(user)).values())
-    finally:
-        if svc is not None:
-            await svc.close()
-        await process.stop()

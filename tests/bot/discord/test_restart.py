@@ -23,21 +23,27 @@ pytestmark = pytest.mark.slow
 
 
 class Process:
-    """``alcazaba run`` with the environment an operator would set, pointed at the stand-in."""
+    """``alcazaba run`` with the environment an operator would set, pointed at the stand-in.
+    ``command`` (what follows the interpreter) and ``env`` (added to the environment) let a
+    test start it through tests/reliability/botproc.py, the same command with short waits."""
 
-    def __init__(self, h: Harness, log: Path) -> None:
+    def __init__(self, h: Harness, log: Path, command: tuple[str, ...] = ("-m", "bot.cli", "run"),
+                 env: dict[str, str] | None = None) -> None:
         self.h = h
         self.log = log
+        self.command = command
+        self.env = dict(env or {})
         self.proc: subprocess.Popen[bytes] | None = None
 
     async def start(self) -> None:
         si = self.h.si
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DATA_DIR"))}
         env.update(DISCORD_TOKEN=si.token, DISCORD_API_BASE=si.api_base, DISCORD_GATEWAY_URL=si.gateway_url,
-                   DISCORD_DEV_GUILD_ID=str(self.h.guild), DATA_DIR=str(self.h.data_dir), LOG_LEVEL="INFO")
+                   DISCORD_DEV_GUILD_ID=str(self.h.guild), DATA_DIR=str(self.h.data_dir), LOG_LEVEL="INFO",
+                   **self.env)
         mark = len(si.requests)
         out = self.log.open("ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "run"], env=env, stdout=out, stderr=out,
+        self.proc = subprocess.Popen([sys.executable, *self.command], env=env, stdout=out, stderr=out,
                                      cwd=self.h.data_dir.parent)
         await si.wait_connected(timeout=60)
         await si.wait_for(lambda r: r.method == "PUT" and "/commands" in r.route, timeout=60, start=mark)

@@ -17,12 +17,12 @@ Started again, the round exists once, each of its games once, in one thread each
 message (the standings with the pairings, each player's DM, each game's lobby) was sent
 exactly once. And round 1, made by ``/tournament start``: the process killed before it
 posted the pairings finds, started again, a sign-up message still open on a running
-tournament, and finishes the start once.
+tournament, and finishes the start once. (The bot's process and its short waits:
+tests/bot/discord/killing.py.)
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import sqlite3
 from collections.abc import Awaitable, Callable
@@ -32,7 +32,7 @@ import pytest
 
 from bot.service import GameService
 from tests.bot.discord.conftest import Harness, components
-from tests.bot.discord.test_restart import Process
+from tests.bot.discord.killing import bot_process
 from tests.bot.discord.test_tournaments import until
 from tests.standin import StandIn
 
@@ -78,24 +78,18 @@ def _round_once(h: Harness, svc: GameService, round_no: int) -> Callable[[], Awa
 
 
 async def test_the_bot_killed_while_starting_a_tournament_starts_it_once(standin: StandIn, tmp_path: Path) -> None:
-    h = Harness(standin, tmp_path / "data", None)  # type: ignore[arg-type]
-    si = h.si
-    process = Process(h, tmp_path / "bot.log")
-    await process.start()
-    svc: GameService | None = None
-    try:
+    async with bot_process(standin, tmp_path) as run:
+        h, si = run.h, run.h.si
         thread, signup = await _signed_up(h)
         stall = si.stall("POST", rf"^/channels/{thread}/messages$", contains="Round 1 of 2")
         await si.slash(h.alice, h.channel, "tournament start", tournament=1)
-        await asyncio.wait_for(stall.caught.wait(), 60)
-        await process.kill()
-        stall.release()
+        await run.kill_when_held(stall)
         db = h.data_dir / "alcazaba.db"
         made = _counts(db)
         assert made[0] == [1] and len(made[1]) == 2 and made[2] == 2, "round 1 was made before the kill"
 
-        await process.start()
-        svc = GameService.open(h.settings.db_url)
+        await run.restart()
+        svc = run.service()
 
         async def told() -> bool:
             games = [await svc.game(t.game_pk or 0) for t in await svc.tables(1, 1)]
@@ -111,25 +105,17 @@ async def test_the_bot_killed_while_starting_a_tournament_starts_it_once(standin
         assert _counts(db) == made
         assert len([m for m in si.channel_messages(thread) if "Round 1 of 2" in m.content]) == 1
         await _round_once(h, svc, 1)()
-    finally:
-        if svc is not None:
-            await svc.close()
-        await process.stop()
 
 
 @pytest.mark.parametrize("kill_at", ["standings", "posted", "thread"])
 async def test_the_bot_killed_while_making_a_round_makes_it_once(standin: StandIn, tmp_path: Path,
                                                                 kill_at: str) -> None:
-    h = Harness(standin, tmp_path / "data", None)  # type: ignore[arg-type]
-    si = h.si
-    process = Process(h, tmp_path / "bot.log")
-    await process.start()
-    svc: GameService | None = None
-    try:
+    async with bot_process(standin, tmp_path) as run:
+        h, si = run.h, run.h.si
         people = [h.alice, h.bob, h.carol, h.mod]
         thread, _signup = await _signed_up(h)
         await h.cmd(h.alice, "tournament start", tournament=1)
-        svc = GameService.open(h.settings.db_url)
+        svc = run.service()
 
         async def opened(round_no: int) -> bool:
             tables = await svc.tables(1, round_no)
@@ -145,14 +131,12 @@ async def test_the_bot_killed_while_making_a_round_makes_it_once(standin: StandI
         for table in await svc.tables(1, 1):
             game = await svc.game(table.game_pk or 0)
             await h.cmd(table.players[1], "game resign", channel=game.thread_id)
-        await asyncio.wait_for(stall.caught.wait(), 60)
-        await process.kill()
-        stall.release()
+        await run.kill_when_held(stall)
         db = h.data_dir / "alcazaba.db"
         rounds, tables, games = _counts(db)
         assert rounds == [1, 2] and len(tables) == 4 and games == 4, "the round was made before the kill"
 
-        await process.start()
+        await run.restart()
         await until(lambda: opened(2), "round 2's games running in their threads", timeout=150)
 
         async def told() -> bool:
@@ -168,7 +152,3 @@ async def test_the_bot_killed_while_making_a_round_makes_it_once(standin: StandI
         assert len(standings) == 1, [m.content for m in standings]
         assert "Round 2 of 2" in standings[0].content
         await _round_once(h, svc, 2)()
-    finally:
-        if svc is not None:
-            await svc.close()
-        await process.stop()
