@@ -41,7 +41,7 @@ import marshal
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NotRequired, Protocol, Required, TypedDict, runtime_checkable
+from typing import Any, NamedTuple, NotRequired, Protocol, Required, TypedDict, runtime_checkable
 
 from engine.rng import Generator
 
@@ -425,35 +425,60 @@ def mark_steps(module: GameModule, state: State, role: str, actions: list[Action
     whose step cannot be taken back (:func:`undo_barrier`, found by applying it), and
     ``"forced": true`` on the only one when it is a forced step (:meth:`Game.forced_step`).
     Computed from the state, as ``undo`` decides; whether a step draws or reveals depends on
-    what the role can see, which the contract check's redeal test holds every game to.
+    what the role can see, which the contract check's redeal test holds every game to."""
+    marked_steps(module, state, role, actions)
+
+
+def marked_steps(module: GameModule, state: State, role: str, actions: list[Action]) -> list[State | None]:
+    """:func:`mark_steps`, returning the state each of ``actions`` leads to (None for a page
+    turn or an action the game refused): marking applied them all already, so a caller about
+    to take one of them (the service's next step) need not apply it again. The states are
+    shared with later callers: never change them (``apply`` never changes its input either)."""
+    marking = _marking(module, state, role, actions)
+    for action, mark in zip(actions, marking.marks, strict=True):
+        if mark:
+            action[mark] = True
+    return list(marking.afters)
+
+
+class _Marking(NamedTuple):
+    """What applying each offered action found: its mark (``"final"``, ``"forced"`` or None)
+    and the state it leads to (None for a page turn or a refused action)."""
+
+    marks: tuple[str | None, ...]
+    afters: tuple[State | None, ...]
+
+
+def _marking(module: GameModule, state: State, role: str, actions: list[Action]) -> _Marking:
+    """The marking of ``actions`` in ``state``, from :data:`_MARKS` when this exact content
+    was marked lately.
 
     Applying every offered action is most of a view's cost, and callers view one state many
     times (the service for each prompt and check of a step, the contract check for each of its
-    checks), so the marks of the last states seen are kept (:data:`_MARKS`), keyed on the
-    exact content of the state and of the actions: equal content, equal marks, since ``apply``
-    is deterministic and leaves its input as it was (both held by the contract check)."""
+    checks), so the markings of the last states seen are kept, keyed on the exact content of
+    the state and of the actions: equal content, equal marks and equal states after, since
+    ``apply`` is deterministic and leaves its input as it was (both held by the contract check)."""
     try:
         key = (module, role, marshal.dumps(state, 2), marshal.dumps(actions, 2))
     except ValueError:  # not plain data (the contract check reports it): marked, not kept
-        marks = _marks(module, state, role, actions)
-    else:
-        with _MARKS_LOCK:
-            kept = _MARKS.pop(key, None)
-            if kept is not None:
-                _MARKS[key] = kept  # the most recently used last
-        marks = _marks(module, state, role, actions) if kept is None else kept
-        with _MARKS_LOCK:
-            _MARKS[key] = marks
-            while len(_MARKS) > _MARKS_KEPT:
-                del _MARKS[next(iter(_MARKS))]
-    for action, mark in zip(actions, marks, strict=True):
-        if mark:
-            action[mark] = True
+        return _applied(module, state, role, actions)
+    with _MARKS_LOCK:
+        kept = _MARKS.pop(key, None)
+        if kept is not None:
+            _MARKS[key] = kept  # the most recently used last
+            return kept
+    marking = _applied(module, state, role, actions)
+    with _MARKS_LOCK:
+        _MARKS[key] = marking
+        while len(_MARKS) > _MARKS_KEPT:
+            del _MARKS[next(iter(_MARKS))]
+    return marking
 
 
-def _marks(module: GameModule, state: State, role: str, actions: list[Action]) -> tuple[str | None, ...]:
-    """The mark of each of ``actions`` (``"final"``, ``"forced"`` or None), found by applying them."""
+def _applied(module: GameModule, state: State, role: str, actions: list[Action]) -> _Marking:
+    """The marking of ``actions``, found by applying each of them."""
     marks: list[str | None] = [None] * len(actions)
+    afters: list[State | None] = [None] * len(actions)
     offered: list[int] = []
     refused = False
     for index, action in enumerate(actions):
@@ -465,17 +490,18 @@ def _marks(module: GameModule, state: State, role: str, actions: list[Action]) -
         except Exception:  # a listed action the game refuses: the contract check's to report, not a view's
             refused = True
             continue
+        afters[index] = after
         if undo_barrier(state, after):
             marks[index] = "final"
     if len(offered) == 1 and not refused:
         only = offered[0]
         if actions[only].get("ask") is not True and marks[only] is None:
             marks[only] = "forced"
-    return tuple(marks)
+    return _Marking(tuple(marks), tuple(afters))
 
 
-_MARKS: dict[tuple[Any, str, bytes, bytes], tuple[str | None, ...]] = {}
-"""The marks of the states :func:`mark_steps` saw last, oldest first (at most :data:`_MARKS_KEPT`).
+_MARKS: dict[tuple[Any, str, bytes, bytes], _Marking] = {}
+"""The markings of the states :func:`_marking` saw last, oldest first (at most :data:`_MARKS_KEPT`).
 Keyed on marshal's format 2, which writes equal values alike (no references between objects)."""
 _MARKS_KEPT = 64
 _MARKS_LOCK = threading.Lock()

@@ -1,7 +1,7 @@
 """A role's view with its marked actions, and the states its marking reached (issue 33).
 
 A view's actions are marked ``final`` and ``forced`` by applying each of them
-(``engine.api.mark_steps``), and a front end then sends one of those very actions as the step:
+(``engine.api.marked_steps``), and a front end then sends one of those very actions as the step:
 the engine applied it already, to the very state the step starts from. The service keeps what
 the marking reached (:class:`Reached`) with the game kept hot at that version, and the step
 takes its new state from there instead of applying the action again (``ServiceCore._step``).
@@ -10,18 +10,15 @@ input), so the state kept is the one ``apply`` would make now."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.service.canon import same_text
 from engine.api import (
     ADDED_MARKS,
     Action,
-    Game,
     GameModule,
     State,
     View,
     adapt,
-    mark_steps,
+    marked_steps,
     view_actions,
 )
 
@@ -54,34 +51,17 @@ def _unmarked(action: Action) -> Action:
     return {k: v for k, v in action.items() if k not in ADDED_MARKS}
 
 
-class _Remembering:
-    """The game's adapter for ``mark_steps``, keeping what each ``apply`` made (every other
-    capability is the game's own)."""
-
-    def __init__(self, module: Game, reached: Reached) -> None:
-        self._module = module
-        self._apply = module.apply
-        self._reached = reached
-        self.is_nav = module.is_nav
-
-    def apply(self, state: State, role: str, action: Action) -> State:
-        after = self._apply(state, role, action)
-        if state is self._reached.state:
-            self._reached.steps.append((action.copy(), after))
-        return after
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._module, name)
-
-
 def marked_view(module: GameModule, state: State, role: str | None) -> tuple[View, Reached | None]:
     """``module.view(state, role)`` (the game's view, its actions marked as the adapter marks
     them: ``engine.api.Game.view``), and the states its marking reached (None for a
-    spectator, whose view offers nothing)."""
+    spectator, whose view offers nothing), from ``engine.api.marked_steps``, the one marking."""
     game = adapt(module)
     seen = game.own_view(state, role)
     if role is None:
         return seen, None
     reached = Reached(state)
-    mark_steps(_Remembering(game, reached), state, role, view_actions(seen))
+    actions = view_actions(seen)
+    for action, after in zip(actions, marked_steps(game, state, role, actions), strict=True):
+        if after is not None:
+            reached.steps.append((action.copy(), after))
     return seen, reached

@@ -8,6 +8,7 @@ game, and say nothing hidden: a role's marks do not change when what it cannot s
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 
 import engine
 from bot.viewkeys import FINAL_NOTE, entry_text
-from engine.api import find_action, undo_barrier, view_actions
+from engine.api import find_action, marked_steps, undo_barrier, view_actions
 from tests.engine.games import random_game
 
 GAMES: list[tuple[str, dict[str, Any], tuple[int, ...], int]] = [
@@ -73,3 +74,27 @@ def test_the_marks_never_reach_the_game() -> None:
     action = view_actions(module.view(state, role))[0]
     marked = {**action, "final": True, "forced": True, "automatic": True}
     assert module.apply(state, role, marked) == module.apply(state, role, action)
+
+
+@pytest.mark.parametrize(("game_id", "options", "seeds", "stop"), GAMES[:2], ids=IDS[:2])
+def test_the_states_marking_reached_are_those_apply_makes_and_a_second_marking_agrees(
+        game_id: str, options: dict[str, Any], seeds: tuple[int, ...], stop: int) -> None:
+    """``marked_steps`` hands the service the states its marking reached (so the step need not
+    apply again): each is the very state ``apply`` makes, page turns have none, and a view of
+    the same content later (kept markings) gives the same marks and states."""
+    module = engine.get(game_id)
+    compared = 0
+    for state in random_game(game_id, seeds[0], options, stop=60):
+        for role in module.active(state):
+            actions = [dict(a) for a in module.own_view(state, role)["actions"]]
+            again = [dict(a) for a in actions]
+            afters = marked_steps(module, state, role, actions)
+            assert marked_steps(module, copy.deepcopy(state), role, again) == afters
+            assert actions == again
+            for action, after in zip(actions, afters, strict=True):
+                if module.is_nav(action):
+                    assert after is None
+                else:
+                    assert after == module.apply(state, role, action)
+                    compared += 1
+    assert compared > 20
