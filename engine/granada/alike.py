@@ -44,6 +44,17 @@ def _printed(piece: str) -> Any:
     return None if item is None else dataclasses.replace(item, id="")
 
 
+_FACES: dict[Any, str] = {}
+
+
+@functools.cache
+def _face(piece: str) -> str | None:
+    """A piece standing for every piece of the same printed values (None: not a piece of the
+    data): a string, cheaper to hash than the values themselves."""
+    printed = _printed(piece)
+    return None if printed is None else _FACES.setdefault(printed, piece)
+
+
 def _swap(value: Any, a: str, b: str) -> Any:
     """``value`` with the ids ``a`` and ``b`` swapped wherever they stand as a whole string
     (keys and values; texts that mention them are not ids)."""
@@ -78,7 +89,13 @@ def _noted(state: dict[str, Any], piece: str) -> tuple[bool, ...]:
 def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None) -> bool:
     """Whether the pieces ``a`` and ``b`` are alike in every printed value and the position
     stays the same when they trade places: then whatever is done with one has the effect
-    of doing it with the other. ``position``: ``_position(state)`` when already computed."""
+    of doing it with the other. ``position`` (``_position(state)``) is no longer needed: kept
+    for callers that pass it.
+
+    The definition is ``_position(_swap(state)) == _position(state)`` (:func:`_same_swapped`);
+    this answers the same without building the swapped copy of the whole state, a
+    millisecond a call (issue 33): each part of the position is compared as itself with
+    :func:`_invariant`, and only a part that names one of the two ids is swapped."""
     if a == b:
         return True
     printed = _printed(a)
@@ -87,10 +104,66 @@ def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None)
     blocks = state.get("blocks", {})
     if blocks.get(a) != blocks.get(b) or _noted(state, a) != _noted(state, b):
         return False
-    if position is None:
-        position = _position(state)
+    for key, value in state.items():
+        if key in _IGNORED:
+            continue
+        if key in (a, b):       # a part named by one of the ids: the definition itself
+            return _same_swapped(state, a, b)
+        if _invariant(value, a, b):
+            continue
+        if key not in _UNORDERED or _as_set(_swap(value, a, b)) != _as_set(value):
+            return False
+    return True
+
+
+def _same_swapped(state: dict[str, Any], a: str, b: str) -> bool:
+    """The definition of :func:`interchangeable`'s last test, on the whole state."""
     rest = {k: v for k, v in state.items() if k not in _IGNORED}
-    return bool(_position(_swap(rest, a, b)) == position)
+    return bool(_position(_swap(rest, a, b)) == _position(state))
+
+
+_SCALARS = frozenset({bool, int, float, type(None)})
+
+
+def _invariant(value: Any, a: str, b: str) -> bool:
+    """``_swap(value, a, b) == value`` without building the swapped copy: a dict that has
+    both ids as keys must hold at each what the other holds, swapped; every other key, item
+    and nested value must be invariant itself (``a != b``). A string equal to an id is a
+    change; the flat records of the blocks are looked at without a call each."""
+    if isinstance(value, str):
+        return value != a and value != b
+    if isinstance(value, dict):
+        has_a, has_b = a in value, b in value
+        if has_a or has_b:
+            if not (has_a and has_b):
+                return False
+            if _swap(value[a], a, b) != value[b] or _swap(value[b], a, b) != value[a]:
+                return False
+            items: Any = [v for k, v in value.items() if k != a and k != b]
+        else:
+            items = value.values()
+    elif isinstance(value, (list, tuple)):
+        items = value
+    else:
+        return True
+    scalars = _SCALARS
+    for v in items:
+        cls = v.__class__
+        if cls is str:
+            if v in (a, b):
+                return False
+        elif cls in scalars:
+            continue
+        elif cls is dict and a not in v and b not in v:
+            inner = v.values()
+            if a in inner or b in inner:    # only a string equals a string
+                return False
+            for w in inner:
+                if w.__class__ not in scalars and w.__class__ is not str and not _invariant(w, a, b):
+                    return False
+        elif not _invariant(v, a, b):
+            return False
+    return True
 
 
 def _facts(state: dict[str, Any], piece: str) -> dict[str, str]:
@@ -144,9 +217,27 @@ def one_per_effect(state: dict[str, Any], acts: list[Action]) -> tuple[list[Acti
     effect (module docstring), the first of each in the order given. Entries that read alike
     and still differ get new labels that tell them apart (:func:`_told_apart`), in both lists
     (new dicts: the rules' own may be shared). Without alike entries, ``acts`` both times."""
+    # most lists name no two pieces of one printed face in one field: then no class can have
+    # two members, whatever the rest of the orders says, and the answer is ``acts`` (issue
+    # 33: the full keys below were a fifth of a step)
+    faces: set[tuple[str, str | None]] = set()
+    for action in acts:
+        for field in PIECE_FIELDS:
+            if field in action:
+                piece = action[field]
+                if isinstance(piece, str):
+                    face = (field, _face(piece))
+                    if face in faces:
+                        return _classes(state, acts)
+                    faces.add(face)
+                break
+    return acts, acts
+
+
+def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], list[Action]]:
+    """:func:`one_per_effect` for a list where two orders name pieces of one face."""
     classes: dict[tuple[Any, ...], list[Action]] = {}
     out: list[Action] = []
-    position = None
     for action in acts:
         field = next((f for f in PIECE_FIELDS if f in action), None)
         if field is None or not isinstance(action[field], str):
@@ -155,9 +246,7 @@ def one_per_effect(state: dict[str, Any], acts: list[Action]) -> tuple[list[Acti
         rest = tuple(sorted((k, repr(v)) for k, v in action.items() if k != field and k not in MARKERS))
         key = (field, rest, _printed(action[field]))
         kept = classes.setdefault(key, [])
-        if kept and position is None:
-            position = _position(state)
-        if any(interchangeable(state, other[field], action[field], position) for other in kept):
+        if any(interchangeable(state, other[field], action[field]) for other in kept):
             continue
         kept.append(action)
         out.append(action)
