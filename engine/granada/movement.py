@@ -33,6 +33,11 @@ from engine.granada import state as st
 from engine.text import plural
 
 RULE = "7.1"
+EDITS_BY_REPLACING = True
+"""This module never edits a list or dict inside its frame in place: it replaces it (the
+activated places, the segments used) or copies it first (the moving stack, :func:`_own_stack`),
+so that apply may copy the frame one level deep only (engine.granada._StepState, issue 33).
+A new in-place edit of the frame's containers here would change apply's input."""
 LEVELS = {"none": 0, "minimal": 0, "limited": 1, "total": 2}     # cards to discard (7.1)
 MAX_MOVE = 4                                                     # 7.3.3
 CAPITALS = {"christian": "cordoba", "muslim": "granada"}          # 4.6
@@ -337,7 +342,7 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
     elif kind == "activate":
         _activate(state, frame, action["loc"])
     elif kind == "activate_sea":
-        frame["activated"].append(f"sea:{action['zone']}")
+        frame["activated"] = [*frame["activated"], f"sea:{action['zone']}"]
         _use_activation(frame, sea=True)
         naval.start(state, side, action["zone"])
     elif kind == "muster":
@@ -479,7 +484,7 @@ def _pay(state: State, frame: dict[str, Any], card: str) -> None:
         return
     frame["pay_for"] = None
     if why == "force":
-        ms = frame["mstack"]
+        ms = _own_stack(frame)
         ms["force"] = True
         st.log(state, f"{side.capitalize()} force marches the stack at {_name(ms['at'])}.")
     elif why == "palace":
@@ -488,6 +493,14 @@ def _pay(state: State, frame: dict[str, Any], card: str) -> None:
             overrun.resolve(state, "granada", "muslim")
         st.settle_location(state, "granada")
         frame["palace_block"] = None
+
+
+def _own_stack(frame: dict[str, Any]) -> dict[str, Any]:
+    """The moving stack, copied before a change: apply copies a movement frame one level deep
+    only (:data:`EDITS_BY_REPLACING`), so its stack may still be the input state's."""
+    ms: dict[str, Any] = st.deep_copy(frame["mstack"])
+    frame["mstack"] = ms
+    return ms
 
 
 def _use_activation(frame: dict[str, Any], sea: bool) -> None:
@@ -508,7 +521,7 @@ def _end_phase(state: State, frame: dict[str, Any]) -> None:
 # ---------------------------------------------------------------- land movement (7.3)
 
 def _activate(state: State, frame: dict[str, Any], loc: str) -> None:
-    frame["activated"].append(loc)
+    frame["activated"] = [*frame["activated"], loc]
     _use_activation(frame, sea=False)
     frame["origin"] = loc
     st.log(state, f"{frame['side'].capitalize()} activates {_name(loc)}.")
@@ -553,10 +566,11 @@ def _new_info(state: State, loc: str, side: str, grey: bool) -> dict[str, Any]:
 def _take(state: State, frame: dict[str, Any], blocks: list[str], grey: bool = False) -> None:
     side = frame["side"]
     origin = frame["origin"]
-    ms = frame["mstack"]
-    if ms is None:
+    if frame["mstack"] is None:
         ms = frame["mstack"] = {"blocks": {}, "at": origin, "steps": 0, "picked": None,
                                 "dropped": None, "force": False, "grey": grey, "declared": False}
+    else:
+        ms = _own_stack(frame)
     for b in blocks:
         ms["blocks"][b] = _new_info(state, origin, side, ms["grey"])
 
@@ -580,7 +594,7 @@ def _declare_leader(state: State, frame: dict[str, Any], ms: dict[str, Any], loc
 
 def _step(state: State, frame: dict[str, Any], to: str) -> None:
     side = frame["side"]
-    ms = frame["mstack"]
+    ms = _own_stack(frame)
     at = ms["at"]
     kind = next(k for n, k in st.data().adjacency[at] if n == to)
     main = is_main(kind, side, ms["grey"])
@@ -632,7 +646,7 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
 
 def _pick_up(state: State, frame: dict[str, Any], bid: str) -> None:
     side = frame["side"]
-    ms = frame["mstack"]
+    ms = _own_stack(frame)
     ms["picked"] = ms["at"]
     ms["picked_step"] = ms["steps"]
     ms["blocks"][bid] = _new_info(state, ms["at"], side, ms["grey"])
@@ -642,7 +656,7 @@ def _pick_up(state: State, frame: dict[str, Any], bid: str) -> None:
 
 def _drop_off(state: State, frame: dict[str, Any], bid: str) -> None:
     side = frame["side"]
-    ms = frame["mstack"]
+    ms = _own_stack(frame)
     ms["dropped"] = ms["at"]
     ms["dropped_step"] = ms["steps"]
     del ms["blocks"][bid]
@@ -665,7 +679,9 @@ def _finish_stack(state: State, frame: dict[str, Any]) -> None:
     ms = frame["mstack"]
     for bid in ms["blocks"]:
         state["blocks"][bid]["moved"] = True
-    for start, segs in ms.get("segs", {}).items():
-        used = frame["segments"].setdefault(start, [])
-        used.extend(x for x in segs if x not in used)
+    if ms.get("segs"):
+        segments = frame["segments"] = {start: used[:] for start, used in frame["segments"].items()}
+        for start, segs in ms["segs"].items():
+            used = segments.setdefault(start, [])
+            used.extend(x for x in segs if x not in used)
     frame["mstack"] = None

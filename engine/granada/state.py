@@ -164,6 +164,7 @@ from engine.granada import components as comp
 from engine.granada.frames import HANDLERS as HANDLERS
 from engine.granada.frames import RENAMED as RENAMED
 from engine.granada.frames import active_roles as active_roles
+from engine.granada.frames import deep_copy as deep_copy
 from engine.granada.frames import finish_frame as finish_frame
 from engine.granada.frames import handler as handler
 from engine.granada.frames import handler_name as handler_name
@@ -316,19 +317,33 @@ def by_location(state: State) -> dict[str, list[str]]:
         return index
     if state.__class__ is not dict:
         # an apply's step state: the index of its input (listed just before) serves as long
-        # as no block the step reached has left the place it had there (issue 33)
-        base = getattr(state, "base_index", None)
-        if base is not None and _placement_kept(state):
-            return base
+        # as no block the step reached has left the place it had there, and is shifted by the
+        # few blocks that did rather than built again (issue 33)
+        moved = _moved(state)
+        if moved is not None:
+            base = getattr(state, "base_index", None)
+            if base is None:
+                base = _by_location(state._src)   # type: ignore[attr-defined]
+                state.base_index = base           # type: ignore[attr-defined]
+            if not moved:
+                return base
+            shifted = _shifted(base, dict.get(state, "blocks"), moved)
+            if shifted is not None:
+                return shifted
     return _by_location(state)
 
 
-def _placement_kept(state: State) -> bool:
+def _moved(state: State) -> list[str] | None:
+    """The blocks a step state's records put elsewhere than its input had them (None: the
+    step replaced the records or added one, so only a new scan can tell)."""
     blocks = dict.get(state, "blocks")
     if blocks is None:
-        return True                  # no record reached yet
-    kept = getattr(blocks, "placement_kept", None)
-    return kept is not None and bool(kept())
+        return []                    # no record reached yet
+    moved = getattr(blocks, "moved", None)
+    if moved is None:
+        return None
+    found: list[str] | None = moved()
+    return found
 
 
 # The indexes of the placements seen last, most recent first: the same placement comes back
@@ -367,6 +382,67 @@ def _by_location(state: State) -> dict[str, list[str]]:
             out[loc] = [bid]
     recent.insert(0, (ids, locs, out))
     del recent[_RECENT_SIZE:]
+    return out
+
+
+# the ids of the blocks in their records' order and each one's position there (the order of
+# the index's lists), for the last order seen: every state of a game has the same
+_ORDER: list[Any] = [(), {}]
+
+
+def _shifted(base: dict[str, list[str]], blocks: Any, moved: list[str]) -> dict[str, list[str]] | None:
+    """The index of ``base``'s placement after the blocks ``moved`` went where ``blocks`` (a
+    step's records) now have them: exactly what a new scan would build (lists in the records'
+    order, places in the order of their first block), made from the few places that changed.
+    None when ``base`` is no longer among the recent placements (then a scan builds it)."""
+    entry = next((e for e in _RECENT if e[2] is base), None)
+    if entry is None:
+        return None
+    ids, locs = entry[0], entry[1]
+    order = _ORDER
+    if order[0] is not ids:
+        if order[0] != ids:
+            order[1] = {bid: i for i, bid in enumerate(ids)}
+        order[0] = ids
+    position: dict[str, int] = order[1]
+    now = list(locs)
+    went: dict[str, str] = {}
+    for bid in moved:
+        loc = dict.__getitem__(blocks, bid)["loc"]
+        now[position[bid]] = loc
+        went[bid] = loc
+    new_locs = tuple(now)
+    for i, (seen_ids, seen_locs, out) in enumerate(_RECENT):
+        if seen_locs == new_locs and seen_ids == ids:
+            if i:
+                _RECENT.insert(0, _RECENT.pop(i))
+            return out
+    changed: dict[str, list[str]] = {}
+    for bid, loc in went.items():
+        old = locs[position[bid]]
+        if old not in changed:
+            changed[old] = [b for b in base[old] if b not in went]
+        if loc not in changed:
+            changed[loc] = [b for b in base.get(loc, ()) if b not in went]
+    for bid, loc in went.items():
+        changed[loc].append(bid)
+    reordered = False
+    for loc, ids_there in changed.items():
+        if ids_there:
+            ids_there.sort(key=position.__getitem__)
+            before = base.get(loc)
+            if before is None or before[0] != ids_there[0]:
+                reordered = True     # a new place, or a new first block: its rank may change
+    out = base.copy()
+    for loc, ids_there in changed.items():
+        if ids_there:
+            out[loc] = ids_there
+        else:
+            del out[loc]
+    if reordered:
+        out = dict(sorted(out.items(), key=lambda item: position[item[1][0]]))
+    _RECENT.insert(0, (ids, new_locs, out))
+    del _RECENT[_RECENT_SIZE:]
     return out
 
 
