@@ -151,11 +151,12 @@ def _list(state: State, role: str) -> tuple[list[Action], list[Action]]:
     if state.get("result") is not None:
         acts = []
     else:
-        frame = st.top(state)
-        if frame is None:
+        stack = state["stack"]
+        if not stack:
             acts = []
         else:
-            mod = st.handler(frame)
+            frame = stack[-1]
+            mod = _LOADED.get(frame["module"]) or st.handler(frame)
             if role not in mod.active(state, frame):
                 acts = []
             else:
@@ -426,12 +427,13 @@ def _step(state: State, role: str, found: Action, index: dict[str, list[str]] | 
     """Apply a legal order (``found``, an entry of the role's legal list) to a copy;
     ``index`` is the location index of ``state`` when the listing computed it."""
     new = _StepState(state, index)
-    top = st.top(new)
-    assert top is not None
+    stack = new["stack"]
+    assert stack
+    top = stack[-1]
     if "_menu" in top:
         # replaced, not edited: the frame may be copied one level deep only (_StepState)
         top["_menu"] = {k: v for k, v in top["_menu"].items() if k != role}
-    st.handler(top).apply(new, role, found, top)
+    (_LOADED.get(top["module"]) or st.handler(top)).apply(new, role, found, top)
     run(new)
     victory.check_instant(new)
     return _seal(new)
@@ -440,16 +442,20 @@ def _step(state: State, role: str, found: Action, index: dict[str, list[str]] | 
 def run(state: State) -> None:
     """Let the frames on top progress automatically until someone must decide."""
 
+    # st.top and st.handler inline: this loop runs after every step
+    loaded = _LOADED
+    check = victory.check_instant
     for _ in range(10000):
         if state.get("result") is not None:
             return
-        frame = st.top(state)
-        if frame is None:
+        stack = state["stack"]
+        if not stack:
             return
-        adv = getattr(st.handler(frame), "advance", None)
+        frame = stack[-1]
+        adv = getattr(loaded.get(frame["module"]) or st.handler(frame), "advance", None)
         if adv is None or not adv(state, frame):
             return
-        victory.check_instant(state)
+        check(state)
     raise RuntimeError("granada: frames keep advancing without a decision")
 
 
@@ -517,3 +523,4 @@ def choose(state: State, role: str, seed: int) -> Action:
 # an import inside each function cost about a microsecond a call (issue 15).
 from engine.granada import alike, menus, orders, victory  # noqa: E402
 from engine.granada import state as st  # noqa: E402
+from engine.granada.frames import _HANDLERS as _LOADED  # noqa: E402  (name -> handler module, once loaded)

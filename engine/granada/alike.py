@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
+from itertools import chain, repeat
 from typing import Any
 
 from engine.api import MARKERS, Action
 from engine.granada import state as st
 
-# the order fields that name a piece
+# the order fields that name a piece (one_per_effect has them unrolled, in this order)
 PIECE_FIELDS = ("block", "card", "fleet")
 
 # top-level keys of the state whose lists are sets: the order of their ids means nothing
@@ -123,13 +125,15 @@ def _same_swapped(state: dict[str, Any], a: str, b: str) -> bool:
 
 
 _SCALARS = frozenset({bool, int, float, type(None)})
+_FLAT = _SCALARS | {str}
 
 
 def _invariant(value: Any, a: str, b: str) -> bool:
     """``_swap(value, a, b) == value`` without building the swapped copy: a dict that has
     both ids as keys must hold at each what the other holds, swapped; every other key, item
     and nested value must be invariant itself (``a != b``). A string equal to an id is a
-    change; the flat records of the blocks are looked at without a call each."""
+    change. A collection of strings and numbers (a deck), or of flat records (the blocks),
+    is looked at whole at C speed, without a call per item."""
     if isinstance(value, str):
         return value != a and value != b
     if isinstance(value, dict):
@@ -146,24 +150,15 @@ def _invariant(value: Any, a: str, b: str) -> bool:
         items = value
     else:
         return True
-    scalars = _SCALARS
-    for v in items:
-        cls = v.__class__
-        if cls is str:
-            if v in (a, b):
-                return False
-        elif cls in scalars:
-            continue
-        elif cls is dict and a not in v and b not in v:
-            inner = v.values()
-            if a in inner or b in inner:    # only a string equals a string
-                return False
-            for w in inner:
-                if w.__class__ not in scalars and w.__class__ is not str and not _invariant(w, a, b):
-                    return False
-        elif not _invariant(v, a, b):
-            return False
-    return True
+    kinds = set(map(type, items))
+    if kinds <= _FLAT:
+        return a not in items and b not in items      # only a string equals a string
+    if kinds == {dict} and not any(map(operator.contains, items, repeat(a))) \
+            and not any(map(operator.contains, items, repeat(b))):
+        inner = list(chain.from_iterable(map(dict.values, items)))
+        if set(map(type, inner)) <= _FLAT:
+            return a not in inner and b not in inner
+    return all(_invariant(v, a, b) for v in items)
 
 
 def _facts(state: dict[str, Any], piece: str) -> dict[str, str]:
@@ -222,15 +217,21 @@ def one_per_effect(state: dict[str, Any], acts: list[Action]) -> tuple[list[Acti
     # 33: the full keys below were a fifth of a step)
     faces: set[tuple[str, str | None]] = set()
     for action in acts:
-        for field in PIECE_FIELDS:
-            if field in action:
-                piece = action[field]
-                if isinstance(piece, str):
-                    face = (field, _face(piece))
-                    if face in faces:
-                        return _classes(state, acts)
-                    faces.add(face)
-                break
+        # the first of PIECE_FIELDS the order has, unrolled
+        if "block" in action:
+            field = "block"
+        elif "card" in action:
+            field = "card"
+        elif "fleet" in action:
+            field = "fleet"
+        else:
+            continue
+        piece = action[field]
+        if isinstance(piece, str):
+            face = (field, _face(piece))
+            if face in faces:
+                return _classes(state, acts)
+            faces.add(face)
     return acts, acts
 
 

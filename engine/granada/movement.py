@@ -123,7 +123,9 @@ def _palace_zone() -> frozenset[str]:
     return frozenset({"granada"} | {n for n, _ in d.adjacency.get("granada", ())})
 
 
+@functools.cache
 def _name(loc: str) -> str:
+    """A location's printed name (static data, in most labels and log lines)."""
     return st.data().locations[loc].name
 
 
@@ -165,9 +167,10 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
 
 
 @functools.cache
-def _map_locations() -> frozenset[str]:
-    """The map's land locations (static data, asked at every movement decision)."""
-    return frozenset(st.data().locations)
+def _activations() -> tuple[tuple[str, str], ...]:
+    """The map's land locations in id order, each with its activation's label (static data,
+    asked at every movement decision)."""
+    return tuple((loc, f"Activate {_name(loc)}") for loc in sorted(st.data().locations))
 
 
 def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[Action]:
@@ -181,17 +184,19 @@ def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[A
         if can_act:
             idx = st.by_location(state)
             blocks = state["blocks"]
-            own = st.owner
-            # only the places where blocks stand, in the map's id order
-            for loc in sorted(idx.keys() & _map_locations()):
-                if loc in frame["activated"]:
+            own = st.owners()
+            activated = frame["activated"]
+            # the places where blocks stand, in the map's id order
+            for loc, label in _activations():
+                there = idx.get(loc)
+                if there is None or loc in activated:
                     continue
-                for b in idx[loc]:
+                for b in there:
                     rec = blocks[b]
-                    if own(b) == side and not rec["moved"] and not rec["fresh"] \
+                    if own[b] == side and not rec["moved"] and not rec["fresh"] \
                             and (rec["carried_by"] is None or rec["inside"]):
                         # movable (not inside), or inside a castle and free to leave it
-                        acts.append({"type": "activate", "loc": loc, "label": f"Activate {_name(loc)}"})
+                        acts.append({"type": "activate", "loc": loc, "label": label})
                         break
             if frame["sea"] is None or frame["sea"] > 0:
                 for zone in naval.activatable_zones(state, side, frame["activated"]):
@@ -212,16 +217,24 @@ def _origin_actions(state: State, frame: dict[str, Any]) -> list[Action]:
     origin = frame["origin"]
     acts: list[Action] = []
     idx = st.by_location(state)
-    mine = st.blocks_at(state, origin, side, idx)
-    inside = [b for b in mine if state["blocks"][b]["inside"] and not state["blocks"][b]["fresh"]
-              and not state["blocks"][b]["moved"]]
+    blocks = state["blocks"]
+    comps = st.data().blocks
+    inside = False
+    whites: list[str] = []
+    greys: list[str] = []
+    # one pass over the side's blocks there: inside the castle (free to leave it), or
+    # movable (not moved, not fresh, not inside, not carried) white or grey
+    for b in st.blocks_at(state, origin, side, idx):
+        rec = blocks[b]
+        if rec["moved"] or rec["fresh"]:
+            continue
+        if rec["inside"]:
+            inside = True
+        elif rec["carried_by"] is None:
+            (greys if comps[b].colour == "grey" else whites).append(b)
     if inside:
         acts.append({"type": "leave_castle", "label": f"Leave the castle of {_name(origin)} and "
                                                       "fight outside (7.1, 7.3.2)"})
-    free = [b for b in mine if movable(state, b, side)]
-    comps = st.data().blocks
-    whites = [b for b in free if comps[b].colour != "grey"]
-    greys = [b for b in free if comps[b].colour == "grey"]
     for b in whites:
         acts.append({"type": "take", "block": b, "label": f"Take {st.block_name(b)}"})
     if len(whites) > 1:
@@ -241,13 +254,11 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
     side = frame["side"]
     acts: list[Action] = []
     at = ms["at"]
-    comps = st.data().blocks
     idx = st.by_location(state)
     if ms["steps"] == 0:
         if not ms["grey"]:
-            for b in st.blocks_at(state, at, side, idx):
-                if b not in ms["blocks"] and movable(state, b, side) and comps[b].colour != "grey":
-                    acts.append({"type": "take", "block": b, "label": f"Take {st.block_name(b)}"})
+            for b in _joiners(state, at, side, idx, ms["blocks"]):
+                acts.append({"type": "take", "block": b, "label": f"Take {st.block_name(b)}"})
         if not ms["force"] and state["hands"][side]:
             acts.append({"type": "force_march", "label": "Force march: discard a card for +1 location (7.3.3)"})
     for to in _steps(frame, ms):
@@ -256,10 +267,9 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
         # one pick-up and one drop-off per stack (7.3.1): once made, only more blocks at
         # that same place and moment
         if ms["picked"] is None or (ms["picked"] == at and ms.get("picked_step") == ms["steps"]):
-            for b in st.blocks_at(state, at, side, idx):
-                if b not in ms["blocks"] and movable(state, b, side) and comps[b].colour != "grey":
-                    acts.append({"type": "pick_up", "block": b,
-                                 "label": f"Pick up {st.block_name(b)} at {_name(at)}"})
+            for b in _joiners(state, at, side, idx, ms["blocks"]):
+                acts.append({"type": "pick_up", "block": b,
+                             "label": f"Pick up {st.block_name(b)} at {_name(at)}"})
         if (ms["dropped"] is None or (ms["dropped"] == at and ms.get("dropped_step") == ms["steps"])) \
                 and len(ms["blocks"]) > 1:
             for b in sorted(ms["blocks"]):
@@ -271,6 +281,22 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
     else:
         acts.append({"type": "end_move", "label": f"End this stack's move at {_name(at)}"})
     return acts
+
+
+def _joiners(state: State, at: str, side: str, idx: dict[str, list[str]], in_stack: dict[str, Any]) -> list[str]:
+    """The side's white blocks at ``at`` that may join the moving stack: not in it already and
+    :func:`movable` (one pass, without a call per block)."""
+    blocks = state["blocks"]
+    comps = st.data().blocks
+    out = []
+    for b in st.blocks_at(state, at, side, idx):
+        if b in in_stack:
+            continue
+        rec = blocks[b]
+        if not rec["moved"] and not rec["fresh"] and not rec["inside"] and rec["carried_by"] is None \
+                and comps[b].colour != "grey":
+            out.append(b)
+    return out
 
 
 def can_step(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> bool:

@@ -222,6 +222,11 @@ def _owners() -> dict[str, str]:
     return _OWNER
 
 
+def owners() -> dict[str, str]:
+    """Every block's :func:`owner` at once (static data): for loops over many blocks."""
+    return _OWNER or _owners()
+
+
 def owner(block_id: str) -> str:
     """The side that moves and fights with a block (grey blocks: the Christians, 10.12)."""
     return (_OWNER or _owners())[block_id]
@@ -607,15 +612,23 @@ def settle_location(state: State, loc: str, index: dict[str, list[str]] | None =
     * Christians alone at Granada while the Nasrid Palace Guard box holds blocks change
       nothing: the guard appears when the battle is declared (10.10, :func:`guard_defends`).
     """
-    locs = data().locations
     idx = index if index is not None else by_location(state)
-    ids = idx.get(loc, [])
-    white_out = white_in = grey = 0
-    black_out = black_in = 0
     # looks first (peek, dict.__getitem__): during apply, a record, the control or the castle
     # pieces are copied only when this location really changes them (issue 33: settle()
     # runs over every location after each Combat Phase)
-    records = peek(state, "blocks")
+    _settle(state, loc, idx, peek(state, "blocks"), peek(state, "control"), peek(state, "castle"),
+            len(disks_at(state, loc)), data().locations[loc])
+
+
+def _settle(state: State, loc: str, idx: dict[str, list[str]], records: dict[str, Any],
+            control: dict[str, Any], castle: dict[str, Any], disks: int, L: Any) -> None:
+    """:func:`settle_location` with what it looks at given (:func:`settle` looks once for
+    every location): the records, control and castle pieces as :func:`peek` gives them (a
+    location's own pieces are the same in the input and in the step's copy), the number of
+    disks there and the location's data."""
+    ids = idx.get(loc, [])
+    white_out = white_in = grey = 0
+    black_out = black_in = 0
     comps = data().blocks
     for bid in ids:
         rec = dict.__getitem__(records, bid)
@@ -631,14 +644,11 @@ def settle_location(state: State, loc: str, index: dict[str, list[str]] | None =
             white_in += 1
         else:
             white_out += 1
-    black_in += len(disks_at(state, loc))
+    black_in += disks
     chris = white_out + white_in + grey
     mus = black_out + black_in
-    L = locs[loc]
     if chris and not mus and guard_defends(state, loc, "christian", idx):
         return                  # Granada is attacked, not taken: the guard will appear (10.10)
-    control = peek(state, "control")
-    castle = peek(state, "castle")
     if chris and not mus:
         if white_out + white_in:
             _put(state, control, "control", loc, "christian")
@@ -704,12 +714,15 @@ def pass_through(state: State, loc: str, side: str, grey: bool,
 def settle(state: State) -> None:
     """settle_location for every map location."""
     idx = by_location(state)
-    disks = set(peek(state, "disks").values())
-    locations = data().locations
-    for loc in locations:
+    disks = peek(state, "disks")
+    on = set(disks.values())
+    # looked at once for every location (settle_location looks for one)
+    records, control, castle = peek(state, "blocks"), peek(state, "control"), peek(state, "castle")
+    for loc, L in data().locations.items():
         # a location nobody stands at changes only its castle (settle_location's last case)
-        if loc in idx or loc in disks or locations[loc].castle:
-            settle_location(state, loc, idx)
+        if loc in idx or loc in on or L.castle:
+            _settle(state, loc, idx, records, control, castle,
+                    sum(1 for d in DISKS if disks.get(d) == loc), L)
 
 
 # ---------------------------------------------------------------- cards
@@ -795,11 +808,14 @@ def draw_naval(state: State) -> str | None:
     return card
 
 
+@functools.cache
 def card_name(card_id: str) -> str:
+    """A card's name and id (static data, in log lines)."""
     c = data().cards[card_id]
     return f"{c.name} ({card_id})"
 
 
+@functools.cache
 def card_choice(card_id: str) -> str:
     """A card in a menu entry: its name with what is printed on it besides (bid number, naval
     value or evade arrow, trumpet) and its id, ``Castile (bid 2, naval 1, C10)``. Two cards of
