@@ -339,7 +339,8 @@ class _StepState(dict):
                 # a handler that never edits a container inside its frame in place, but
                 # replaces it (EDITS_BY_REPLACING: the movement frame, most steps' frame),
                 # has its frame copied one level deep only
-                new[-1] = top.copy() if getattr(st.handler(top), "EDITS_BY_REPLACING", False) else _deep(top)
+                mod = _LOADED.get(top["module"]) or st.handler(top)
+                new[-1] = top.copy() if getattr(mod, "EDITS_BY_REPLACING", False) else _deep(top)
                 self.frames_shared = (new, len(new) - 1)
         else:
             copier = _STEP_HOW.get(key)
@@ -379,10 +380,9 @@ def _seal(state: State) -> State:
         sealed: State = state._src.copy()
         sealed.update(dict.items(state))
         state = sealed
-    for key in _RECORDS:
-        value = state.get(key)
-        if value.__class__ is _CopyOnAccess:
-            state[key] = value.sealed()
+    value = state.get("blocks")     # _RECORDS
+    if value.__class__ is _CopyOnAccess:
+        state["blocks"] = value.sealed()
     return state
 
 

@@ -254,10 +254,9 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
     side = frame["side"]
     acts: list[Action] = []
     at = ms["at"]
-    idx = st.by_location(state)
     if ms["steps"] == 0:
         if not ms["grey"]:
-            for b in _joiners(state, at, side, idx, ms["blocks"]):
+            for b in _joiners(state, at, side, ms["blocks"]):
                 acts.append({"type": "take", "block": b, "label": f"Take {st.block_name(b)}"})
         if not ms["force"] and state["hands"][side]:
             acts.append({"type": "force_march", "label": "Force march: discard a card for +1 location (7.3.3)"})
@@ -267,7 +266,7 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
         # one pick-up and one drop-off per stack (7.3.1): once made, only more blocks at
         # that same place and moment
         if ms["picked"] is None or (ms["picked"] == at and ms.get("picked_step") == ms["steps"]):
-            for b in _joiners(state, at, side, idx, ms["blocks"]):
+            for b in _joiners(state, at, side, ms["blocks"]):
                 acts.append({"type": "pick_up", "block": b,
                              "label": f"Pick up {st.block_name(b)} at {_name(at)}"})
         if (ms["dropped"] is None or (ms["dropped"] == at and ms.get("dropped_step") == ms["steps"])) \
@@ -283,13 +282,14 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
     return acts
 
 
-def _joiners(state: State, at: str, side: str, idx: dict[str, list[str]], in_stack: dict[str, Any]) -> list[str]:
+def _joiners(state: State, at: str, side: str, in_stack: dict[str, Any]) -> list[str]:
     """The side's white blocks at ``at`` that may join the moving stack: not in it already and
-    :func:`movable` (one pass, without a call per block)."""
+    :func:`movable` (one pass, without a call per block). The location index is asked only
+    here: a stack that can pick up no block lists its steps without it."""
     blocks = state["blocks"]
     comps = st.data().blocks
     out = []
-    for b in st.blocks_at(state, at, side, idx):
+    for b in st.blocks_at(state, at, side):
         if b in in_stack:
             continue
         rec = blocks[b]
