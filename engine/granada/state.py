@@ -360,6 +360,8 @@ def _moved(state: State) -> list[str] | None:
 _RECENT: list[tuple[tuple[str, ...], tuple[str, ...], dict[str, list[str]]]] = []
 _RECENT_SIZE = 8
 _LOC = operator.itemgetter("loc")
+_FIRST = operator.itemgetter(0)
+_SECOND = operator.itemgetter(1)
 
 
 def _by_location(state: State) -> dict[str, list[str]]:
@@ -445,7 +447,11 @@ def _shifted(base: dict[str, list[str]], blocks: Any, moved: list[str]) -> dict[
         else:
             del out[loc]
     if reordered:
-        out = dict(sorted(out.items(), key=lambda item: position[item[1][0]]))
+        # the places by their first block's position, sorted at C speed (no two places share
+        # a first block, so the pairs never tie)
+        firsts = map(position.__getitem__, map(_FIRST, out.values()))
+        keys = list(map(_SECOND, sorted(zip(firsts, out))))
+        out = dict(zip(keys, map(out.__getitem__, keys)))
     _RECENT.insert(0, (ids, new_locs, out))
     del _RECENT[_RECENT_SIZE:]
     return out
@@ -718,11 +724,14 @@ def settle(state: State) -> None:
     on = set(disks.values())
     # looked at once for every location (settle_location looks for one)
     records, control, castle = peek(state, "blocks"), peek(state, "control"), peek(state, "castle")
+    counts: dict[str, int] = {}
+    for d in DISKS:
+        where = disks.get(d)
+        counts[where] = counts.get(where, 0) + 1
     for loc, L in data().locations.items():
         # a location nobody stands at changes only its castle (settle_location's last case)
         if loc in idx or loc in on or L.castle:
-            _settle(state, loc, idx, records, control, castle,
-                    sum(1 for d in DISKS if disks.get(d) == loc), L)
+            _settle(state, loc, idx, records, control, castle, counts.get(loc, 0), L)
 
 
 # ---------------------------------------------------------------- cards
