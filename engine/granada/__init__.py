@@ -314,7 +314,7 @@ class _StepState(dict):
     iterates over the whole state or deletes a key of it; those ways are refused, so that a
     rule written one day to do so fails loudly instead of missing the untouched keys."""
 
-    __slots__ = ("_src", "frames_shared", "base_index")
+    __slots__ = ("_src", "frames_shared", "base_index", "shifted")
 
     def __init__(self, src: State, base_index: dict[str, list[str]] | None = None) -> None:
         # nothing is taken at once: a step reads a handful of the state's thirty keys, and
@@ -324,6 +324,8 @@ class _StepState(dict):
         self.frames_shared: tuple[list[Any], int] | None = None
         # the location index of the input's placement, if the listing computed it
         self.base_index = base_index
+        # (the moves, base_index, the index after them) last worked out by st.by_location
+        self.shifted: tuple[Any, ...] | None = None
 
     def __missing__(self, key: str) -> Any:
         value = self._src[key]

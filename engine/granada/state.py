@@ -332,8 +332,16 @@ def by_location(state: State) -> dict[str, list[str]]:
                 state.base_index = base           # type: ignore[attr-defined]
             if not moved:
                 return base
-            shifted = _shifted(base, dict.get(state, "blocks"), moved)
+            blocks: Any = dict.get(state, "blocks")
+            # a step asks again and again after its moves: the same moves, the same index
+            key = tuple(sorted((b, dict.__getitem__(blocks, b)["loc"]) for b in moved))
+            seen = getattr(state, "shifted", None)
+            if seen is not None and seen[0] == key and seen[1] is base:
+                again: dict[str, list[str]] = seen[2]
+                return again
+            shifted = _shifted(base, blocks, moved)
             if shifted is not None:
+                state.shifted = (key, base, shifted)   # type: ignore[attr-defined]
                 return shifted
     return _by_location(state)
 
