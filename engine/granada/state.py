@@ -402,7 +402,7 @@ def _by_location(state: State) -> dict[str, list[str]]:
 
 # the ids of the blocks in their records' order and each one's position there (the order of
 # the index's lists), for the last order seen: every state of a game has the same
-_ORDER: list[Any] = [(), {}]
+_ORDER: tuple[tuple[str, ...], dict[str, int]] = ((), {})
 
 
 def _shifted(base: dict[str, list[str]], blocks: Any, moved: list[str]) -> dict[str, list[str]] | None:
@@ -414,11 +414,13 @@ def _shifted(base: dict[str, list[str]], blocks: Any, moved: list[str]) -> dict[
     if entry is None:
         return None
     ids, locs = entry[0], entry[1]
+    global _ORDER
     order = _ORDER
     if order[0] is not ids:
-        if order[0] != ids:
-            order[1] = {bid: i for i, bid in enumerate(ids)}
-        order[0] = ids
+        # replaced whole (one assignment), never edited: another thread sees one pair or
+        # the other, each consistent
+        order = (ids, order[1] if order[0] == ids else {bid: i for i, bid in enumerate(ids)})
+        _ORDER = order
     position: dict[str, int] = order[1]
     now = list(locs)
     went: dict[str, str] = {}
