@@ -108,7 +108,10 @@ def movable(state: State, bid: str, side: str) -> bool:
     return not rec["moved"] and not rec["fresh"] and not rec["inside"] and rec["carried_by"] is None
 
 
+@functools.cache
 def segment(a: str, b: str) -> str:
+    """A road segment's name, the same from either end (static: asked for every road a
+    moving stack might take)."""
     return f"{a}|{b}" if a < b else f"{b}|{a}"
 
 
@@ -137,6 +140,13 @@ def active(state: State, frame: dict[str, Any]) -> list[str]:
 
 def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
     side = frame["side"]
+    ms = frame["mstack"]
+    if frame["level"] is not None and frame["pay"] <= 0:
+        # a moving stack's or an activated place's menu (most of them) needs no hand
+        if ms is not None:
+            return _stack_actions(state, frame, ms)
+        if frame["origin"] is not None:
+            return _origin_actions(state, frame)
     hand = sorted(set(state["hands"][side]))
     if frame["level"] is None:
         acts: list[Action] = [
@@ -158,11 +168,6 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
         why = {"level": "to buy movement", "force": "to force march",
                "palace": "for the Nasrid Palace Guard"}[frame["pay_for"]]
         return [{"type": "pay", "card": c, "label": f"Discard {st.card_choice(c)} {why}"} for c in hand]
-    ms = frame["mstack"]
-    if ms is not None:
-        return _stack_actions(state, frame, ms)
-    if frame["origin"] is not None:
-        return _origin_actions(state, frame)
     return _top_actions(state, frame, hand)
 
 
