@@ -162,13 +162,13 @@ def _list(state: State, role: str) -> tuple[list[Action], list[Action]]:
             else:
                 # st.frozen_index, inline (a call and a context manager less per listing):
                 # the location index is computed once for the whole query
-                saved = st._MEMO
+                saved = placement._MEMO
                 memo = saved if saved is not None and saved[0] is state else [state, None]
-                st._MEMO = memo
+                placement._MEMO = memo
                 try:
                     acts = mod.actions(state, role, frame)
                 finally:
-                    st._MEMO = saved
+                    placement._MEMO = saved
                 index = memo[1]
     acts, shown = alike.one_per_effect(state, acts)
     _LEGAL_MEMO[role] = (state, _stamp(state), acts, list(map(dict.copy, acts)), index, shown)
@@ -523,6 +523,6 @@ def choose(state: State, role: str, seed: int) -> Action:
 # The rule modules the dispatch above calls at every step, imported once the contract's
 # functions exist (importing engine.granada.setup first, above, keeps "setup" the function);
 # an import inside each function cost about a microsecond a call (issue 15).
-from engine.granada import alike, menus, orders, victory  # noqa: E402
+from engine.granada import alike, menus, orders, placement, victory  # noqa: E402
 from engine.granada import state as st  # noqa: E402
 from engine.granada.frames import _HANDLERS as _LOADED  # noqa: E402  (name -> handler module, once loaded)
