@@ -30,7 +30,8 @@ import builtins
 import importlib
 from typing import Any
 
-from engine.api import Action, RuleError, State, View, clone, describe, find_action
+from engine.api import Action, RuleError, State, View, describe, find_action
+from engine.granada.frames import deep_copy as _deep
 from engine.rng import Generator
 
 id = "granada"
@@ -78,13 +79,15 @@ def active(state: State) -> list[str]:
 
 
 def actions(state: State, role: str) -> list[Action]:
-    """Every legal action of the role, at once (a front end pages a long list)."""
-    return _frame_actions(state, role)
+    """Every legal action of the role, at once (a front end pages a long list): one per class
+    of orders with the same effect (alike.py), a new list each call, since callers may
+    reorder or trim what they get."""
+    return list(_list(state, role)[1])
 
 
 def legal_actions(state: State, role: str) -> list[Action]:
     """Every legal action of the role: the same list as :func:`actions`."""
-    return _frame_actions(state, role)
+    return list(_list(state, role)[1])
 
 
 def _paged(state: State, role: str) -> list[Action]:
@@ -102,8 +105,7 @@ def _frame_actions(state: State, role: str) -> list[Action]:
     """The actions of the frame on top (the rules' own choices), one per class of orders with
     the same effect (alike.py): a new list each call, since callers may reorder or trim what
     they get."""
-
-    return list(_legal(state, role))
+    return list(_list(state, role)[1])
 
 
 # The legal actions last listed, per role: (state, stamp, list, copies). A step lists a role's
@@ -133,33 +135,44 @@ def _legal(state: State, role: str) -> list[Action]:
     """The choices ``role`` is offered in ``state``: its legal actions, one per class of
     orders with the same effect (alike.py: two identical blocks in the bag are one entry).
     Read only; its entries are entries of :func:`_every`'s list, so apply's memo knows them."""
-    _every(state, role)
-    return _LEGAL_MEMO[role][5]
+    return _list(state, role)[1]
 
 
 def _every(state: State, role: str) -> list[Action]:
     """Every legal action of ``role`` in ``state``, every copy of alike pieces included (what
     apply accepts: a log may name any copy), remembered for apply: read only."""
+    return _list(state, role)[0]
+
+
+def _list(state: State, role: str) -> tuple[list[Action], list[Action]]:
+    """:func:`_every` and :func:`_legal` at once, remembered for apply (read only)."""
     acts: list[Action]
     index = None
     if state.get("result") is not None:
         acts = []
     else:
-        frame = st.top(state)
-        if frame is None:
+        stack = state["stack"]
+        if not stack:
             acts = []
         else:
-            mod = st.handler(frame)
+            frame = stack[-1]
+            mod = _LOADED.get(frame["module"]) or st.handler(frame)
             if role not in mod.active(state, frame):
                 acts = []
             else:
-                frozen = st.frozen_index(state)
-                with frozen:
+                # st.frozen_index, inline (a call and a context manager less per listing):
+                # the location index is computed once for the whole query
+                saved = placement._MEMO
+                memo = saved if saved is not None and saved[0] is state else [state, None]
+                placement._MEMO = memo
+                try:
                     acts = mod.actions(state, role, frame)
-                index = frozen.index
+                finally:
+                    placement._MEMO = saved
+                index = memo[1]
     acts, shown = alike.one_per_effect(state, acts)
     _LEGAL_MEMO[role] = (state, _stamp(state), acts, list(map(dict.copy, acts)), index, shown)
-    return acts
+    return acts, shown
 
 
 def _listed(state: State, role: str, action: Action) -> Action | None:
@@ -216,26 +229,6 @@ def _copy(state: State) -> State:
 
 
 
-def _deep(value: Any) -> Any:
-    """A deep copy of a small JSON value (the decision stack, "boabdil"...): for a kilobyte of
-    nested frames, faster than a marshal round trip, which builds every string anew. Each
-    container is copied whole at C speed, then only its nested containers are replaced."""
-    cls = value.__class__
-    if cls is dict:
-        out = value.copy()
-        for k, v in value.items():
-            if v.__class__ is dict or v.__class__ is list:
-                out[k] = _deep(v)
-        return out
-    if cls is list:
-        out_list = value[:]
-        for i, v in enumerate(value):
-            if v.__class__ is dict or v.__class__ is list:
-                out_list[i] = _deep(v)
-        return out_list
-    return clone(value)
-
-
 class _CopyOnAccess(dict):
     """The block records of the state one apply is building: each record is copied the first
     time this step reaches it, so that a step pays for the few blocks it touches, not for all
@@ -252,14 +245,18 @@ class _CopyOnAccess(dict):
         self._own: set[str] = set()
         self._src = records
 
-    def placement_kept(self) -> bool:
-        """No record the step reached stands elsewhere than in the input (st.by_location)."""
+    def moved(self) -> list[str] | None:
+        """The blocks whose record the step reached and put elsewhere than the input had it
+        (st.by_location shifts the input's index by them); None if the step added a block."""
         src = self._src
+        out = []
         for bid in self._own:
             old = src.get(bid)
-            if old is None or dict.__getitem__(self, bid)["loc"] != old["loc"]:
-                return False
-        return True
+            if old is None:
+                return None
+            if dict.__getitem__(self, bid)["loc"] != old["loc"]:
+                out.append(bid)
+        return out
 
     def sealed(self) -> dict[str, Any]:
         """The plain dict the step's state keeps: the input's own when no record was
@@ -307,36 +304,45 @@ _ABSENT = object()
 
 class _StepState(dict):
     """The state one apply is building, copied key by key as the step reaches it (issue 33):
-    a step pays for the parts of the state it touches, not for all of them. Scalars are
-    taken at once; a container key (``state["hands"]``, the decision stack...) is copied with
-    :data:`_HOW` (or :func:`_deep`) the first time the step asks for it, by ``[]`` (through
-    ``__missing__``, so later reads run at a plain dict's speed), ``get``, ``setdefault`` or
-    ``in``. :func:`_seal` gives the plain dict apply returns, in the input's key order; keys
+    a step pays for the parts of the state it touches, not for all of them. Each key is
+    taken the first time the step asks for it, by ``[]`` (through ``__missing__``, so later
+    reads run at a plain dict's speed), ``get`` or ``setdefault``: a scalar as it is, a
+    container (``state["hands"]``, the decision stack...) copied with :data:`_HOW` (or
+    :func:`_deep`). :func:`_seal` gives the plain dict apply returns, in the input's key order; keys
     the step never reached are then the input's own objects (states are values: apply
     copies, nobody edits a state in place after apply returned it). Nothing in a step
     iterates over the whole state or deletes a key of it; those ways are refused, so that a
     rule written one day to do so fails loudly instead of missing the untouched keys."""
 
-    __slots__ = ("_src", "frames_shared", "base_index")
+    __slots__ = ("_src", "frames_shared", "base_index", "shifted")
 
     def __init__(self, src: State, base_index: dict[str, list[str]] | None = None) -> None:
-        # the scalars (and None: JSON has nothing else) at once
-        dict.__init__(self, {key: value for key, value in src.items()
-                             if value.__class__ is not dict and value.__class__ is not list})
+        # nothing is taken at once: a step reads a handful of the state's thirty keys, and
+        # copying even its scalars up front was a tenth of a short step's apply
         self._src = src
         # (the stack list, n): its frames below index n are still the input's (st.own_frames)
         self.frames_shared: tuple[list[Any], int] | None = None
         # the location index of the input's placement, if the listing computed it
         self.base_index = base_index
+        # (the moves, base_index, the index after them) last worked out by st.by_location
+        self.shifted: tuple[Any, ...] | None = None
 
     def __missing__(self, key: str) -> Any:
         value = self._src[key]
-        if key == "stack":
+        cls = value.__class__
+        if cls is not dict and cls is not list:
+            new = value               # a scalar or None (JSON has nothing else): shared
+        elif key == "stack":
             # only the frame on top is reached by most steps: the frames below are copied
             # when a pop or a finished battle reaches them (st.pop_frame, st.finish_frame)
             new = value[:]
             if new:
-                new[-1] = _deep(new[-1])
+                top = new[-1]
+                # a handler that never edits a container inside its frame in place, but
+                # replaces it (EDITS_BY_REPLACING: the movement frame, most steps' frame),
+                # has its frame copied one level deep only
+                mod = _LOADED.get(top["module"]) or st.handler(top)
+                new[-1] = top.copy() if getattr(mod, "EDITS_BY_REPLACING", False) else _deep(top)
                 self.frames_shared = (new, len(new) - 1)
         else:
             copier = _STEP_HOW.get(key)
@@ -376,10 +382,9 @@ def _seal(state: State) -> State:
         sealed: State = state._src.copy()
         sealed.update(dict.items(state))
         state = sealed
-    for key in _RECORDS:
-        value = state.get(key)
-        if value.__class__ is _CopyOnAccess:
-            state[key] = value.sealed()
+    value = state.get("blocks")     # _RECORDS
+    if value.__class__ is _CopyOnAccess:
+        state["blocks"] = value.sealed()
     return state
 
 
@@ -424,11 +429,13 @@ def _step(state: State, role: str, found: Action, index: dict[str, list[str]] | 
     """Apply a legal order (``found``, an entry of the role's legal list) to a copy;
     ``index`` is the location index of ``state`` when the listing computed it."""
     new = _StepState(state, index)
-    top = st.top(new)
-    assert top is not None
+    stack = new["stack"]
+    assert stack
+    top = stack[-1]
     if "_menu" in top:
-        top["_menu"].pop(role, None)
-    st.handler(top).apply(new, role, found, top)
+        # replaced, not edited: the frame may be copied one level deep only (_StepState)
+        top["_menu"] = {k: v for k, v in top["_menu"].items() if k != role}
+    (_LOADED.get(top["module"]) or st.handler(top)).apply(new, role, found, top)
     run(new)
     victory.check_instant(new)
     return _seal(new)
@@ -437,16 +444,20 @@ def _step(state: State, role: str, found: Action, index: dict[str, list[str]] | 
 def run(state: State) -> None:
     """Let the frames on top progress automatically until someone must decide."""
 
+    # st.top and st.handler inline: this loop runs after every step
+    loaded = _LOADED
+    check = victory.check_instant
     for _ in range(10000):
         if state.get("result") is not None:
             return
-        frame = st.top(state)
-        if frame is None:
+        stack = state["stack"]
+        if not stack:
             return
-        adv = getattr(st.handler(frame), "advance", None)
+        frame = stack[-1]
+        adv = getattr(loaded.get(frame["module"]) or st.handler(frame), "advance", None)
         if adv is None or not adv(state, frame):
             return
-        victory.check_instant(state)
+        check(state)
     raise RuntimeError("granada: frames keep advancing without a decision")
 
 
@@ -512,5 +523,6 @@ def choose(state: State, role: str, seed: int) -> Action:
 # The rule modules the dispatch above calls at every step, imported once the contract's
 # functions exist (importing engine.granada.setup first, above, keeps "setup" the function);
 # an import inside each function cost about a microsecond a call (issue 15).
-from engine.granada import alike, menus, orders, victory  # noqa: E402
+from engine.granada import alike, menus, orders, placement, victory  # noqa: E402
 from engine.granada import state as st  # noqa: E402
+from engine.granada.frames import _HANDLERS as _LOADED  # noqa: E402  (name -> handler module, once loaded)

@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
+from itertools import chain, repeat
 from typing import Any
 
 from engine.api import MARKERS, Action
 from engine.granada import state as st
 
-# the order fields that name a piece
+# the order fields that name a piece (one_per_effect has them unrolled, in this order)
 PIECE_FIELDS = ("block", "card", "fleet")
+_PIECES = frozenset(PIECE_FIELDS)
 
 # top-level keys of the state whose lists are sets: the order of their ids means nothing
 _UNORDERED = frozenset({"hands", "hand_known", "known", "discards", "battle_discard", "surrender"})
@@ -42,6 +45,17 @@ def _printed(piece: str) -> Any:
     d = st.data()
     item = d.blocks.get(piece) or d.cards.get(piece) or d.optional_cards.get(piece)
     return None if item is None else dataclasses.replace(item, id="")
+
+
+_FACES: dict[Any, str] = {}
+
+
+@functools.cache
+def _face(piece: str) -> str | None:
+    """A piece standing for every piece of the same printed values (None: not a piece of the
+    data): a string, cheaper to hash than the values themselves."""
+    printed = _printed(piece)
+    return None if printed is None else _FACES.setdefault(printed, piece)
 
 
 def _swap(value: Any, a: str, b: str) -> Any:
@@ -78,7 +92,13 @@ def _noted(state: dict[str, Any], piece: str) -> tuple[bool, ...]:
 def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None) -> bool:
     """Whether the pieces ``a`` and ``b`` are alike in every printed value and the position
     stays the same when they trade places: then whatever is done with one has the effect
-    of doing it with the other. ``position``: ``_position(state)`` when already computed."""
+    of doing it with the other. ``position`` (``_position(state)``) is no longer needed: kept
+    for callers that pass it.
+
+    The definition is ``_position(_swap(state)) == _position(state)`` (:func:`_same_swapped`);
+    this answers the same without building the swapped copy of the whole state, a
+    millisecond a call (issue 33): each part of the position is compared as itself with
+    :func:`_invariant`, and only a part that names one of the two ids is swapped."""
     if a == b:
         return True
     printed = _printed(a)
@@ -87,10 +107,66 @@ def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None)
     blocks = state.get("blocks", {})
     if blocks.get(a) != blocks.get(b) or _noted(state, a) != _noted(state, b):
         return False
-    if position is None:
-        position = _position(state)
+    for key, value in state.items():
+        if key in _IGNORED:
+            continue
+        if key in (a, b):       # a part named by one of the ids: the definition itself
+            return _same_swapped(state, a, b)
+        if _invariant(value, a, b):
+            continue
+        if key not in _UNORDERED or _as_set(_swap(value, a, b)) != _as_set(value):
+            return False
+    return True
+
+
+def _same_swapped(state: dict[str, Any], a: str, b: str) -> bool:
+    """The definition of :func:`interchangeable`'s last test, on the whole state."""
     rest = {k: v for k, v in state.items() if k not in _IGNORED}
-    return bool(_position(_swap(rest, a, b)) == position)
+    return bool(_position(_swap(rest, a, b)) == _position(state))
+
+
+_SCALARS = frozenset({bool, int, float, type(None)})
+_FLAT = _SCALARS | {str}
+
+
+def _invariant(value: Any, a: str, b: str) -> bool:
+    """``_swap(value, a, b) == value`` without building the swapped copy: a dict that has
+    both ids as keys must hold at each what the other holds, swapped; every other key, item
+    and nested value must be invariant itself (``a != b``). A string equal to an id is a
+    change. A collection of strings and numbers (a deck), or of flat records (the blocks),
+    is looked at whole at C speed, without a call per item."""
+    if isinstance(value, str):
+        return value != a and value != b
+    if isinstance(value, dict):
+        has_a, has_b = a in value, b in value
+        if has_a or has_b:
+            if not (has_a and has_b):
+                return False
+            if _swap(value[a], a, b) != value[b] or _swap(value[b], a, b) != value[a]:
+                return False
+            rest = dict(value)       # the other entries, without a loop in Python
+            del rest[a], rest[b]
+            items: Any = rest.values()
+        else:
+            items = value.values()
+    elif isinstance(value, (list, tuple)):
+        items = value
+    else:
+        return True
+    kinds = set(map(type, items))
+    if kinds <= _FLAT:
+        return a not in items and b not in items      # only a string equals a string
+    if kinds == {dict} and not any(map(operator.contains, items, repeat(a))) \
+            and not any(map(operator.contains, items, repeat(b))):
+        # the records' distinct values in one pass (a list among them is not hashable: then
+        # item by item below); of plain strings and numbers, only a string equals an id
+        try:
+            distinct = set(chain.from_iterable(map(dict.values, items)))
+        except TypeError:
+            distinct = None
+        if distinct is not None and set(map(type, distinct)) <= _FLAT:
+            return a not in distinct and b not in distinct
+    return all(_invariant(v, a, b) for v in items)
 
 
 def _facts(state: dict[str, Any], piece: str) -> dict[str, str]:
@@ -144,20 +220,54 @@ def one_per_effect(state: dict[str, Any], acts: list[Action]) -> tuple[list[Acti
     effect (module docstring), the first of each in the order given. Entries that read alike
     and still differ get new labels that tell them apart (:func:`_told_apart`), in both lists
     (new dicts: the rules' own may be shared). Without alike entries, ``acts`` both times."""
+    # most lists name no two pieces of one printed face in one field: then no class can have
+    # two members, whatever the rest of the orders says, and the answer is ``acts`` (issue
+    # 33: the full keys below were a fifth of a step)
+    if _PIECES.isdisjoint(chain.from_iterable(acts)):
+        return acts, acts          # no order names a piece (their keys, looked at in C)
+    faces: set[tuple[str, str | None]] = set()
+    for action in acts:
+        # the first of PIECE_FIELDS the order has, unrolled
+        if "block" in action:
+            field = "block"
+        elif "card" in action:
+            field = "card"
+        elif "fleet" in action:
+            field = "fleet"
+        else:
+            continue
+        piece = action[field]
+        if isinstance(piece, str):
+            face = (field, _face(piece))
+            if face in faces:
+                return _classes(state, acts)
+            faces.add(face)
+    return acts, acts
+
+
+def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], list[Action]]:
+    """:func:`one_per_effect` for a list where two orders name pieces of one face."""
     classes: dict[tuple[Any, ...], list[Action]] = {}
     out: list[Action] = []
-    position = None
-    for action in acts:
-        field = next((f for f in PIECE_FIELDS if f in action), None)
+    fields = [next((f for f in PIECE_FIELDS if f in action), None) for action in acts]
+    # an order whose piece's face no other order names is a class of its own, whatever the
+    # rest of it says: its full key (a sorted repr of the order) is not worked out (issue 33)
+    seen: dict[tuple[str, str | None], int] = {}
+    for action, field in zip(acts, fields):
+        if field is not None and isinstance(action[field], str):
+            face = (field, _face(action[field]))
+            seen[face] = seen.get(face, 0) + 1
+    for action, field in zip(acts, fields):
         if field is None or not isinstance(action[field], str):
+            out.append(action)
+            continue
+        if seen[(field, _face(action[field]))] == 1:
             out.append(action)
             continue
         rest = tuple(sorted((k, repr(v)) for k, v in action.items() if k != field and k not in MARKERS))
         key = (field, rest, _printed(action[field]))
         kept = classes.setdefault(key, [])
-        if kept and position is None:
-            position = _position(state)
-        if any(interchangeable(state, other[field], action[field], position) for other in kept):
+        if any(interchangeable(state, other[field], action[field]) for other in kept):
             continue
         kept.append(action)
         out.append(action)

@@ -118,13 +118,17 @@ def _friendly_locations(state: State, frame: dict[str, Any], side: str) -> list[
     return first + sorted(locs - set(first))
 
 
-def card_targets(state: State, frame: dict[str, Any], side: str, card_id: str) -> list[tuple[str, str]]:
-    """(block, special attack) pairs the card may deploy now."""
+def card_targets(state: State, frame: dict[str, Any], side: str, card_id: str,
+                 ctx: cd.Context | None = None, free: list[str] | None = None) -> list[tuple[str, str]]:
+    """(block, special attack) pairs the card may deploy now; ``ctx`` and ``free``: the
+    battle's :func:`context` and the side's :func:`undeployed` blocks when the caller has
+    them already (the play menu asks for every card in hand, issue 33)."""
     card = _cards()[card_id]
-    ctx = context(frame, side)
+    if ctx is None:
+        ctx = context(frame, side)
     out = []
     blocks = _blocks()
-    for b in undeployed(state, frame, side):
+    for b in undeployed(state, frame, side) if free is None else free:
         special = cd.deploy_special(card, blocks[b], ctx)
         if special is not None:
             out.append((b, special))
@@ -184,7 +188,7 @@ def play_actions(state: State, frame: dict[str, Any], side: str, may_finish: boo
     for c in state["hands"][side]:
         card = cards[c]
         if card.kind == "bombardment":
-            if eliminated_artillery(state) or card_targets(state, frame, side, c):
+            if eliminated_artillery(state) or card_targets(state, frame, side, c, ctx, free):
                 acts.append({"type": "bombard", "card": c, "label": f"Play {st.card_choice(c)} (10.2)"})
         elif card.kind == "watchtower":
             if watchtower_allowed(state, frame, side):
@@ -192,7 +196,7 @@ def play_actions(state: State, frame: dict[str, Any], side: str, may_finish: boo
                              "label": f"Play {st.card_choice(c)}: +4 impacts (10.3)"})
         elif card.kind == "naval_bombardment":
             acts.extend(naval_bombardment_actions(state, frame, side, [c]))
-        elif card.kind in cd.DEPLOYING_KINDS and card_targets(state, frame, side, c):
+        elif card.kind in cd.DEPLOYING_KINDS and card_targets(state, frame, side, c, ctx, free):
             acts.append({"type": "play", "card": c, "label": f"Play {st.card_choice(c)}"})
     if may_finish:
         acts.append({"type": "finish", "label": "Deploy no more blocks in this battle (8.2.4)"})

@@ -33,6 +33,11 @@ from engine.granada import state as st
 from engine.text import plural
 
 RULE = "7.1"
+EDITS_BY_REPLACING = True
+"""This module never edits a list or dict inside its frame in place: it replaces it (the
+activated places, the segments used) or copies it first (the moving stack, :func:`_own_stack`),
+so that apply may copy the frame one level deep only (engine.granada._StepState, issue 33).
+A new in-place edit of the frame's containers here would change apply's input."""
 LEVELS = {"none": 0, "minimal": 0, "limited": 1, "total": 2}     # cards to discard (7.1)
 MAX_MOVE = 4                                                     # 7.3.3
 CAPITALS = {"christian": "cordoba", "muslim": "granada"}          # 4.6
@@ -103,7 +108,10 @@ def movable(state: State, bid: str, side: str) -> bool:
     return not rec["moved"] and not rec["fresh"] and not rec["inside"] and rec["carried_by"] is None
 
 
+@functools.cache
 def segment(a: str, b: str) -> str:
+    """A road segment's name, the same from either end (static: asked for every road a
+    moving stack might take)."""
     return f"{a}|{b}" if a < b else f"{b}|{a}"
 
 
@@ -118,7 +126,9 @@ def _palace_zone() -> frozenset[str]:
     return frozenset({"granada"} | {n for n, _ in d.adjacency.get("granada", ())})
 
 
+@functools.cache
 def _name(loc: str) -> str:
+    """A location's printed name (static data, in most labels and log lines)."""
     return st.data().locations[loc].name
 
 
@@ -130,6 +140,13 @@ def active(state: State, frame: dict[str, Any]) -> list[str]:
 
 def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
     side = frame["side"]
+    ms = frame["mstack"]
+    if frame["level"] is not None and frame["pay"] <= 0:
+        # a moving stack's or an activated place's menu (most of them) needs no hand
+        if ms is not None:
+            return _stack_actions(state, frame, ms)
+        if frame["origin"] is not None:
+            return _origin_actions(state, frame)
     hand = sorted(set(state["hands"][side]))
     if frame["level"] is None:
         acts: list[Action] = [
@@ -151,18 +168,14 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
         why = {"level": "to buy movement", "force": "to force march",
                "palace": "for the Nasrid Palace Guard"}[frame["pay_for"]]
         return [{"type": "pay", "card": c, "label": f"Discard {st.card_choice(c)} {why}"} for c in hand]
-    ms = frame["mstack"]
-    if ms is not None:
-        return _stack_actions(state, frame, ms)
-    if frame["origin"] is not None:
-        return _origin_actions(state, frame)
     return _top_actions(state, frame, hand)
 
 
 @functools.cache
-def _map_locations() -> frozenset[str]:
-    """The map's land locations (static data, asked at every movement decision)."""
-    return frozenset(st.data().locations)
+def _activations() -> tuple[tuple[str, str], ...]:
+    """The map's land locations in id order, each with its activation's label (static data,
+    asked at every movement decision)."""
+    return tuple((loc, f"Activate {_name(loc)}") for loc in sorted(st.data().locations))
 
 
 def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[Action]:
@@ -176,17 +189,19 @@ def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[A
         if can_act:
             idx = st.by_location(state)
             blocks = state["blocks"]
-            own = st.owner
-            # only the places where blocks stand, in the map's id order
-            for loc in sorted(idx.keys() & _map_locations()):
-                if loc in frame["activated"]:
+            own = st.owners()
+            activated = frame["activated"]
+            # the places where blocks stand, in the map's id order
+            for loc, label in _activations():
+                there = idx.get(loc)
+                if there is None or loc in activated:
                     continue
-                for b in idx[loc]:
+                for b in there:
                     rec = blocks[b]
-                    if own(b) == side and not rec["moved"] and not rec["fresh"] \
+                    if own[b] == side and not rec["moved"] and not rec["fresh"] \
                             and (rec["carried_by"] is None or rec["inside"]):
                         # movable (not inside), or inside a castle and free to leave it
-                        acts.append({"type": "activate", "loc": loc, "label": f"Activate {_name(loc)}"})
+                        acts.append({"type": "activate", "loc": loc, "label": label})
                         break
             if frame["sea"] is None or frame["sea"] > 0:
                 for zone in naval.activatable_zones(state, side, frame["activated"]):
@@ -207,16 +222,24 @@ def _origin_actions(state: State, frame: dict[str, Any]) -> list[Action]:
     origin = frame["origin"]
     acts: list[Action] = []
     idx = st.by_location(state)
-    mine = st.blocks_at(state, origin, side, idx)
-    inside = [b for b in mine if state["blocks"][b]["inside"] and not state["blocks"][b]["fresh"]
-              and not state["blocks"][b]["moved"]]
+    blocks = state["blocks"]
+    comps = st.data().blocks
+    inside = False
+    whites: list[str] = []
+    greys: list[str] = []
+    # one pass over the side's blocks there: inside the castle (free to leave it), or
+    # movable (not moved, not fresh, not inside, not carried) white or grey
+    for b in st.blocks_at(state, origin, side, idx):
+        rec = blocks[b]
+        if rec["moved"] or rec["fresh"]:
+            continue
+        if rec["inside"]:
+            inside = True
+        elif rec["carried_by"] is None:
+            (greys if comps[b].colour == "grey" else whites).append(b)
     if inside:
         acts.append({"type": "leave_castle", "label": f"Leave the castle of {_name(origin)} and "
                                                       "fight outside (7.1, 7.3.2)"})
-    free = [b for b in mine if movable(state, b, side)]
-    comps = st.data().blocks
-    whites = [b for b in free if comps[b].colour != "grey"]
-    greys = [b for b in free if comps[b].colour == "grey"]
     for b in whites:
         acts.append({"type": "take", "block": b, "label": f"Take {st.block_name(b)}"})
     if len(whites) > 1:
@@ -236,13 +259,10 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
     side = frame["side"]
     acts: list[Action] = []
     at = ms["at"]
-    comps = st.data().blocks
-    idx = st.by_location(state)
     if ms["steps"] == 0:
         if not ms["grey"]:
-            for b in st.blocks_at(state, at, side, idx):
-                if b not in ms["blocks"] and movable(state, b, side) and comps[b].colour != "grey":
-                    acts.append({"type": "take", "block": b, "label": f"Take {st.block_name(b)}"})
+            for b in _joiners(state, at, side, ms["blocks"]):
+                acts.append({"type": "take", "block": b, "label": f"Take {st.block_name(b)}"})
         if not ms["force"] and state["hands"][side]:
             acts.append({"type": "force_march", "label": "Force march: discard a card for +1 location (7.3.3)"})
     for to in _steps(frame, ms):
@@ -251,10 +271,9 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
         # one pick-up and one drop-off per stack (7.3.1): once made, only more blocks at
         # that same place and moment
         if ms["picked"] is None or (ms["picked"] == at and ms.get("picked_step") == ms["steps"]):
-            for b in st.blocks_at(state, at, side, idx):
-                if b not in ms["blocks"] and movable(state, b, side) and comps[b].colour != "grey":
-                    acts.append({"type": "pick_up", "block": b,
-                                 "label": f"Pick up {st.block_name(b)} at {_name(at)}"})
+            for b in _joiners(state, at, side, ms["blocks"]):
+                acts.append({"type": "pick_up", "block": b,
+                             "label": f"Pick up {st.block_name(b)} at {_name(at)}"})
         if (ms["dropped"] is None or (ms["dropped"] == at and ms.get("dropped_step") == ms["steps"])) \
                 and len(ms["blocks"]) > 1:
             for b in sorted(ms["blocks"]):
@@ -266,6 +285,23 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
     else:
         acts.append({"type": "end_move", "label": f"End this stack's move at {_name(at)}"})
     return acts
+
+
+def _joiners(state: State, at: str, side: str, in_stack: dict[str, Any]) -> list[str]:
+    """The side's white blocks at ``at`` that may join the moving stack: not in it already and
+    :func:`movable` (one pass, without a call per block). The location index is asked only
+    here: a stack that can pick up no block lists its steps without it."""
+    blocks = state["blocks"]
+    comps = st.data().blocks
+    out = []
+    for b in st.blocks_at(state, at, side):
+        if b in in_stack:
+            continue
+        rec = blocks[b]
+        if not rec["moved"] and not rec["fresh"] and not rec["inside"] and rec["carried_by"] is None \
+                and comps[b].colour != "grey":
+            out.append(b)
+    return out
 
 
 def can_step(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> bool:
@@ -337,7 +373,7 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
     elif kind == "activate":
         _activate(state, frame, action["loc"])
     elif kind == "activate_sea":
-        frame["activated"].append(f"sea:{action['zone']}")
+        frame["activated"] = [*frame["activated"], f"sea:{action['zone']}"]
         _use_activation(frame, sea=True)
         naval.start(state, side, action["zone"])
     elif kind == "muster":
@@ -479,7 +515,7 @@ def _pay(state: State, frame: dict[str, Any], card: str) -> None:
         return
     frame["pay_for"] = None
     if why == "force":
-        ms = frame["mstack"]
+        ms = _own_stack(frame)
         ms["force"] = True
         st.log(state, f"{side.capitalize()} force marches the stack at {_name(ms['at'])}.")
     elif why == "palace":
@@ -488,6 +524,14 @@ def _pay(state: State, frame: dict[str, Any], card: str) -> None:
             overrun.resolve(state, "granada", "muslim")
         st.settle_location(state, "granada")
         frame["palace_block"] = None
+
+
+def _own_stack(frame: dict[str, Any]) -> dict[str, Any]:
+    """The moving stack, copied before a change: apply copies a movement frame one level deep
+    only (:data:`EDITS_BY_REPLACING`), so its stack may still be the input state's."""
+    ms: dict[str, Any] = st.deep_copy(frame["mstack"])
+    frame["mstack"] = ms
+    return ms
 
 
 def _use_activation(frame: dict[str, Any], sea: bool) -> None:
@@ -508,7 +552,7 @@ def _end_phase(state: State, frame: dict[str, Any]) -> None:
 # ---------------------------------------------------------------- land movement (7.3)
 
 def _activate(state: State, frame: dict[str, Any], loc: str) -> None:
-    frame["activated"].append(loc)
+    frame["activated"] = [*frame["activated"], loc]
     _use_activation(frame, sea=False)
     frame["origin"] = loc
     st.log(state, f"{frame['side'].capitalize()} activates {_name(loc)}.")
@@ -553,10 +597,11 @@ def _new_info(state: State, loc: str, side: str, grey: bool) -> dict[str, Any]:
 def _take(state: State, frame: dict[str, Any], blocks: list[str], grey: bool = False) -> None:
     side = frame["side"]
     origin = frame["origin"]
-    ms = frame["mstack"]
-    if ms is None:
+    if frame["mstack"] is None:
         ms = frame["mstack"] = {"blocks": {}, "at": origin, "steps": 0, "picked": None,
                                 "dropped": None, "force": False, "grey": grey, "declared": False}
+    else:
+        ms = _own_stack(frame)
     for b in blocks:
         ms["blocks"][b] = _new_info(state, origin, side, ms["grey"])
 
@@ -580,7 +625,7 @@ def _declare_leader(state: State, frame: dict[str, Any], ms: dict[str, Any], loc
 
 def _step(state: State, frame: dict[str, Any], to: str) -> None:
     side = frame["side"]
-    ms = frame["mstack"]
+    ms = _own_stack(frame)
     at = ms["at"]
     kind = next(k for n, k in st.data().adjacency[at] if n == to)
     main = is_main(kind, side, ms["grey"])
@@ -632,7 +677,7 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
 
 def _pick_up(state: State, frame: dict[str, Any], bid: str) -> None:
     side = frame["side"]
-    ms = frame["mstack"]
+    ms = _own_stack(frame)
     ms["picked"] = ms["at"]
     ms["picked_step"] = ms["steps"]
     ms["blocks"][bid] = _new_info(state, ms["at"], side, ms["grey"])
@@ -642,7 +687,7 @@ def _pick_up(state: State, frame: dict[str, Any], bid: str) -> None:
 
 def _drop_off(state: State, frame: dict[str, Any], bid: str) -> None:
     side = frame["side"]
-    ms = frame["mstack"]
+    ms = _own_stack(frame)
     ms["dropped"] = ms["at"]
     ms["dropped_step"] = ms["steps"]
     del ms["blocks"][bid]
@@ -665,7 +710,9 @@ def _finish_stack(state: State, frame: dict[str, Any]) -> None:
     ms = frame["mstack"]
     for bid in ms["blocks"]:
         state["blocks"][bid]["moved"] = True
-    for start, segs in ms.get("segs", {}).items():
-        used = frame["segments"].setdefault(start, [])
-        used.extend(x for x in segs if x not in used)
+    if ms.get("segs"):
+        segments = frame["segments"] = {start: used[:] for start, used in frame["segments"].items()}
+        for start, segs in ms["segs"].items():
+            used = segments.setdefault(start, [])
+            used.extend(x for x in segs if x not in used)
     frame["mstack"] = None

@@ -88,7 +88,26 @@ def can_muster(state: State, side: str) -> bool:
     if not any(not d.blocks[b].fleet for b in box):
         return False
     idx = st.by_location(state)   # asked at every movement decision: stop at the first place
-    return any(friendly_location(state, loc, side, idx) for loc in _recruitment_locations(side, None))
+    return _any_friendly(state, side, idx)
+
+
+def _any_friendly(state: State, side: str, idx: dict[str, list[str]]) -> bool:
+    """:func:`friendly_location` of any recruitment location of the side, in one pass with
+    what it looks at fetched once (asked at every movement decision, issue 33)."""
+    own = st.owners()
+    enemy = st.other(side)
+    control = st.peek(state, "control")
+    disks = st.peek(state, "disks")
+    on = [disks.get(d) for d in st.DISKS]
+    for loc in _recruitment_locations(side, None):
+        ids = idx.get(loc, ())
+        there = [own[b] for b in ids]
+        disks_here = loc in on
+        if side in there or (side == "muslim" and disks_here):
+            return True                      # friendly units there
+        if control.get(loc) == side and not (enemy in there or (enemy == "muslim" and disks_here)):
+            return True                      # friendly control and no enemy unit
+    return False
 
 
 def start(state: State, side: str) -> None:

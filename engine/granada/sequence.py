@@ -264,7 +264,7 @@ def pending_battles(state: State, side: str, done: list[str] | None = None) -> l
     # views, issue 33): st.blocks_at / units_at / guard_defends, worked out inline; the
     # records are looked at, not copied (dict.__getitem__ of st.peek)
     records = st.peek(state, "blocks")
-    owner = st.owner
+    own = st.owners()
     enemy = st.other(side)
     guarded = st.guard_defends(state, st.ALHAMBRA, side, idx)
     out = []
@@ -272,12 +272,13 @@ def pending_battles(state: State, side: str, done: list[str] | None = None) -> l
         ids = idx.get(loc, ())
         if (not ids and loc not in disks) or (done and loc in done):
             continue            # nobody there (every view of a Combat Phase asks, issue 13)
-        mine = [b for b in ids if owner(b) == side]
-        if not mine and not (side == "muslim" and loc in disks):
+        owners = list(map(own.__getitem__, ids))      # (at C speed: most places hold one side)
+        if side not in owners and not (side == "muslim" and loc in disks):
             continue
-        facing = any(owner(b) == enemy for b in ids) or (enemy == "muslim" and loc in disks)
+        facing = enemy in owners or (enemy == "muslim" and loc in disks)
         if not facing and not (guarded and loc == st.ALHAMBRA):
             continue            # (Christians at Granada face the Palace Guard in its box, 10.10)
+        mine = [b for b, whose in zip(ids, owners) if whose == side]
         if all(dict.__getitem__(records, b)["inside"] for b in mine):
             continue            # active player's units stay inside their castle (8.7.2)
         out.append(loc)

@@ -155,7 +155,6 @@ are replaced, not edited (:func:`add_entry`). The stored JSON is unchanged, key 
 from __future__ import annotations
 
 import functools
-import operator
 from typing import Any
 
 from engine import rng
@@ -164,6 +163,7 @@ from engine.granada import components as comp
 from engine.granada.frames import HANDLERS as HANDLERS
 from engine.granada.frames import RENAMED as RENAMED
 from engine.granada.frames import active_roles as active_roles
+from engine.granada.frames import deep_copy as deep_copy
 from engine.granada.frames import finish_frame as finish_frame
 from engine.granada.frames import handler as handler
 from engine.granada.frames import handler_name as handler_name
@@ -172,6 +172,9 @@ from engine.granada.frames import pop_frame as pop_frame
 from engine.granada.frames import push_frame as push_frame
 from engine.granada.frames import register_handler as register_handler
 from engine.granada.frames import top as top
+from engine.granada.placement import by_location as by_location
+from engine.granada.placement import frozen_index as frozen_index
+from engine.granada.placement import peek as peek
 
 SIDES = ("christian", "muslim")
 YEARS = ("1482", "1483-1484", "1485", "1486", "1487-1488", "1489-1490", "1491-1492")
@@ -221,21 +224,17 @@ def _owners() -> dict[str, str]:
     return _OWNER
 
 
+def owners() -> dict[str, str]:
+    """Every block's :func:`owner` at once (static data): for loops over many blocks."""
+    return _OWNER or _owners()
+
+
 def owner(block_id: str) -> str:
     """The side that moves and fights with a block (grey blocks: the Christians, 10.12)."""
     return (_OWNER or _owners())[block_id]
 
 
 _UNSET = object()
-
-
-def peek(state: State, key: str) -> Any:
-    """``state[key]`` for a read that changes nothing: during an apply, a key of the state
-    the step has not changed yet is then not copied for the look (engine.granada._StepState)."""
-    if state.__class__ is dict:
-        return state[key]
-    value = dict.get(state, key, _UNSET)   # what the step holds already, else the input's
-    return value if value is not _UNSET else state._src[key]  # type: ignore[attr-defined]
 
 
 def block(state: State, block_id: str) -> dict[str, Any]:
@@ -275,101 +274,6 @@ def log_private(state: State, side: str, text: str) -> None:
 
 # ---------------------------------------------------------------- blocks and units
 
-# While a read-only query runs on a state (the legal actions of a step: engine.granada
-# ``_frame_actions``, and apply's check of the order against them, before its copy), its
-# location index is computed once instead of once per helper (issue 15). The memo is a
-# [state, index] pair that only that very state object hits, and the state cannot change
-# during the query (the legal actions are a pure function of the state); callers never
-# mutate the index. Another thread replacing the current pair only causes misses.
-_MEMO: list[Any] | None = None
-
-
-class frozen_index:
-    """``with frozen_index(state): ...`` memoises :func:`by_location` of ``state`` inside."""
-
-    __slots__ = ("state", "saved", "index")
-
-    def __init__(self, state: State) -> None:
-        self.state = state
-        self.index: dict[str, list[str]] | None = None   # after the block: what it computed
-
-    def __enter__(self) -> None:
-        global _MEMO
-        self.saved = _MEMO
-        if self.saved is None or self.saved[0] is not self.state:
-            _MEMO = [self.state, None]
-
-    def __exit__(self, *exc: object) -> None:
-        global _MEMO
-        if _MEMO is not None and _MEMO[0] is self.state:
-            self.index = _MEMO[1]
-        _MEMO = self.saved
-
-
-def by_location(state: State) -> dict[str, list[str]]:
-    """loc -> block ids there (map locations, boxes and sea zones alike), in id order."""
-    memo = _MEMO
-    if memo is not None and memo[0] is state:
-        index: dict[str, list[str]] | None = memo[1]
-        if index is None:
-            index = memo[1] = _by_location(state)
-        return index
-    if state.__class__ is not dict:
-        # an apply's step state: the index of its input (listed just before) serves as long
-        # as no block the step reached has left the place it had there (issue 33)
-        base = getattr(state, "base_index", None)
-        if base is not None and _placement_kept(state):
-            return base
-    return _by_location(state)
-
-
-def _placement_kept(state: State) -> bool:
-    blocks = dict.get(state, "blocks")
-    if blocks is None:
-        return True                  # no record reached yet
-    kept = getattr(blocks, "placement_kept", None)
-    return kept is not None and bool(kept())
-
-
-# The indexes of the placements seen last, most recent first: the same placement comes back
-# at every step (the legal actions of a state, then apply's checks) and between most steps
-# only a few blocks move, so the tuple of the blocks' locations is a cheap, exact key. It is
-# compared with a few recent ones (equal tuples of the same strings compare at C speed, and
-# unequal ones stop at their first difference) rather than hashed: hashing the two tuples
-# of a dict key was a quarter of this function (issue 33).
-_RECENT: list[tuple[tuple[str, ...], tuple[str, ...], dict[str, list[str]]]] = []
-_RECENT_SIZE = 8
-_LOC = operator.itemgetter("loc")
-
-
-def _by_location(state: State) -> dict[str, list[str]]:
-    # peek and dict.values: a read-only scan, for which apply copies nothing; map(itemgetter)
-    # builds the key at C speed (a comprehension was half of this function)
-    blocks = peek(state, "blocks")
-    locs = tuple(map(_LOC, dict.values(blocks)))
-    recent = _RECENT
-    ids: tuple[str, ...] | None = None
-    for i, (seen_ids, seen_locs, out) in enumerate(recent):
-        if seen_locs == locs:
-            if ids is None:
-                ids = tuple(blocks)
-            if seen_ids == ids:
-                if i:
-                    recent.insert(0, recent.pop(i))
-                return out
-    if ids is None:
-        ids = tuple(blocks)
-    out = {}
-    for bid, loc in zip(ids, locs):
-        if loc in out:
-            out[loc].append(bid)
-        else:
-            out[loc] = [bid]
-    recent.insert(0, (ids, locs, out))
-    del recent[_RECENT_SIZE:]
-    return out
-
-
 def blocks_at(state: State, loc: str, side: str | None = None,
               index: dict[str, list[str]] | None = None) -> list[str]:
     """Blocks at a map location (not counting carried blocks at sea), optionally of one side."""
@@ -403,7 +307,9 @@ def disks_at(state: State, loc: str) -> list[str]:
 
 def units_at(state: State, loc: str, side: str, index: dict[str, list[str]] | None = None) -> int:
     """Number of ``side``'s units at a location: blocks plus (Muslim) disks (8.7.4)."""
-    n = len(blocks_at(state, loc, side, index))
+    # len(blocks_at(...)), counted at C speed without the list of ids
+    ids = (index if index is not None else by_location(state)).get(loc, ())
+    n = list(map((_OWNER or _owners()).__getitem__, ids)).count(side)
     if side == "muslim":
         n += len(disks_at(state, loc))
     return n
@@ -531,15 +437,23 @@ def settle_location(state: State, loc: str, index: dict[str, list[str]] | None =
     * Christians alone at Granada while the Nasrid Palace Guard box holds blocks change
       nothing: the guard appears when the battle is declared (10.10, :func:`guard_defends`).
     """
-    locs = data().locations
     idx = index if index is not None else by_location(state)
-    ids = idx.get(loc, [])
-    white_out = white_in = grey = 0
-    black_out = black_in = 0
     # looks first (peek, dict.__getitem__): during apply, a record, the control or the castle
     # pieces are copied only when this location really changes them (issue 33: settle()
     # runs over every location after each Combat Phase)
-    records = peek(state, "blocks")
+    _settle(state, loc, idx, peek(state, "blocks"), peek(state, "control"), peek(state, "castle"),
+            len(disks_at(state, loc)), data().locations[loc])
+
+
+def _settle(state: State, loc: str, idx: dict[str, list[str]], records: dict[str, Any],
+            control: dict[str, Any], castle: dict[str, Any], disks: int, L: Any) -> None:
+    """:func:`settle_location` with what it looks at given (:func:`settle` looks once for
+    every location): the records, control and castle pieces as :func:`peek` gives them (a
+    location's own pieces are the same in the input and in the step's copy), the number of
+    disks there and the location's data."""
+    ids = idx.get(loc, [])
+    white_out = white_in = grey = 0
+    black_out = black_in = 0
     comps = data().blocks
     for bid in ids:
         rec = dict.__getitem__(records, bid)
@@ -555,14 +469,11 @@ def settle_location(state: State, loc: str, index: dict[str, list[str]] | None =
             white_in += 1
         else:
             white_out += 1
-    black_in += len(disks_at(state, loc))
+    black_in += disks
     chris = white_out + white_in + grey
     mus = black_out + black_in
-    L = locs[loc]
     if chris and not mus and guard_defends(state, loc, "christian", idx):
         return                  # Granada is attacked, not taken: the guard will appear (10.10)
-    control = peek(state, "control")
-    castle = peek(state, "castle")
     if chris and not mus:
         if white_out + white_in:
             _put(state, control, "control", loc, "christian")
@@ -628,12 +539,18 @@ def pass_through(state: State, loc: str, side: str, grey: bool,
 def settle(state: State) -> None:
     """settle_location for every map location."""
     idx = by_location(state)
-    disks = set(peek(state, "disks").values())
-    locations = data().locations
-    for loc in locations:
+    disks = peek(state, "disks")
+    on = set(disks.values())
+    # looked at once for every location (settle_location looks for one)
+    records, control, castle = peek(state, "blocks"), peek(state, "control"), peek(state, "castle")
+    counts: dict[str, int] = {}
+    for d in DISKS:
+        where = disks.get(d)
+        counts[where] = counts.get(where, 0) + 1
+    for loc, L in data().locations.items():
         # a location nobody stands at changes only its castle (settle_location's last case)
-        if loc in idx or loc in disks or locations[loc].castle:
-            settle_location(state, loc, idx)
+        if loc in idx or loc in on or L.castle:
+            _settle(state, loc, idx, records, control, castle, counts.get(loc, 0), L)
 
 
 # ---------------------------------------------------------------- cards
@@ -719,11 +636,14 @@ def draw_naval(state: State) -> str | None:
     return card
 
 
+@functools.cache
 def card_name(card_id: str) -> str:
+    """A card's name and id (static data, in log lines)."""
     c = data().cards[card_id]
     return f"{c.name} ({card_id})"
 
 
+@functools.cache
 def card_choice(card_id: str) -> str:
     """A card in a menu entry: its name with what is printed on it besides (bid number, naval
     value or evade arrow, trumpet) and its id, ``Castile (bid 2, naval 1, C10)``. Two cards of

@@ -17,7 +17,6 @@ Muslims win ties.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from engine.api import State
@@ -116,24 +115,33 @@ def declare(state: State, winner: str | None, reason: str) -> None:
     st.log(state, f"Game over: {winner.capitalize() if winner else 'nobody'} wins — {reason}.")
 
 
-@functools.cache
+_ROYALS: tuple[str, ...] = ()
+
+
 def _royals() -> tuple[str, ...]:
     """Ferdinand's and Isabella's block ids (static data, looked up after every step)."""
-    return tuple(b for b, blk in st.data().blocks.items() if blk.special in ("ferdinand", "isabella"))
+    global _ROYALS
+    _ROYALS = tuple(b for b, blk in st.data().blocks.items() if blk.special in ("ferdinand", "isabella"))
+    return _ROYALS
 
 
 def check_instant(state: State) -> None:
     """2.1, checked after every step."""
     if state.get("result") is not None:
         return
-    if st.peek(state, "castle").get("granada") == "christian":
+    peek = st.peek
+    if peek(state, "castle").get("granada") == "christian":
         declare(state, "christian", "the Alhambra castle in Granada has fallen (2.1)")
         return
-    royals = _royals()
-    blocks = st.peek(state, "blocks")
+    royals = _ROYALS or _royals()
+    if not royals:
+        return
+    blocks = peek(state, "blocks")
     # dict.__getitem__: a read, which need not copy apply's copy-on-access records
-    if royals and all(dict.__getitem__(blocks, b)["loc"] == "eliminated" for b in royals):
-        declare(state, "muslim", "Ferdinand and Isabella have both been eliminated (2.1)")
+    for b in royals:
+        if dict.__getitem__(blocks, b)["loc"] != "eliminated":
+            return
+    declare(state, "muslim", "Ferdinand and Isabella have both been eliminated (2.1)")
 
 
 def final_score(state: State) -> None:

@@ -145,3 +145,57 @@ def test_every_copy_left_out_of_a_menu_does_what_the_listed_one_does(seed: int, 
             checked += 1
         state = g.apply(state, role, pick.choice(g.actions(state, role)))
     assert checked > 0
+
+
+def _by_definition(state: dict[str, Any], a: str, b: str) -> bool:
+    """interchangeable as first written (issue 38): the whole position with the two ids
+    swapped, compared with the position."""
+    if a == b:
+        return True
+    printed = alike._printed(a)
+    if printed is None or printed != alike._printed(b):
+        return False
+    blocks = state.get("blocks", {})
+    if blocks.get(a) != blocks.get(b) or alike._noted(state, a) != alike._noted(state, b):
+        return False
+    return alike._same_swapped(state, a, b)
+
+
+@pytest.mark.parametrize(("seed", "options"), [(7, {}), (8, {"all": True})])
+def test_the_quick_interchangeable_answers_as_the_definition(seed: int, options: dict[str, Any]) -> None:
+    """interchangeable compares the swapped position part by part without building it (issue
+    33); over random games it answers as the whole swapped copy does, for every two pieces of
+    one face (blocks at one place, fleets, cards in hand), including pairs it must refuse."""
+    state = g.setup(seed, options)
+    pick = random.Random(seed)
+    answers: set[bool] = set()
+    for step in range(600):
+        if g.result(state) is not None:
+            break
+        if step % 7 == 0:
+            faces: dict[Any, list[str]] = {}
+            for piece in [*state["blocks"], *state["hands"]["christian"], *state["hands"]["muslim"]]:
+                faces.setdefault(alike._printed(piece), []).append(piece)
+            for same in faces.values():
+                for i, a in enumerate(same):
+                    for b in same[i + 1:]:
+                        quick = alike.interchangeable(state, a, b)
+                        assert quick == _by_definition(state, a, b), (step, a, b)
+                        answers.add(quick)
+        role = next(r for r in g.active(state) if g.actions(state, r))
+        state = g.apply(state, role, pick.choice(g.actions(state, role)))
+    assert answers == {True, False}
+
+
+def test_a_fleet_carrying_one_of_two_twins_tells_them_apart() -> None:
+    """A part of the position that names one id only (a carried block's fleet) is no swap of
+    itself: the quick check finds it where the swapped copy would."""
+    s = g.setup(1, {})
+    fleets = [b for b in s["blocks"] if D.blocks[b].fleet and D.blocks[b].side == "christian"]
+    same = next((a, b) for i, a in enumerate(fleets) for b in fleets[i + 1:]
+                if alike._printed(a) == alike._printed(b) and s["blocks"][a] == s["blocks"][b])
+    rider = next(b for b in s["blocks"] if not D.blocks[b].fleet and D.blocks[b].side == "christian")
+    assert alike.interchangeable(s, *same) == _by_definition(s, *same)
+    s["blocks"][rider]["carried_by"] = same[0]
+    assert not alike.interchangeable(s, *same)
+    assert not _by_definition(s, *same)
