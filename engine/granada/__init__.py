@@ -157,19 +157,17 @@ def _list(state: State, role: str) -> tuple[list[Action], list[Action]]:
         else:
             frame = stack[-1]
             mod = _LOADED.get(frame["module"]) or st.handler(frame)
-            if role not in mod.active(state, frame):
-                acts = []
-            else:
-                # st.frozen_index, inline (a call and a context manager less per listing):
-                # the location index is computed once for the whole query
-                saved = placement._MEMO
-                memo = saved if saved is not None and saved[0] is state else [state, None]
-                placement._MEMO = memo
-                try:
-                    acts = mod.actions(state, role, frame)
-                finally:
-                    placement._MEMO = saved
-                index = memo[1]
+            # st.frozen_index, inline (a call and a context manager less per listing): the
+            # location index is computed once for the whole query, who acts included (a
+            # Combat Phase asks for its pending battles there too)
+            saved = placement._MEMO
+            memo = saved if saved is not None and saved[0] is state else [state, None]
+            placement._MEMO = memo
+            try:
+                acts = mod.actions(state, role, frame) if role in mod.active(state, frame) else []
+            finally:
+                placement._MEMO = saved
+            index = memo[1]
     acts, shown = alike.one_per_effect(state, acts)
     _LEGAL_MEMO[role] = (state, _stamp(state), acts, list(map(dict.copy, acts)), index, shown)
     return acts, shown

@@ -190,16 +190,19 @@ def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[A
             idx = st.by_location(state)
             blocks = state["blocks"]
             own = st.owners()
-            activated = frame["activated"]
+            # a set: under total movement a dozen places are activated, and a list's
+            # membership test for each of the map's places was a fifth of this menu (issue 33)
+            activated = set(frame["activated"])
             # the places where blocks stand, in the map's id order
             for loc, label in _activations():
                 there = idx.get(loc)
                 if there is None or loc in activated:
                     continue
                 for b in there:
+                    if own[b] != side:
+                        continue      # (the record is looked up for the side's blocks only)
                     rec = blocks[b]
-                    if own[b] == side and not rec["moved"] and not rec["fresh"] \
-                            and (rec["carried_by"] is None or rec["inside"]):
+                    if not rec["moved"] and not rec["fresh"] and (rec["carried_by"] is None or rec["inside"]):
                         # movable (not inside), or inside a castle and free to leave it
                         acts.append({"type": "activate", "loc": loc, "label": label})
                         break

@@ -134,11 +134,24 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
     idx = st.by_location(state)
     if mode is None and not frame["land_done"]:
         factions = sorted({fac for b in land if (fac := d.blocks[b].faction)})
+        # whether each place is friendly, worked out once for every faction's question (the
+        # factions' recruitment places overlap; issue 33): only whether one is, is asked
+        friendly: dict[str, bool] = {}
+
+        def any_friendly(faction: str | None) -> bool:
+            for loc in _recruitment_locations(side, faction):
+                ok = friendly.get(loc)
+                if ok is None:
+                    ok = friendly[loc] = friendly_location(state, loc, side, idx)
+                if ok:
+                    return True
+            return False
+
         for f in factions:
-            if eligible(state, side, f, idx):
+            if any_friendly(f):
                 acts.append({"type": "muster_faction", "faction": f,
                              "label": f"Muster {f.replace('_', ' ').title()} blocks, shown (7.2)"})
-        if eligible(state, side, None, idx):
+        if any_friendly(None):
             for b in land:
                 acts.append({"type": "muster_single", "block": b,
                              "label": f"Muster {st.block_name(b)} alone, unseen (7.2)"})
