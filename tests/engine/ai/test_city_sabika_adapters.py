@@ -129,9 +129,24 @@ def test_granada_city_payments_follow_the_plan_and_long_lists_are_narrowed() -> 
         places = [a for a in legal if a["type"] == "position"]
         if len(places) > city_ai.NARROW:
             assert len([a for a in kept if a["type"] == "position"]) == city_ai.NARROW
-            assert {a["type"] for a in kept} == kinds
+            assert {a["type"] for a in kept} == kinds - {"back"}
             narrowed += 1
     assert paid and narrowed, (paid, narrowed)
+
+
+def test_granada_city_never_searches_going_back() -> None:
+    """Going back undoes a choice of the same turn: the tree never spends iterations on it
+    (the search picked it in games it lost, ending where it began)."""
+    module = engine.get("granada_city")
+    backs = 0
+    for state, role in CITY[:-1]:
+        legal = default_candidates(module, state, role)
+        kept = city_ai.candidates(module, state, role)
+        assert kept and all(a in legal for a in kept)
+        if len(legal) > 1:
+            assert all(a["type"] != "back" for a in kept)
+        backs += any(a["type"] == "back" for a in legal)
+    assert backs
 
 
 def test_sabika_never_searches_going_back() -> None:
