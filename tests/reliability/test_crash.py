@@ -201,7 +201,7 @@ class Table:
         """One player clicks one choice of a prompt: mostly the prompt of the move the game
         is at, sometimes an older one (which the bot must refuse as stale)."""
         infos: dict[int, GameInfo] = {}
-        offers: list[tuple[bool, Message, int]] = []
+        offers: list[tuple[bool, Message, int, list[tuple[str, str | None]]]] = []
         for msg in list(self.si.messages.values()):
             if msg.deleted or not self.private(msg):
                 continue
@@ -220,14 +220,16 @@ class Table:
                     seat = info.seat(role)
                     fresh = (version == info.version and role in info.active and seat is not None
                              and seat.user_id == user)
-                    offers.append((fresh, msg, user))
+                    offers.append((fresh, msg, user, options))
         fresh = [o for o in offers if o[0]]
         if not fresh:
             await self.ask_status()
             return None
         pool = fresh if self.rng.random() < 0.9 else offers
-        _, msg, user = self.rng.choice(pool)
-        cid, value = self.rng.choice(choices_of(msg))
+        # The choices as the player saw them: the bot may have edited the message since (the
+        # awaits above), and a click on what it took away is refused like any stale one.
+        _, msg, user, options = self.rng.choice(pool)
+        cid, value = self.rng.choice(options)
         try:
             inter = await self.si.click(user, msg.id, cid, [value] if value else None)
         except LookupError:
