@@ -229,6 +229,17 @@ def _part_delta(old: _Part, new: _Part) -> dict[str, Any]:
     return {"=": new.value}
 
 
+def kept_prefix(old: list[Any], new: list[Any]) -> int:
+    """How many first items ``new`` keeps of ``old`` (:func:`same_text`): a list that grew or
+    changed at its end is written in a delta as that count and its new tail."""
+    keep = 0
+    for a, b in zip(old, new, strict=False):
+        if not same_text(b, a):
+            break
+        keep += 1
+    return keep
+
+
 def _large(value: Any) -> bool:
     return (value.__class__ is list or value.__class__ is dict) and len(value) >= _ITEMISED
 
@@ -238,11 +249,7 @@ def _value_delta(old: Any, new: Any) -> dict[str, Any]:
     list that kept its first items is cut and extended, a dict's changed items are replaced,
     anything else replaced whole, as :func:`_part_delta` does with the items' texts."""
     if old.__class__ is list and new.__class__ is list:
-        keep = 0
-        for a, b in zip(old, new, strict=False):
-            if not same_text(b, a):
-                break
-            keep += 1
+        keep = kept_prefix(old, new)
         return {"[": keep, "+": new[keep:]} if keep else {"=": new}
     if old.__class__ is dict and new.__class__ is dict:
         keys = {k: {"=": v} for k, v in new.items() if k not in old or not same_text(v, old[k])}

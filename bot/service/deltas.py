@@ -12,7 +12,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from bot.models import dumps, loads
-from bot.service.canon import Canonical, by_parts, same_text
+from bot.service.canon import Canonical, by_parts, kept_prefix, same_text
 
 SNAPSHOT_EVERY = 32
 """Moves between two snapshots of a game's whole state (issue 13): the moves in between store
@@ -58,11 +58,7 @@ def _delta(old: Any, new: Any) -> dict[str, Any] | None:
             return None
         return {"{": keys, "-": gone} if gone else {"{": keys}
     if old.__class__ is list and new.__class__ is list:
-        keep = 0
-        for a, b in zip(old, new, strict=False):
-            if not same_text(a, b):
-                break
-            keep += 1
+        keep = kept_prefix(old, new)
         if keep == len(old) == len(new):
             return None
         if keep:
