@@ -62,9 +62,19 @@ EASY_VS_RANDOM = "easy_vs_random"
 EASY_VS_RANDOM_GAMES = 200
 """Games in all of ``easy_vs_random`` (issues 9 and 10), whatever the number of seats."""
 AI_TARGETS = {"normal": 0.80, "hard": 0.90, EASY_VS_RANDOM: 0.80}
-SET_TARGETS: dict[str, dict[str, float]] = {"sabika[players=1]": {"easy": 0.30, "normal": 0.50, "hard": 0.70}}
-"""Targets of a set with options, by its name (:func:`set_name`), where they differ from
-``AI_TARGETS`` (issue 31: Sabika solo against Yusuf)."""
+SET_TARGETS: dict[str, dict[str, float]] = {"sabika[players=1]": {"easy": 0.30, "normal": 0.50, "hard": 0.70},
+                                             "granada_city": {"normal": 0.60, "hard": 0.70}}
+"""Targets of a set by its name (:func:`set_name`), where they differ from ``AI_TARGETS``
+(issue 31: Sabika solo against Yusuf; Dirk Henn's Granada, where against two ``easy`` an even
+share is a third). A set with options has no target unless it is named here."""
+
+
+def win_target(name: str, level: str, given: bool) -> float | None:
+    """The win rate a set must reach: its own (``SET_TARGETS``), else the level's, but none for
+    a set with options (``given``) not named there (its share of an even game is unknown)."""
+    return SET_TARGETS.get(name, {}).get(level, None if given else AI_TARGETS.get(level))
+
+
 EASY = "easy"
 """The built-in player measured against a game's own automaton (Yusuf in solo Sabika): only
 where the player holds the one seat, or its opponents would be itself."""
@@ -466,7 +476,7 @@ def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None
             rate = points / len(done)
             by_side = {r: {"wins": sum(1 for g in done if g["ai_role"] == r and g["winners"] == [r]),
                            "games": sum(1 for g in done if g["ai_role"] == r)} for r in roles}
-            target = SET_TARGETS.get(name, {}).get(level) if given else AI_TARGETS.get(level)
+            target = win_target(name, level, bool(given))
             line: dict[str, Any] = {"name": f"ai.winrate.{name}.{level}", "unit": "fraction",
                                     "rate": round(rate, 4), "ci95": [round(low, 4), round(high, 4)],
                                     "wins": wins, "shared": shared, "draws": draws, "games": len(done),

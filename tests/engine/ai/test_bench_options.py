@@ -111,3 +111,14 @@ def test_the_speed_probe_replays_a_set_with_its_options() -> None:
                              decisions=ai_sets.PROBE_DECISIONS)
     assert replay["steps"] == ai_sets.PROBE_DECISIONS == len(replay["think"])
     assert 0.0 < ai_sets.machine_speed(base) < float("inf")
+
+
+def test_each_set_is_judged_against_its_own_target() -> None:
+    """Issue 31's targets: against two ``easy`` in Dirk Henn's Granada an even share is a third,
+    so its levels must reach 0.6 and 0.7, not the two-player games' 0.8 and 0.9."""
+    assert ai_sets.win_target("granada_city", "normal", False) == 0.6
+    assert ai_sets.win_target("granada_city", "hard", False) == 0.7
+    assert ai_sets.win_target("granada_city", ai_sets.EASY_VS_RANDOM, False) == 0.8
+    assert ai_sets.win_target("sabika", "normal", False) == 0.8
+    assert ai_sets.win_target("sabika[players=1]", "normal", True) == 0.5
+    assert ai_sets.win_target("granada_city[players=4]", "normal", True) is None
