@@ -287,9 +287,12 @@ def rank(module: GameModule, state: State, role: str, seed: int, actions: list[A
 # Since the evaluation plays a cut-off turn to its end (:func:`_turn_end`, 28 Nov 2026), with
 # playouts of 8 steps: 12 games of ``alcazaba bench --ai`` (one worker, the machine shared
 # with other work) at 44 iterations took a median 0.39 s of CPU a decision (p95 0.83 s, 1,020
-# decisions), some 19 ms an iteration at the p95, so the counts are 38 (normal, p95 about
-# 0.72 s) and 150 (hard, p95 about 2.8 s): engine.ai SECONDS. ``alcazaba bench --ai`` reports
-# the real figure (ai.think_s.granada_city.<level>).
+# decisions), some 19 ms an iteration at the p95, so the counts are 38 (normal) and 150
+# (hard). Measured at 38 in the same way, 18 games took a median 0.40 s (p95 0.84 s, 1,550
+# decisions): the p95 did not follow the iterations down (the machine's load, and the turn's
+# end played in every evaluation, weigh as much), so normal is still over its 0.75 s p95 there
+# (engine.ai SECONDS). ``alcazaba bench --ai`` reports the real figure
+# (ai.think_s.granada_city.<level>).
 # The root widens half as fast as the default (widen 1.0: some 7 options at normal's 38
 # iterations instead of 13), so each option tried gets enough samples to be judged; the search
 # leaves the built-in player's choice only for a gain of more than ``margin`` in the chance
