@@ -157,10 +157,43 @@ def expected(state: State) -> dict[str, float]:
             for r in state["roles"]}
 
 
+TURN_END = 16
+"""At most how many steps :func:`evaluate` plays to finish the turn a playout was cut off in."""
+
+
+def _turn_end(state: State) -> State:
+    """``state`` with the turn in progress played to its end by the playout policy.
+
+    A playout cut off in the middle of a turn would be judged with money taken but not yet
+    the building it pays for, or with a purchase not yet paid; judged only at the boundary
+    between two turns, every player's position is complete (the policy's seeds come from the
+    position itself, so the evaluation stays a function of the state)."""
+    from engine import granada_city as game  # the rules' module (engine.ai must not import it at load)
+
+    turn = state["turn"]
+    if turn is None or state["stage"] == "over" or (not turn["actions"] and not turn["bought"]
+                                                    and state["pending"] is None and state["stage"] == "play"):
+        return state
+    number = turn["number"]
+    for step in range(TURN_END):
+        if game.result(state) is not None or state["turn"] is None or state["turn"]["number"] != number:
+            break
+        active = list(game.active(state))
+        if not active:
+            break
+        mover = active[0]
+        state = game.apply(state, mover, playout(game, state, mover, number * 31 + step))  # type: ignore[arg-type]
+    return state
+
+
 def evaluate(state: State) -> dict[str, float]:
     """Each player's chance of winning: a softmax of the expected final scores, whose
     temperature is what the fit leaves unexplained at this point of the game (a Gumbel of
-    that standard deviation: scale sd * sqrt(6) / pi), so it sharpens as the bag empties."""
+    that standard deviation: scale sd * sqrt(6) / pi), so it sharpens as the bag empties.
+    A position in the middle of a turn is first played to the turn's end (:func:`_turn_end`)."""
+    state = _turn_end(state)
+    if (res := _result(state)) is not None:
+        return res
     expect = expected(state)
     spread = max(1.0, _fit(_drawn(state))[4] * math.sqrt(6.0) / math.pi)
     top = max(expect.values())
@@ -169,6 +202,19 @@ def evaluate(state: State) -> dict[str, float]:
     weights = {r: math.exp((expect[r] - top) / spread) for r in state["roles"]}
     total = sum(weights.values())
     return {r: weights[r] / total for r in state["roles"]}
+
+
+def _result(state: State) -> dict[str, float] | None:
+    """The finished game's score (a shared win 1/k), None while it goes on."""
+    from engine import granada_city as game
+
+    res = game.result(state)
+    if res is None:
+        return None
+    winners = res.get("winners") or ([res["winner"]] if res.get("winner") else [])
+    if not winners:
+        return {r: 1.0 / len(state["roles"]) for r in state["roles"]}
+    return {r: 1.0 / len(winners) if r in winners else 0.0 for r in state["roles"]}
 
 
 NARROW = 4
@@ -237,17 +283,20 @@ def rank(module: GameModule, state: State, role: str, seed: int, actions: list[A
 # cores, 27 Nov 2026): CPU time (time.process_time) of the searched decisions of red's seat in
 # a 3-player game against two easy players (seed 7, each ai.choose_with_stats timed). With
 # the built-in player in the playouts 40 iterations took a median 0.41 s (p95 0.86 s); with
-# the playout policy above (no rebuilding) 0.28 s (p95 0.40 s), some 7 ms an iteration. 56
-# iterations (normal) then took a median 0.36 s (p95 0.44 s, 30 decisions) and 224 (hard)
-# 1.30 s (p95 1.45 s, 15 decisions). Over whole games the decisions cost more (the cities
-# grow): 9 games of ``alcazaba bench --ai`` at 56 iterations took a median 0.62 s of CPU (p95
-# 1.00 s, 1,002 decisions, three such runs at once on the busy machine), so the counts are 48
-# (normal) and 176 (hard), about 0.53 s and 1.9 s there and less on a quiet machine: engine.ai
-# SECONDS. ``alcazaba bench --ai`` reports the real figure (ai.think_s.granada_city.<level>).
-# The root widens half as fast as the default (widen 1.0: some 7 options at normal's 48
-# iterations instead of 14), so each option tried gets enough samples to be judged; the search
+# the playout policy above (no rebuilding) 0.28 s (p95 0.40 s), some 7 ms an iteration.
+# Since the evaluation plays a cut-off turn to its end (:func:`_turn_end`, 28 Nov 2026), with
+# playouts of 8 steps: 12 games of ``alcazaba bench --ai`` (one worker, the machine shared
+# with other work) at 44 iterations took a median 0.39 s of CPU a decision (p95 0.83 s, 1,020
+# decisions), some 19 ms an iteration at the p95, so the counts are 38 (normal) and 150
+# (hard). Measured at 38 in the same way, 18 games took a median 0.40 s (p95 0.84 s, 1,550
+# decisions): the p95 did not follow the iterations down (the machine's load, and the turn's
+# end played in every evaluation, weigh as much), so normal is still over its 0.75 s p95 there
+# (engine.ai SECONDS). ``alcazaba bench --ai`` reports the real figure
+# (ai.think_s.granada_city.<level>).
+# The root widens half as fast as the default (widen 1.0: some 7 options at normal's 38
+# iterations instead of 13), so each option tried gets enough samples to be judged; the search
 # leaves the built-in player's choice only for a gain of more than ``margin`` in the chance
 # of winning.
 ADAPTER = Adapter(canonical=canonical, evaluate=evaluate, candidates=candidates, playout=playout, rank=rank,
-                  budgets={"normal": Budget(iterations=48, depth=10, widen=1.0, deep=1.0, margin=0.04),
-                           "hard": Budget(iterations=176, depth=10, widen=1.0, deep=1.0, margin=0.03)})
+                  budgets={"normal": Budget(iterations=38, depth=8, widen=1.0, deep=1.0, margin=0.04),
+                           "hard": Budget(iterations=150, depth=8, widen=1.0, deep=1.0, margin=0.03)})

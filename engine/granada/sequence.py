@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.api import Action, RuleError, State
-from engine.granada import extras, movement, special, victory
+from engine.granada import extras, movement, placement, special, victory
 from engine.granada import state as st
 
 RULE = "6.1"
@@ -285,8 +285,25 @@ def pending_battles(state: State, side: str, done: list[str] | None = None) -> l
     return out
 
 
+# The answer of the listing under way: a listing of a Combat Phase asks who acts and then
+# for the actions, and both want the pending battles (issue 33). It is keyed on the location
+# memo of that listing (placement._MEMO, a new list per listing, held here so that its id
+# cannot pass to another): a later listing, even of the same state object, computes afresh.
+_PENDING: tuple[Any, ...] | None = None
+
+
 def _pending(state: State, frame: dict[str, Any]) -> list[str]:
-    return pending_battles(state, frame["side"], frame["done"])
+    global _PENDING
+    memo = placement._MEMO
+    if memo is None or memo[0] is not state:
+        return pending_battles(state, frame["side"], frame["done"])
+    hit = _PENDING
+    if hit is not None and hit[0] is memo and hit[1] is frame:
+        found: list[str] = hit[2]
+        return found
+    out = pending_battles(state, frame["side"], frame["done"])
+    _PENDING = (memo, frame, out)    # replaced whole: another thread only misses
+    return out
 
 
 def _declare(state: State, frame: dict[str, Any], loc: str) -> None:

@@ -211,3 +211,17 @@ def test_dirk_takes_no_share_of_the_chances() -> None:
     assert state["dirk"]
     chances = city_ai.evaluate(state)
     assert set(chances) == {"red", "blue"} and sum(chances.values()) == pytest.approx(1.0)
+
+
+def test_granada_city_evaluation_judges_a_turn_only_at_its_end() -> None:
+    """A playout cut off in the middle of a turn (money being taken, a purchase being paid or
+    placed) is played to the turn's end before it is judged; a position between two turns is
+    judged as it is."""
+    middle = [s for s, _ in CITY[:-1] if s["turn"]["actions"] or s["turn"]["bought"] or s["pending"] is not None]
+    between = [s for s, _ in CITY[:-1] if s not in middle and s["stage"] == "play"]
+    assert middle and between
+    for state in middle[:20]:
+        ended = city_ai._turn_end(state)
+        assert ended["result"] is not None or ended["turn"]["number"] == state["turn"]["number"] + 1
+        assert city_ai.evaluate(state) == city_ai.evaluate(ended)
+    assert city_ai._turn_end(between[0]) is between[0]
