@@ -24,7 +24,7 @@ import math
 
 from engine import players
 from engine.ai.adapters import Adapter, Budget, default_candidates
-from engine.ai.search import chosen_first, policy_step
+from engine.ai.search import chosen_first, outcome, policy_step
 from engine.api import Action, GameModule, State, clone, strip_label
 from engine.granada_city import player
 from engine.granada_city.city import longest_moat
@@ -191,9 +191,11 @@ def evaluate(state: State) -> dict[str, float]:
     temperature is what the fit leaves unexplained at this point of the game (a Gumbel of
     that standard deviation: scale sd * sqrt(6) / pi), so it sharpens as the bag empties.
     A position in the middle of a turn is first played to the turn's end (:func:`_turn_end`)."""
+    from engine import granada_city as game
+
     state = _turn_end(state)
-    if (res := _result(state)) is not None:
-        return res
+    if game.result(state) is not None:
+        return outcome(game, state, list(state["roles"]), ADAPTER)  # type: ignore[arg-type]
     expect = expected(state)
     spread = max(1.0, _fit(_drawn(state))[4] * math.sqrt(6.0) / math.pi)
     top = max(expect.values())
@@ -202,19 +204,6 @@ def evaluate(state: State) -> dict[str, float]:
     weights = {r: math.exp((expect[r] - top) / spread) for r in state["roles"]}
     total = sum(weights.values())
     return {r: weights[r] / total for r in state["roles"]}
-
-
-def _result(state: State) -> dict[str, float] | None:
-    """The finished game's score (a shared win 1/k), None while it goes on."""
-    from engine import granada_city as game
-
-    res = game.result(state)
-    if res is None:
-        return None
-    winners = res.get("winners") or ([res["winner"]] if res.get("winner") else [])
-    if not winners:
-        return {r: 1.0 / len(state["roles"]) for r in state["roles"]}
-    return {r: 1.0 / len(winners) if r in winners else 0.0 for r in state["roles"]}
 
 
 NARROW = 4
