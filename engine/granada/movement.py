@@ -292,13 +292,14 @@ def _stack_actions(state: State, frame: dict[str, Any], ms: dict[str, Any]) -> l
 
 def _joiners(state: State, at: str, side: str, in_stack: dict[str, Any]) -> list[str]:
     """The side's white blocks at ``at`` that may join the moving stack: not in it already and
-    :func:`movable` (one pass, without a call per block). The location index is asked only
-    here: a stack that can pick up no block lists its steps without it."""
+    :func:`movable` (one pass over the location index, without a call per block). The index
+    is asked only here: a stack that can pick up no block lists its steps without it."""
     blocks = state["blocks"]
     comps = st.data().blocks
+    own = st.owners()
     out = []
-    for b in st.blocks_at(state, at, side):
-        if b in in_stack:
+    for b in st.by_location(state).get(at, ()):
+        if own[b] != side or b in in_stack:
             continue
         rec = blocks[b]
         if not rec["moved"] and not rec["fresh"] and not rec["inside"] and rec["carried_by"] is None \
@@ -325,31 +326,47 @@ def _steps(frame: dict[str, Any], ms: dict[str, Any]) -> list[str]:
     7.3.1: no segment other blocks of the same initial location used earlier this turn;
     7.3.3-7.3.5: every block of the stack still has distance left for a road of that kind;
     10.10: the Nasrid Palace Guard stays in or next to Granada. What depends on the stack
-    alone is worked out once, then each road is checked against it."""
-    at = ms["at"]
-    infos = list(ms["blocks"].values())
+    alone (whether a main road, and whether another road, still fits every block) is worked
+    out once, then each road (static: :func:`_roads`) is checked against it."""
+    blocks = ms["blocks"]
+    infos = blocks.values()
+    size = len(blocks)
+    force = 1 if ms["force"] else 0
+    # allowance() of each block after one more road, main or not, without building its info
+    fit_main = fit_other = True
+    for info in infos:
+        n = 1 + (1 if info["lead"] else 0) + force - size_penalty(max(info["maxg"], size))
+        dist = info["dist"] + 1
+        if dist > min(MAX_MOVE, n):
+            fit_other = False
+            if not info["main"] or dist > min(MAX_MOVE, n + 1):
+                return []        # no road of either kind fits this block
     used = frame["segments"]
     barred: set[str] = set()
-    for info in infos:
-        barred.update(used.get(info["start"], ()))
-    size = len(infos)
-    force = ms["force"]
-
-    def fits(main: bool) -> bool:
-        # allowance() of each block after this road, without building its info anew
+    if used:
         for info in infos:
-            n = 1 + (1 if info["main"] and main else 0) + (1 if info["lead"] else 0) + (1 if force else 0)
-            if info["dist"] + 1 > min(MAX_MOVE, n - size_penalty(max(info["maxg"], size))):
-                return False
-        return True
+            barred.update(used.get(info["start"], ()))
+    hybrid_main = frame["side"] == "muslim" or ms["grey"]   # is_main, for "hybrid" roads
+    guard = not _guards().isdisjoint(blocks)
+    zone = _palace_zone()
+    out = []
+    for to, seg, kind in _roads(ms["at"]):
+        if (fit_main if kind == "main" or (kind == "hybrid" and hybrid_main) else fit_other) \
+                and seg not in barred and (not guard or to in zone):
+            out.append(to)
+    return out
 
-    by_kind = {True: fits(True), False: fits(False)}
-    side, grey = frame["side"], ms["grey"]
-    comps = st.data().blocks
-    guard = any(comps[b].special == "palace_guard" for b in ms["blocks"])
-    return [to for to, kind in st.data().adjacency.get(at, ())
-            if segment(at, to) not in barred and by_kind[is_main(kind, side, grey)]
-            and (not guard or to in _palace_zone())]
+
+@functools.cache
+def _roads(at: str) -> tuple[tuple[str, str, str], ...]:
+    """The roads from ``at`` in the map's order: (neighbour, segment, kind) (static data)."""
+    return tuple((to, segment(at, to), kind) for to, kind in st.data().adjacency.get(at, ()))
+
+
+@functools.cache
+def _guards() -> frozenset[str]:
+    """The Nasrid Palace Guard's block ids (static data)."""
+    return frozenset(b for b, blk in st.data().blocks.items() if blk.special == "palace_guard")
 
 
 def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> None:
