@@ -549,7 +549,15 @@ def _pay(state: State, frame: dict[str, Any], card: str) -> None:
 def _own_stack(frame: dict[str, Any]) -> dict[str, Any]:
     """The moving stack, copied before a change: apply copies a movement frame one level deep
     only (:data:`EDITS_BY_REPLACING`), so its stack may still be the input state's."""
-    ms: dict[str, Any] = st.deep_copy(frame["mstack"])
+    # a deep copy of its known shape (module docstring): the per-block records and the
+    # segments used are its only containers; the generic deep copy, a call per container,
+    # was the largest part of applying a step of a move (issue 33)
+    old = frame["mstack"]
+    ms: dict[str, Any] = old.copy()
+    ms["blocks"] = {bid: info.copy() for bid, info in old["blocks"].items()}
+    segs = old.get("segs")
+    if segs is not None:
+        ms["segs"] = {start: used[:] for start, used in segs.items()}
     frame["mstack"] = ms
     return ms
 
