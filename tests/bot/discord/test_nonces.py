@@ -73,7 +73,7 @@ def test_nonces_are_unique_within_discords_limit_over_every_id_and_kind_in_use()
                 seen[nonce] = ("t", tournament, round_no, kind)
                 assert nonces.parse(nonce) == ("t", (tournament, round_no), kind)
     for game in games:
-        for kind in with_fresh([nonces.MATCHED]):
+        for kind in with_fresh([nonces.MATCHED, nonces.LOBBY, nonces.OPENED]):
             nonce = nonces.game(game)(kind)
             assert len(nonce) <= 25, nonce
             assert nonce not in seen, (nonce, seen.get(nonce))
