@@ -13,10 +13,10 @@ into the next field), a separator, and a kind. Nothing else the bot sends carrie
   reminder or notice (the event: reminder, time out, claimable, waits, passed; the seat: the
   role's index, or ``z`` for the game's thread);
 * ``t`` + tournament id (13) + round (5) + ``.`` + kind: a round's post in the tournament's
-  thread (the standings after it, with the next round's pairings; round 0: the first
-  pairings, at the start);
+  thread (the standings after it, with the next round's pairings; round 0: the sign-up
+  message, the announcement in the channel, the first pairings, at the start);
 * ``g`` + game id (13) + ``.`` + kind: a post about a game in its parent channel (a match's
-  announcement, once its thread is open).
+  or a new game's announcement, once its thread is open), or its lobby message in its thread.
 
 Discord allows 25 characters: 15 for an outbox row's prefix leave 10 for the kind, 22 for a
 deadline's leave 3.
@@ -46,6 +46,9 @@ REMIND, EXPIRED, CLAIMABLE, WAITS, PASSED = "r", "x", "c", "w", "a"  # a deadlin
 STANDINGS = "s"        # a tournament round's standings (and the next round's pairings)
 PAIRINGS = "p"         # a tournament's first pairings (under round 0: before round 1)
 MATCHED = "m"          # a matched game's announcement in the channel its tickets came from
+LOBBY = "l"            # a game's lobby message, in its thread
+OPENED = "o"           # a game's announcement in its channel (/game new, a rematch); a tournament's
+SIGNUP = "j"           # a tournament's sign-up message (under round 0)
 
 
 def base36(n: int, width: int) -> str:
@@ -102,7 +105,7 @@ def tournament_round(tournament_id: int, round_no: int) -> Nonces:
 
 
 def game(game_pk: int) -> Nonces:
-    """The nonces of the posts about one game in its parent channel."""
+    """The nonces of the posts about one game in its parent channel, and of its lobby message."""
     return Nonces("g" + base36(game_pk, ID_WIDTH))
 
 

@@ -36,8 +36,8 @@ class LobbyCommands(ServiceCore):
     async def _wake_pages(self, session: AsyncSession) -> None:
         """PostgreSQL: NOTIFY the web pages' channel with this transaction's commit (the server
         sends it only if the transaction commits), as a step's commit does: a resignation, an
-        abort or a new seat holder changes no version, but what an open page shows (issue 30;
-        ``bot.web.live``). SQLite pages poll the games' change stamps instead."""
+        abort, a new seat holder or a new deadline changes no version, but what an open page
+        shows (issue 30; ``bot.web.live``). SQLite pages poll the games' change stamps instead."""
         if self.db.dialect.name == "postgresql":
             await session.execute(sa.text(f"NOTIFY {MOVES_CHANNEL}"))
 
@@ -163,9 +163,12 @@ class LobbyCommands(ServiceCore):
     async def set_schedule(self, game_pk: int, *, pace: str | None = None, deadline_at: datetime | None = None,
                            reminded_at: datetime | None = None, clear_deadline: bool = False) -> None:
         """Pace and deadline columns, for the scheduler. None keeps a value; ``clear_deadline``
-        empties deadline and reminder."""
+        empties deadline and reminder. A new pace or deadline is what an open web page shows
+        (the deadline is in its change stamp): the commit wakes the pages; a reminder alone
+        changes nothing they show."""
         async with self._write() as session:
             game = await self._game_row(session, game_pk, lock=True)
+            shown = (game.pace, game.deadline_at)
             if pace is not None:
                 game.pace = pace
             if clear_deadline:
@@ -175,6 +178,8 @@ class LobbyCommands(ServiceCore):
                 game.deadline_at = deadline_at
             if reminded_at is not None:
                 game.reminded_at = reminded_at
+            if (game.pace, game.deadline_at) != shown:
+                await self._wake_pages(session)
 
     async def start(self, game_pk: int, *, fill_with_bots: bool = False) -> GameInfo:
         """Open -> running once every role is seated (``fill_with_bots``: the built-in player

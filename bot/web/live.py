@@ -6,9 +6,9 @@ deadline) of every game some page watches, in one statement, and wakes the pages
 games that changed. Not the version alone: a resignation or an abort ends a game without a
 move. On SQLite it reads them twice a second (a change made by another process shows within
 a second); on PostgreSQL it also LISTENs to the channel that the commits of a step, a
-resignation, a forfeit, an abort and a substitution NOTIFY (``bot.service.transactions.MOVES_CHANNEL``),
-so it reads at once, and polls only every few seconds for the changes that do not notify
-(a seat taken before the start, a new deadline).
+resignation, a forfeit, an abort, a substitution and a new deadline NOTIFY
+(``bot.service.transactions.MOVES_CHANNEL``), so it reads at once, and polls only every few
+seconds for the changes that do not notify (a seat taken before the start).
 """
 
 from __future__ import annotations

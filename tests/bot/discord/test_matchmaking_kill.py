@@ -10,7 +10,9 @@ killed while it waits for the answer):
 
 * ``thread``: Discord made the thread, its answer never came back;
 * ``announcing``: the thread is made, the announcement not yet;
-* ``announced``: Discord posted the announcement, its answer never came back.
+* ``announced``: Discord posted the announcement, its answer never came back;
+* ``lobby``: Discord posted the lobby message in the thread, its answer never came back (so
+  its id was never stored).
 
 Started again, the game has one thread, the one stored for it, and the announcement, the
 lobby and each player's DMs were each sent exactly once. (The bot's process and its short
@@ -20,6 +22,7 @@ waits: tests/bot/discord/killing.py.)
 from __future__ import annotations
 
 import collections
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -33,13 +36,15 @@ pytestmark = pytest.mark.slow
 ANNOUNCEMENT = "🎯 Matchmaking"
 
 
-@pytest.mark.parametrize("kill_at", ["thread", "announcing", "announced"])
+@pytest.mark.parametrize("kill_at", ["thread", "announcing", "announced", "lobby"])
 async def test_the_bot_killed_while_opening_a_matched_game_opens_it_once(standin: StandIn, tmp_path: Path,
                                                                         kill_at: str) -> None:
     async with bot_process(standin, tmp_path) as run:
         h, si = run.h, run.h.si
         if kill_at == "thread":
             stall = si.stall("POST", rf"^/channels/{h.channel}/threads$", contains="#1", mode="after")
+        elif kill_at == "lobby":
+            stall = si.stall("POST", r"^/channels/\d+/messages$", contains="Seats:", mode="after")
         else:
             stall = si.stall("POST", rf"^/channels/{h.channel}/messages$", contains="Matchmaking",
                              mode="after" if kill_at == "announced" else "before")
@@ -50,9 +55,14 @@ async def test_the_bot_killed_while_opening_a_matched_game_opens_it_once(standin
         await run.restart()
         svc = run.service()
 
+        def lobby_stored() -> bool:
+            with sqlite3.connect(h.data_dir / "alcazaba.db") as conn:
+                row = conn.execute("SELECT lobby_message_id FROM discord_game WHERE game_pk = 1").fetchone()
+            return row is not None and row[0] is not None
+
         async def opened() -> bool:
             game = await svc.game(1)
-            return (game.status == "running" and game.thread_id is not None
+            return (game.status == "running" and game.thread_id is not None and lobby_stored()
                     and any(ANNOUNCEMENT in m.content for m in si.channel_messages(h.channel))
                     and all(h.dm_messages(u) for u in (h.alice, h.bob)))
 
@@ -66,5 +76,7 @@ async def test_the_bot_killed_while_opening_a_matched_game_opens_it_once(standin
         assert len(announced) == 1 and f"<#{game.thread_id}>" in announced[0], announced
         posts = collections.Counter(m.content for m in si.channel_messages(game.thread_id or 0))
         assert posts and all(n == 1 for n in posts.values()), posts
+        lobbies = [m for m in si.channel_messages(game.thread_id or 0) if "Seats:" in m.content]
+        assert len(lobbies) == 1, [m.content for m in lobbies]
         for user in (h.alice, h.bob):
             assert all(n == 1 for n in collections.Counter(m.content for m in h.dm_messages(user)).values())
