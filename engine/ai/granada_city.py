@@ -248,23 +248,62 @@ SKIPPED = ("rebuild", "back")
 tile's removal judged on the whole city) is most of the built-in player's time."""
 
 
+def _key(action: Action) -> tuple[tuple[str, object], ...]:
+    """An action's identity within one listing (its label aside): how :func:`rank` finds the
+    ratings the playout policy already gave the same state's steps."""
+    return tuple((k, v) for k, v in action.items() if k != "label")
+
+
+def _moves(state: State, role: str) -> list[Action]:
+    """The steps the playout policy chooses among, in the menu's order: the legal steps
+    without rebuilding and going back, or all of them when nothing else is legal.
+
+    The action menu is listed without its rebuilding checks (the rules' ``want``: which
+    tiles could be removed or exchanged, judged on the whole city, was a fifth of a
+    decision's time), since the policy would drop those steps anyway; only an empty menu
+    needs the full listing (then rebuilding, ending or passing is all there is)."""
+    from engine.granada_city import rules  # the rules' module (engine.ai must not import it at load)
+
+    choices, fixed = rules._choices(state, role, want="take")
+    moves = [a for a in choices + fixed if a["type"] not in SKIPPED]
+    if moves:
+        return moves
+    return list(choices + fixed) or [a for a in rules.actions(state, role)]
+
+
+def _policy(state: State, role: str, seed: int) -> tuple[Action, dict[tuple[tuple[str, object], ...], float]]:
+    """The playout policy's step and the ratings it gave (by :func:`_key`)."""
+    moves = _moves(state, role)
+    if len(moves) == 1:
+        return moves[0], {}
+    scores = _ratings(state, role, moves)
+    return policy_step(moves, scores, seed), {_key(a): r for a, r in zip(moves, scores, strict=True)}
+
+
 def playout(module: GameModule, state: State, role: str, seed: int) -> Action:
     """The built-in player's ratings without its rebuilding options: a playout is one sample
     among many, so a cheaper one buys more of them. The tree itself still tries the built-in
     player's full choice first at the root, rebuilding included."""
-    legal = default_candidates(module, state, role)
-    if len(legal) == 1:
-        return legal[0]
-    moves = [a for a in legal if a["type"] not in SKIPPED] or legal
-    return policy_step(moves, _ratings(state, role, moves), seed)
+    return _policy(state, role, seed)[0]
 
 
 def rank(module: GameModule, state: State, role: str, seed: int, actions: list[Action], checked: bool) -> list[int]:
     """The built-in player's full choice first at the root (``checked``), the playout policy's
     below it, then the others by the heuristic's own ratings (not the menu's order), so that
-    a few dozen iterations go to the steps it nearly chose."""
-    chosen = players.choose(module, state, role, seed) if checked else playout(module, state, role, seed)
-    scores = [-1e9 if a["type"] in SKIPPED and not checked else player._rate(state, role, a) for a in actions]
+    a few dozen iterations go to the steps it nearly chose. Below the root the ratings the
+    policy just gave are not computed again."""
+    known: dict[tuple[tuple[str, object], ...], float] = {}
+    if checked:
+        chosen = players.choose(module, state, role, seed)
+    else:
+        chosen, known = _policy(state, role, seed)
+    scores = []
+    for a in actions:
+        if a["type"] in SKIPPED and not checked:
+            scores.append(-1e9)
+        else:
+            rated = known.get(_key(a))
+            scores.append(player._rate(state, role, a) if rated is None else rated)
     return chosen_first(chosen, actions, scores)
 
 

@@ -97,12 +97,26 @@ def position_score(state: State, role: str, tid: str, cell: C.Cell) -> float:
     return moat + 0.2 * touching - 0.02 * spread
 
 
+_BEST: dict[tuple[object, ...], tuple[float, C.Cell | None]] = {}
+
+
 def best_position(state: State, role: str, tid: str) -> tuple[float, C.Cell | None]:
+    """The best cell to build ``tid`` on and its score, remembered per city, tile and scorings
+    left (all the score reads): a city changes only when it is built on, and the search asks
+    again for every tile on offer at every step of its playouts."""
+    cityd = state["cities"][role]
+    memo = (tuple((k, t, side) for k, (t, side) in cityd.items()), tid, _moat_factor(state))
+    found = _BEST.get(memo)
+    if found is not None:
+        return found
     best: tuple[float, C.Cell | None] = (-1e9, None)
-    for cell in C.positions(state["cities"][role], tid):
+    for cell in C.positions(cityd, tid):
         s = position_score(state, role, tid, cell)
         if s > best[0]:
             best = (s, cell)
+    if len(_BEST) > 20000:
+        _BEST.clear()
+    _BEST[memo] = best
     return best
 
 
@@ -226,8 +240,22 @@ def _buy_value(state: State, role: str, space: int) -> float:
     return worth - paid * MONEY + (EXACT if paid == target else 0.0)
 
 
+_EXACT: dict[tuple[object, ...], int] = {}
+
+
 def _exact_chances(state: State, hand: list[str]) -> int:
-    """How many yard tiles this hand could pay exactly."""
+    """How many yard tiles this hand could pay exactly (remembered per hand and yard: every
+    money card on display is rated with it at every step of the search's playouts)."""
+    memo = (tuple(hand), tuple(None if e is None else (e[0], e[1]) for e in state["yard"]))
+    found = _EXACT.get(memo)
+    if found is None:
+        if len(_EXACT) > 20000:
+            _EXACT.clear()
+        found = _EXACT[memo] = _count_exact(state, hand)
+    return found
+
+
+def _count_exact(state: State, hand: list[str]) -> int:
     n = 0
     for i, entry in enumerate(state["yard"]):
         if entry is None:
