@@ -47,6 +47,7 @@ import pytest
 import engine
 from bot.discord import nonces
 from bot.service import GameInfo, GameService
+from bot.service.forced import is_auto
 from bot.settings import sqlite_url
 from engine.api import strip_label
 from tests.standin import Interaction, Message, StandIn
@@ -316,8 +317,17 @@ def click_problems(moves: list[dict[str, Any]], bots: set[str], clicks: list[Cli
         if 0 <= c.index < len(legal):
             sent.append((c, role, strip_label(legal[c.index])))
     used: set[int] = set()
-    for m in moves:
+    for i, m in enumerate(moves):
         if m["role"] in bots:
+            continue
+        if is_auto(m["action"]):
+            # A forced step the service took by itself after a step (issue 38): no click sends
+            # it, but it must be the one step the seat was offered then.
+            forced = module.forced_step(states[i], m["role"])
+            taken = {k: v for k, v in m["action"].items() if k != "automatic"}
+            if forced is None or strip_label(forced[0]) != taken:
+                problems.append(f"game {game}: move {m['seq']} ({m['role']} {m['action']}) was taken "
+                                "automatically but was not a forced step")
             continue
         match = next((i for i, (c, role, action) in enumerate(sent) if i not in used and c.version < m["seq"]
                       and role == m["role"] and action == m["action"]), None)
