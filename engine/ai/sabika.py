@@ -165,6 +165,10 @@ def rank(module: GameModule, state: State, role: str, seed: int, actions: list[A
 # once) normal took a median 0.46 s of CPU (p95 0.66 s) against the easy player and 0.48 s
 # (p95 0.67 s) solo: the later decisions cost some 20% more than the first ones, so hard has
 # 112 iterations (about 1.7 s): engine.ai SECONDS. ``alcazaba bench --ai`` reports the real
-# figure (ai.think_s.sabika.<level>).
+# figure (ai.think_s.sabika.<level>). The complete solo set at 32 iterations (100 games, 15,898
+# decisions, 28-29 Nov) took CPU 0.487 / 0.779 s, the p95 over normal's 0.75 s: the late
+# solo decisions, whose playouts play Yusuf's turns too, are the dearest. Normal has 28
+# iterations since (the first 6 solo games again, the machine quiet: CPU 0.369 / 0.603 s,
+# against 0.460 / 0.718 s for the same seeds at 32 under load).
 ADAPTER = Adapter(canonical=canonical, evaluate=evaluate, candidates=candidates, playout=playout, rank=rank,
-                  budgets=level_budgets(normal=32, hard=112, depth=16, deep=1.0, margin=0.03))
+                  budgets=level_budgets(normal=28, hard=112, depth=16, deep=1.0, margin=0.03))
