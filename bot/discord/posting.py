@@ -15,9 +15,10 @@ message that the caller recognises as this post (``ours``; Discord's history doe
 nonces back): found, it is handed back as Discord would have; not found, no earlier try got
 through, and the post is sent with the record's time set to now.
 
-Every front end's post under a nonce goes through :func:`post` (``send_once`` and the thread
-lines of bot/discord/cogs/delivery.py, which the deadlines, tournaments and matchmaking use), so
-each gains this without code of its own.
+Every front end's post under a nonce goes through :func:`post`: ``send_once`` of
+bot/discord/cogs/delivery.py (the outbox's DMs, the deadlines', tournaments' and matchmaking's
+posts), the outbox's thread lines, and the lobby message, so each gains this without code of
+its own. A new post under a nonce must go through it too, never ``channel.send(nonce=...)``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,13 @@ outbox is given up after half a day of tries)."""
 
 Ours = Callable[[discord.Message], bool]
 """Whether a message of the bot's in the channel is this post (as an earlier try sent it)."""
+
+
+def same_heading(content: str) -> Ours:
+    """Whether a message begins with the first line of ``content``: a message that is kept up
+    to date (a lobby), which may say more or other things by now under the same heading."""
+    heading = content.split("\n", 1)[0]
+    return lambda message: bool(heading) and (message.content or "").split("\n", 1)[0] == heading
 
 
 def _bot_of(channel: discord.abc.Messageable) -> AlcazabaBot | None:

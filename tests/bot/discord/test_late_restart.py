@@ -10,7 +10,8 @@ killed while the stand-in holds Discord's answer to one post it made:
 
 * ``announced``: the game's announcement in the channel the tickets came from;
 * ``begins``: the first lines of the game's thread (the outbox's grouped thread post);
-* ``prompt``: a player's first prompt, by DM.
+* ``prompt``: a player's first prompt, by DM;
+* ``lobby``: the game's lobby message, in its thread.
 
 Discord's clock and the restarted bot's then run past the nonce's window, and each message
 exists exactly once. (The bot's process and its short waits: tests/bot/discord/killing.py.)
@@ -34,14 +35,15 @@ ANNOUNCEMENT = "🎯 Matchmaking"
 LATE = NONCE_WINDOW_S + 1
 
 
-@pytest.mark.parametrize("kill_at", ["announced", "begins", "prompt"])
+@pytest.mark.parametrize("kill_at", ["announced", "begins", "prompt", "lobby"])
 async def test_a_post_the_bot_was_killed_in_is_not_posted_again_after_discord_forgot_its_nonce(
         standin: StandIn, tmp_path: Path, kill_at: str) -> None:
     async with bot_process(standin, tmp_path) as run:
         h, si = run.h, run.h.si
         # Words of the message only (the stall looks for them in the request's JSON, where
         # an emoji is escaped).
-        contains = {"announced": "Matchmaking: ", "begins": "begins", "prompt": "It is your turn."}[kill_at]
+        contains = {"announced": "Matchmaking: ", "begins": "begins", "prompt": "It is your turn.",
+                    "lobby": "Seats:"}[kill_at]
         stall = si.stall("POST", r"^/channels/\d+/messages$", contains=contains, mode="after")
         for user in (h.alice, h.bob):
             await h.cmd(user, "game seek", game="navas", pace="24h")
