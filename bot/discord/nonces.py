@@ -36,7 +36,7 @@ ID_WIDTH = 13
 """Base-36 digits of a 64-bit id (36**13 > 2**63)."""
 VERSION_WIDTH = 5
 """Base-36 digits of a game version or round (36**5 > 60 million), or of a deadline's minute
-(until 2084)."""
+(until December 2084)."""
 THREAD_SEAT = "z"
 KIND = re.compile(r"[0-9a-z~]{1,10}")
 EVENTS = "rxcwa"
