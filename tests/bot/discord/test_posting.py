@@ -138,3 +138,15 @@ async def test_the_expiry_notices_of_two_deadlines_are_two_messages(table: Harne
         await send_once(channel, Outgoing("⌛ red let the deadline pass; the game waits."), ids, nonces.LINES)
         later(h, 3600)
     assert len(h.si.channel_messages(h.channel)) == 2
+
+
+async def test_the_record_of_a_post_goes_once_it_is_older_than_kept(table: Harness) -> None:
+    h = table
+    assert h.bot is not None
+    store = h.bot.store
+    now = utcnow()
+    assert await store.tried("o.old", now - posting.KEPT - timedelta(hours=2), posting.KEPT) is None
+    assert await store.tried("o.recent", now - posting.KEPT + timedelta(hours=2), posting.KEPT) is None
+    assert await store.tried("o.new", now, posting.KEPT) is None  # an hour after the last pruning: prunes
+    assert await store.tried("o.old", now, posting.KEPT) is None, "gone, so recorded anew"
+    assert await store.tried("o.recent", now, posting.KEPT) == now - posting.KEPT + timedelta(hours=2)
