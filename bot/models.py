@@ -337,6 +337,20 @@ class DiscordUser(SQLModel, table=True):
     told_at: datetime | None = Field(default=None, sa_type=sa.DateTime)
 
 
+class DiscordPost(SQLModel, table=True):
+    """A message the bot began to post under a nonce, and when it first tried (migration 0012;
+    bot/discord/posting.py). Discord remembers a nonce for minutes only: a post tried again
+    later than that (a process killed after Discord posted it, started again long after)
+    looks for the first try's message in the channel instead of posting a second one.
+    Rows go after ``posting.KEPT``."""
+
+    __tablename__ = "discord_post"
+    __table_args__ = (sa.Index("ix_discord_post_tried_at", "tried_at"),)
+
+    nonce: str = Field(sa_type=sa.String(25), primary_key=True)
+    tried_at: datetime = Field(sa_type=sa.DateTime)
+
+
 # --------------------------------------------------------------------------- web front end
 # Added for the web pages (migration 0011): a game's public address, which servers list their
 # games, and each member's personal-link revocations.

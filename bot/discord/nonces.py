@@ -9,9 +9,12 @@ into the next field), a separator, and a kind. Nothing else the bot sends carrie
 
 * ``o`` + outbox row id (13 digits) + ``.`` + kind: a delivery of one row (or of a thread
   group, under its first row);
-* ``d`` + game id (13) + version (5) + event letter + seat + ``.`` + kind: a deadline's
-  reminder or notice (the event: reminder, time out, claimable, waits, passed; the seat: the
-  role's index, or ``z`` for the game's thread);
+* ``d`` + game id (13) + deadline (5: the minute it falls due, since 1970) + event letter +
+  seat + ``.`` + kind: a deadline's reminder or notice (the event: reminder, time out,
+  claimable, waits, passed; the seat: the role's index, or ``z`` for the game's thread). The
+  deadline, not the game's version: a game that waits on keeps its version while one deadline
+  follows another, and each deadline's notices are messages of their own (a nonce used again
+  would be taken for a try again of the first: bot/discord/posting.py);
 * ``t`` + tournament id (13) + round (5) + ``.`` + kind: a round's post in the tournament's
   thread (the standings after it, with the next round's pairings; round 0: the first
   pairings, at the start);
@@ -25,13 +28,15 @@ deadline's leave 3.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 LIMIT = 25
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 ID_WIDTH = 13
 """Base-36 digits of a 64-bit id (36**13 > 2**63)."""
 VERSION_WIDTH = 5
-"""Base-36 digits of a game version (36**5 > 60 million moves)."""
+"""Base-36 digits of a game version or round (36**5 > 60 million), or of a deadline's minute
+(until December 2084)."""
 THREAD_SEAT = "z"
 KIND = re.compile(r"[0-9a-z~]{1,10}")
 EVENTS = "rxcwa"
@@ -87,15 +92,21 @@ def outbox(row_id: int) -> Nonces:
     return Nonces("o" + base36(row_id, ID_WIDTH))
 
 
-def deadline(game_pk: int, version: int, event: str, seat: int | None = None) -> Nonces:
-    """The nonces of one deadline event (``EVENTS``) of a game at a version, for the seat of
-    index ``seat`` (None: the game's thread)."""
+def deadline(game_pk: int, due: int, event: str, seat: int | None = None) -> Nonces:
+    """The nonces of one deadline event (``EVENTS``) of a game's deadline falling due at minute
+    ``due`` (:func:`minute`), for the seat of index ``seat`` (None: the game's thread)."""
     if len(event) != 1 or event not in EVENTS:
         raise ValueError(f"bad deadline event {event!r}")
     if seat is not None and not 0 <= seat < 35:
         raise ValueError(f"bad seat index {seat}")
     where = THREAD_SEAT if seat is None else base36(seat, 1)
-    return Nonces("d" + base36(game_pk, ID_WIDTH) + base36(version, VERSION_WIDTH) + event + where)
+    return Nonces("d" + base36(game_pk, ID_WIDTH) + base36(due, VERSION_WIDTH) + event + where)
+
+
+def minute(when: datetime) -> int:
+    """Minutes since 1970 of a naive UTC time (a deadline's, for :func:`deadline`): deadlines
+    of one game are an hour apart at least, so no two share a minute."""
+    return int(when.replace(tzinfo=UTC).timestamp()) // 60
 
 
 def tournament_round(tournament_id: int, round_no: int) -> Nonces:
@@ -114,13 +125,13 @@ def fresh(kind: str, attempt: int) -> str:
     return f"{kind}~{attempt}"
 
 
-PATTERN = re.compile(r"(?:o(?P<row>[0-9a-z]{13})|d(?P<game>[0-9a-z]{13})(?P<version>[0-9a-z]{5})(?P<event>[a-z])(?P<seat>[0-9a-z])"
+PATTERN = re.compile(r"(?:o(?P<row>[0-9a-z]{13})|d(?P<game>[0-9a-z]{13})(?P<due>[0-9a-z]{5})(?P<event>[a-z])(?P<seat>[0-9a-z])"
                      r"|t(?P<tournament>[0-9a-z]{13})(?P<round>[0-9a-z]{5})|g(?P<about>[0-9a-z]{13}))"
                      r"\.(?P<kind>[0-9a-z~]{1,10})")
 
 
 def parse(nonce: str) -> tuple[str, tuple[int, ...], str]:
-    """(source, numbers, kind) of a nonce made here (a deadline's numbers are game, version and
+    """(source, numbers, kind) of a nonce made here (a deadline's numbers are game, minute and
     seat, 35 for the thread; its kind is its event letter, a slash, its kind): the inverse of the functions above, which is what proves that two
     different messages never share a nonce."""
     m = PATTERN.fullmatch(nonce)
@@ -132,5 +143,5 @@ def parse(nonce: str) -> tuple[str, tuple[int, ...], str]:
         return "t", (int(m["tournament"], 36), int(m["round"], 36)), m["kind"]
     if m["about"] is not None:
         return "g", (int(m["about"], 36),), m["kind"]
-    return ("d", (int(m["game"], 36), int(m["version"], 36), int(m["seat"], 36)),
+    return ("d", (int(m["game"], 36), int(m["due"], 36), int(m["seat"], 36)),
             f"{m['event']}/{m['kind']}")

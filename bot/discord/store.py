@@ -9,23 +9,37 @@ the service (:meth:`GameService.writing`) so that it queues with the moves being
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import SQLModel, col
 
-from bot.models import DiscordGame, DiscordPrompt, DiscordSeat, DiscordUser, Seat, dumps, loads, utcnow
+from bot.models import (
+    DiscordGame,
+    DiscordPost,
+    DiscordPrompt,
+    DiscordSeat,
+    DiscordUser,
+    Seat,
+    dumps,
+    loads,
+    utcnow,
+)
 from bot.service import GameService
 
 Row = TypeVar("Row", bound=SQLModel)
 PROMPTS_KEPT = 8
 """Live prompt messages remembered per seat (the newest)."""
+PRUNE_EVERY = timedelta(hours=1)
+"""How often a process deletes the ``discord_post`` rows older than they are kept."""
 
 
 class Store:
     def __init__(self, service: GameService) -> None:
         self._service = service
+        self._pruned_at: datetime | None = None
 
     async def _get(self, model: type[Row], key: Any, default: Row) -> Row:
         """The row with primary key ``key``, or ``default`` (not stored) when there is none."""
@@ -226,3 +240,30 @@ class Store:
                 row.told_at = now
                 return True
             return False
+
+    # ---------------------------------------------------------------- posts under a nonce
+
+    async def tried(self, nonce: str, now: datetime, kept: timedelta) -> datetime | None:
+        """When a post under ``nonce`` was first tried, if it was tried before; if not, it is
+        recorded as tried ``now`` (one statement: two processes trying it at once record one
+        time). Once an hour the rows older than ``kept`` go in the same transaction."""
+        values = {"nonce": nonce, "tried_at": now}
+        table = DiscordPost.__table__  # type: ignore[attr-defined]
+        insert: Any = (postgresql.insert(table) if self._service.db.dialect.name == "postgresql"
+                       else sqlite.insert(table))
+        async with self._service.writing() as session:
+            done = await session.execute(insert.values(**values).on_conflict_do_nothing(index_elements=["nonce"]))
+            if int(getattr(done, "rowcount", 0) or 0) == 1:
+                if self._pruned_at is None or now - self._pruned_at >= PRUNE_EVERY:
+                    self._pruned_at = now
+                    await session.execute(sa.delete(DiscordPost).where(col(DiscordPost.tried_at) < now - kept))
+                return None
+            earlier: datetime = (await session.execute(
+                sa.select(col(DiscordPost.tried_at)).where(col(DiscordPost.nonce) == nonce))).scalar_one()
+            return earlier
+
+    async def tried_again(self, nonce: str, now: datetime) -> None:
+        """A post under ``nonce`` is tried again ``now``, no earlier try of it having reached
+        its channel: from now on its nonce covers it again."""
+        async with self._service.writing() as session:
+            await session.execute(sa.update(DiscordPost).where(col(DiscordPost.nonce) == nonce).values(tried_at=now))

@@ -11,7 +11,7 @@ run without the locking clause and the write transaction itself serialises the c
 
 A claim saves work and guarantees that someone does it; it is not what keeps a game
 correct. A move is still applied only at the version it was decided from (StaleVersion, or a
-dropped decision, otherwise), and deadline messages carry per-(game, version) nonces, so two
+dropped decision, otherwise), and deadline messages carry per-(game, deadline) nonces, so two
 workers that both believe they hold a claim cannot double a move.
 """
 

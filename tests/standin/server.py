@@ -218,11 +218,11 @@ class Stall:
         self.released.set()
 
 
-def snowflake_factory() -> Callable[[], int]:
+def snowflake_factory(clock: Callable[[], float] = time.time) -> Callable[[], int]:
     counter = itertools.count()
 
     def make() -> int:
-        ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
+        ms = int(clock() * 1000) - DISCORD_EPOCH_MS
         return (ms << 22) | (next(counter) & 0x3FFFFF)
 
     return make
@@ -244,7 +244,9 @@ class StandIn:
         self.token = token
         self.attachment_limit = attachment_limit
         self.heartbeat_interval_ms = 41250
-        self._snowflake = snowflake_factory()
+        self.ahead = 0.0
+        """Seconds Discord's clock runs ahead of this machine's (:meth:`advance`)."""
+        self._snowflake = snowflake_factory(lambda: time.time() + self.ahead)
         self.application_id = self._snowflake()
         self.bot_user = self._user_payload(self.application_id, "Alcazaba", bot=True)
         self.users: dict[int, dict[str, Any]] = {self.application_id: self.bot_user}
@@ -345,6 +347,16 @@ class StandIn:
             return (1 << 53) - 1
         return value
 
+    def advance(self, seconds: float) -> None:
+        """Move Discord's clock ``seconds`` on: what it remembers for a while (a nonce sent
+        with enforce_nonce) it has forgotten once the while has passed, and the messages it
+        makes from now on are stamped (their snowflakes, their timestamps) that much later."""
+        self.ahead += seconds
+
+    def monotonic(self) -> float:
+        """Discord's clock for how long ago something happened (:meth:`advance` included)."""
+        return time.monotonic() + self.ahead
+
     def close_dms(self, user_id: int) -> None:
         """The user accepts no DM from this bot (Discord answers 403, code 50007)."""
         self.closed_dms.add(user_id)
@@ -384,7 +396,8 @@ class StandIn:
     def message_payload(self, msg: Message) -> dict[str, Any]:
         data: dict[str, Any] = {
             "id": str(msg.id), "channel_id": str(msg.channel_id), "author": msg.author, "content": msg.content,
-            "timestamp": iso(), "edited_timestamp": iso() if msg.edited else None, "tts": False,
+            "timestamp": iso(((msg.id >> 22) + DISCORD_EPOCH_MS) / 1000),
+            "edited_timestamp": iso(time.time() + self.ahead) if msg.edited else None, "tts": False,
             "mention_everyone": False, "mentions": [], "mention_roles": [], "pinned": False,
             "type": 0 if msg.interaction_id is None else 20, "flags": msg.flags,
             "embeds": msg.embeds, "components": msg.components,
@@ -941,6 +954,8 @@ class StandIn:
             return 200, self.channel_payload(ch)
         if parts[1:] == ["messages"] and method == "POST":
             return 200, self._create_message(ch, rec)
+        if parts[1:] == ["messages"] and method == "GET":
+            return 200, self._history(ch, rec.query)
         if len(parts) == 3 and parts[1] == "messages":
             msg = self.messages.get(int(parts[2]))
             if msg is None or msg.channel_id != ch.id or msg.deleted:
@@ -1072,7 +1087,7 @@ class StandIn:
                       attachment_ids=[self._snowflake() for _ in files], flags=flags,
                       nonce=None if body.get("nonce") is None else str(body["nonce"]),
                       guild_id=ch.guild_id, interaction_id=interaction.id if interaction else None,
-                      webhook_id=self.application_id if webhook else None)
+                      webhook_id=self.application_id if webhook else None, created=self.monotonic())
         if flags & EPHEMERAL and interaction is not None:
             msg.ephemeral_to = interaction.user_id
         self.messages[msg.id] = msg
@@ -1097,10 +1112,46 @@ class StandIn:
             # whatever the channel, whatever the content (the old message, as it is now).
             for m in self.messages.values():
                 if (m.nonce == str(nonce) and m.author["id"] == self.bot_user["id"]
-                        and time.monotonic() - m.created < NONCE_WINDOW_S and m.interaction_id is None):
+                        and self.monotonic() - m.created < NONCE_WINDOW_S and m.interaction_id is None):
                     return self.message_payload(m)
         msg = self._new_message(ch, body, rec.files, flags=flags)
         return self.message_payload(msg)
+
+    def _history(self, ch: Channel, query: dict[str, str]) -> list[dict[str, Any]]:
+        """GET /channels/{id}/messages as Discord answers it: ``limit`` 1 to 100 (50 when not
+        given), at most one of ``before``, ``after`` and ``around`` (message ids; none: the
+        newest), always newest first, never a deleted or ephemeral message. ``after`` gives
+        the ``limit`` messages just after the id (the oldest of them, newest first),
+        ``before`` the ``limit`` just before it, ``around`` half a limit either side of it
+        (the message itself included)."""
+        if ch.id in self.no_access:
+            raise ApiError(403, 50001, "Missing Access")
+        unknown = set(query) - {"limit", "before", "after", "around"}
+        if unknown:
+            raise invalid_form(f"unknown query parameters {sorted(unknown)}")
+        anchors = [k for k in ("before", "after", "around") if k in query]
+        if len(anchors) > 1:
+            raise invalid_form("before, after and around are mutually exclusive")
+        try:
+            limit = int(query.get("limit", "50"))
+            anchor = int(query[anchors[0]]) if anchors else None
+        except ValueError:
+            raise invalid_form("limit and message ids must be integers") from None
+        if not 1 <= limit <= 100:
+            raise invalid_form("limit must be between 1 and 100")
+        shown = sorted((m for m in self.messages.values()
+                        if m.channel_id == ch.id and not m.deleted and not m.ephemeral), key=lambda m: m.id)
+        if anchor is None:
+            picked = shown[-limit:]
+        elif anchors[0] == "before":
+            picked = [m for m in shown if m.id < anchor][-limit:]
+        elif anchors[0] == "after":
+            picked = [m for m in shown if m.id > anchor][:limit]
+        else:
+            older = [m for m in shown if m.id < anchor][-(limit // 2):] if limit >= 2 else []
+            newer = [m for m in shown if m.id >= anchor][:limit - len(older)]
+            picked = older + newer
+        return [self.message_payload(m) for m in reversed(picked)]
 
     def _edit(self, msg: Message, body: dict[str, Any], files: list[File]) -> None:
         self._validate_message(body, files, editing=True)

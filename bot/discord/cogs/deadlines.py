@@ -5,7 +5,7 @@ Everything lives in the database (``game.deadline_at``/``reminded_at`` and the
 restart resumes every clock. The clock of a move starts when the move before it was made
 (``game.updated_at``), so time spent while the bot was down still counts. After downtime
 each game gets at most one message: a reminder whose deadline has also passed is dropped in
-favour of the deadline's own message, and messages carry per-(game, move) nonces so a
+favour of the deadline's own message, and messages carry per-(game, deadline) nonces so a
 retried send is not doubled.
 
 At a deadline the game's ``deadline_action`` decides: ``remind`` (tell the late player and
@@ -239,10 +239,13 @@ class Deadlines(Worker):
             await send_once(self.bot.get_partial_messageable(target, guild_id=info.guild_id), Outgoing(text), ids,
                             nonces.LINES)
 
-    def nonce(self, info: GameInfo, event: str, role: str | None = None) -> Nonces:
-        """The nonces of a deadline event: one set per seat told by DM, one for the thread."""
+    def nonce(self, info: GameInfo, due: datetime | None, event: str, role: str | None = None) -> Nonces:
+        """The nonces of an event of the deadline ``due``: one set per seat (told by DM, or
+        passing in the thread), one for the thread. Per deadline, not per version: the next
+        period's notices at the same version are other messages."""
         seat = info.roles.index(role) if role is not None and role in info.roles else None
-        return nonces.deadline(info.id, info.version, event, seat)
+        assert due is not None, "a deadline event has its deadline"
+        return nonces.deadline(info.id, nonces.minute(due), event, seat)
 
     async def remind(self, info: GameInfo, role: str, deadline: datetime) -> None:
         seat = info.seat(role)
@@ -250,7 +253,7 @@ class Deadlines(Worker):
         text = (f"⏰ Reminder: **{present.game_name(info.title, info.id)}** waits for you ({role}). "
                 f"Your time runs out {present.when(deadline)}. Your last prompt has your choices; /status shows "
                 "them again.")
-        await self.dm(info, role, seat.user_id, text, self.nonce(info, nonces.REMIND, role))
+        await self.dm(info, role, seat.user_id, text, self.nonce(info, deadline, nonces.REMIND, role))
         await asyncio.sleep(SPREAD_SECONDS)
 
     async def expire(self, info: GameInfo, late: list[str], action: str, delta: timedelta) -> None:
@@ -274,7 +277,7 @@ class Deadlines(Worker):
             else:
                 text = (f"⌛ Your time in **{present.game_name(info.title, info.id)}** ran out. The game waits for "
                         "you; please move when you can.")
-            await self.dm(info, role, seat.user_id, text, self.nonce(info, nonces.EXPIRED, role))
+            await self.dm(info, role, seat.user_id, text, self.nonce(info, info.deadline_at, nonces.EXPIRED, role))
         names = ", ".join(late)
         if action == "claim":
             opponents = {s.user_id for s in info.seats if s.user_id is not None and s.role not in late}
@@ -283,10 +286,11 @@ class Deadlines(Worker):
             # (GameService.forfeit); with two it ends the game.
             what = "give the seat to the built-in player" if len(info.roles) > 2 else "end the game"
             await self.post(info, f"⌛ {names} let the deadline pass. {pings} you may {what} with /game claim.",
-                            self.nonce(info, nonces.CLAIMABLE))
+                            self.nonce(info, info.deadline_at, nonces.CLAIMABLE))
             await self.store.update_game(info.id, overdue_role=late[0])
         else:
-            await self.post(info, f"⌛ {names} let the deadline pass; the game waits.", self.nonce(info, nonces.WAITS))
+            await self.post(info, f"⌛ {names} let the deadline pass; the game waits.",
+                            self.nonce(info, info.deadline_at, nonces.WAITS))
         # Another period starts, so the late player is reminded again rather than forgotten.
         await self.service.set_schedule(info.id, deadline_at=now + delta, clear_deadline=True)
         await asyncio.sleep(SPREAD_SECONDS)
@@ -295,6 +299,7 @@ class Deadlines(Worker):
         """Pass for every late seat offered a pass (``engine.api.pass_of``: the action marked
         ``"pass": true``, the one definition the auto-pass preference uses too)."""
         done = False
+        due = info.deadline_at  # the deadline that passed (each pass moves the game on)
         for role in late:
             seat = info.seat(role)
             assert seat is not None and seat.user_id is not None
@@ -303,7 +308,8 @@ class Deadlines(Worker):
             if chosen is None:
                 return done
             await self.service.apply(info.id, role, chosen, gv.version, seat.user_id)
-            await self.post(info, f"⌛ {role} let the deadline pass and passes.", self.nonce(info, nonces.PASSED))
+            await self.post(info, f"⌛ {role} let the deadline pass and passes.",
+                            self.nonce(info, due, nonces.PASSED, role))
             done = True
             info = await self.service.game(info.id)
         self.bot.run_bots(info.id)

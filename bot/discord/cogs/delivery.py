@@ -5,8 +5,10 @@ them after commit, sends, and marks them sent, retrying with backoff when Discor
 Every send carries a nonce derived from the row ids with ``enforce_nonce``
 (:mod:`bot.discord.nonces`), so a send that reached Discord but whose answer was lost (or
 whose worker died before marking the row) is not posted twice: Discord hands back the message
-it already made. A send that comes back as a message with other text was not ours: it is
-logged and sent again under a fresh nonce (:func:`send_once`).
+it already made, or, tried again after Discord forgot the nonce, the message is found in the
+channel (:mod:`bot.discord.posting`, through which every send under a nonce goes). A send that
+comes back as a message with other text was not ours: it is logged and sent again under a
+fresh nonce (:func:`send_once`).
 
 A post Discord refuses for good (the thread was deleted, the bot lost access: the error
 codes of ``PERMANENT``) is tried ``PERMANENT_TRIES`` times, then given up (recorded on the
@@ -50,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 import engine
-from bot.discord import nonces, present
+from bot.discord import nonces, posting, present
 from bot.discord.cogs.base import Worker
 from bot.discord.nonces import Nonces
 from bot.discord.table import DM_FILE_LIMIT, Outgoing
@@ -112,12 +114,22 @@ async def send_once(channel: discord.abc.Messageable, out: Outgoing, ids: Nonces
     expected = out.content or ""
     for attempt in range(FRESH_TRIES):
         nonce = ids(kind if attempt == 0 else nonces.fresh(kind, attempt))
-        sent = await channel.send(nonce=nonce, **extra, **out.kwargs())
+        sent = await posting.post(channel, nonce, lambda m: (m.content or "") == expected, **extra, **out.kwargs())
         if (sent.content or "") == expected:
             return sent
         log.warning("nonce %s gave back message %s with other content; sending again under a fresh nonce",
                     nonce, sent.id)
     raise RuntimeError(f"{FRESH_TRIES} nonces of {ids!r} gave back other messages")
+
+
+def partial_of(chunk: list[str]) -> posting.Ours:
+    """Whether a message holds the first lines of ``chunk``: the chunk as a try made before
+    a crash posted it, when its group had fewer rows (:meth:`Delivery.send_lines`)."""
+    def ours(message: discord.Message) -> bool:
+        lines = message.content.split("\n") if message.content else []
+        return bool(lines) and lines == chunk[:len(lines)]
+
+    return ours
 
 
 class Delivery(Worker):
@@ -457,7 +469,7 @@ class Delivery(Worker):
                 size += len(line) + 1
             content = "\n".join(chunk)
             kind = f"{nonces.LINES}{k}"
-            sent = await channel.send(content, nonce=ids(kind))
+            sent = await posting.post(channel, ids(kind), partial_of(chunk), content=content)
             k += 1
             if sent.content == content:
                 pos += len(chunk)

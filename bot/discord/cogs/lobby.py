@@ -15,7 +15,7 @@ import discord
 from discord import app_commands
 
 import engine
-from bot.discord import nonces, present
+from bot.discord import nonces, posting, present
 from bot.discord.cogs.base import Cog, chosen_game, is_manager
 from bot.discord.cogs.web import answer_web
 from bot.discord.errors import UserError
@@ -186,15 +186,18 @@ class Lobby(Cog):
         """Post the lobby message and remember it, so that the outbox keeps it true (seats,
         start, end). It goes under the game's lobby nonce: a process killed after Discord
         posted it, before its id was stored, posts it again, and Discord hands back the first
-        (any message under that nonce is this game's lobby, whatever it says by now). If the
-        game moved on while it was being posted (the built-in player's game can end that
-        fast), or the message handed back says something older, it is brought up to date."""
+        (any message under that nonce is this game's lobby, whatever it says by now), or,
+        Discord having forgotten the nonce, the first is found under the game's heading
+        (bot/discord/posting.py). If the game moved on while it was being posted (the
+        built-in player's game can end that fast), or the message handed back says something
+        older, it is brought up to date."""
         info = await self.service.game(game_pk)
         body = await self.table.lobby(info)
         kwargs: dict[str, Any] = {"content": body["content"]}
         if body["view"].children:
             kwargs["view"] = body["view"]
-        message = await thread.send(nonce=nonces.game(game_pk)(nonces.LOBBY), **kwargs)
+        message = await posting.post(thread, nonces.game(game_pk)(nonces.LOBBY), posting.same_heading(body["content"]),
+                                     **kwargs)
         await self.store.update_game(game_pk, lobby_channel_id=message.channel.id, lobby_message_id=message.id)
         now = await self.service.game(game_pk)
         if (now.status, len(now.seats)) != (info.status, len(info.seats)) or message.content != body["content"]:

@@ -61,10 +61,10 @@ class Killable:
         await self.process.kill()
         stall.release()
 
-    async def restart(self) -> None:
-        """Start the killed bot again, its clock ``AHEAD`` seconds on: as if started again once
+    async def restart(self, ahead: float = AHEAD) -> None:
+        """Start the killed bot again, its clock ``ahead`` seconds on: as if started again once
         the dead process's fixed leases ran out, which the bot would otherwise sit out."""
-        self.process.env["ALCAZABA_TEST_CLOCK_AHEAD"] = str(AHEAD)
+        self.process.env["ALCAZABA_TEST_CLOCK_AHEAD"] = str(ahead)
         await self.process.start()
 
 

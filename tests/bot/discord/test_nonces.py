@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import random
+from datetime import datetime
 
 import pytest
 import sqlalchemy as sa
@@ -52,18 +53,20 @@ def test_nonces_are_unique_within_discords_limit_over_every_id_and_kind_in_use()
             seen[nonce] = ("o", row, kind)
             assert nonces.parse(nonce) == ("o", (row,), kind)
     games = ids_to_try(2**63 - 1, rnd)[::40]
-    versions = [0, 1, 35, 36, 1295, 1296, 36**5 - 1, *(rnd.randrange(36**5) for _ in range(5))]
+    # A deadline's minute: every width boundary, today's and one near the last that fits (2084).
+    dues = [0, 1, 35, 36, 1295, 1296, 36**5 - 1, nonces.minute(datetime(2026, 11, 29, 3, 0)),
+            nonces.minute(datetime(2084, 12, 1)), *(rnd.randrange(36**5) for _ in range(5))]
     for game in games:
-        for version in versions:
+        for due in dues:
             for event in nonces.EVENTS:
                 for seat in (None, 0, 1, 5):
                     for kind in with_fresh(DEADLINE_KINDS):
-                        nonce = nonces.deadline(game, version, event, seat)(kind)
+                        nonce = nonces.deadline(game, due, event, seat)(kind)
                         assert len(nonce) <= 25, nonce
                         assert nonce not in seen, (nonce, seen.get(nonce))
-                        seen[nonce] = ("d", game, version, event, seat, kind)
+                        seen[nonce] = ("d", game, due, event, seat, kind)
                         parsed = nonces.parse(nonce)
-                        assert parsed == ("d", (game, version, 35 if seat is None else seat), f"{event}/{kind}")
+                        assert parsed == ("d", (game, due, 35 if seat is None else seat), f"{event}/{kind}")
     for tournament in games:
         for round_no in (0, 1, 2, 35, 36, 126, 36**5 - 1):
             for kind in with_fresh([nonces.STANDINGS, nonces.PAIRINGS]):

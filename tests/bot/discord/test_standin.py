@@ -168,3 +168,46 @@ async def test_a_deleted_thread_and_a_lost_access_are_refused_as_discord_does(ba
     with pytest.raises(discord.NotFound) as missing:
         await bare.client.get_partial_messageable(gone).send("hello")
     assert missing.value.code == 10003
+
+
+async def test_a_nonce_is_forgotten_once_its_window_has_passed(bare: Bare) -> None:
+    """Discord remembers a nonce for minutes only: past the window the same nonce posts a
+    second message (what a bot restarted late meets), and the new one is stamped later."""
+    from tests.standin.server import NONCE_WINDOW_S
+
+    si = bare.si
+    channel = bare.client.get_partial_messageable(bare.channel)
+    first = await channel.send("once", nonce="n3")
+    si.advance(NONCE_WINDOW_S - 5)
+    assert (await channel.send("once", nonce="n3")).id == first.id
+    si.advance(10)
+    late = await channel.send("once", nonce="n3")
+    assert late.id != first.id and [m.content for m in si.channel_messages(bare.channel)] == ["once", "once"]
+    assert (late.created_at - first.created_at).total_seconds() >= NONCE_WINDOW_S
+
+
+async def test_the_history_of_a_channel_is_read_as_discord_gives_it(bare: Bare) -> None:
+    """GET /channels/{id}/messages: newest first whatever the anchor, ``after`` gives the
+    oldest messages after the id, deleted messages are gone, and a limit out of 1..100 or two
+    anchors at once are refused."""
+    si = bare.si
+    channel = bare.client.get_partial_messageable(bare.channel)
+    sent = [await channel.send(f"m{i}") for i in range(6)]
+    await sent[2].delete()
+    assert [m.content async for m in channel.history(limit=3)] == ["m5", "m4", "m3"]
+    assert [m.content async for m in channel.history(after=sent[0], limit=2)] == ["m1", "m3"]
+    assert [m.content async for m in channel.history(before=sent[4], limit=10)] == ["m3", "m1", "m0"]
+    assert [m.content async for m in channel.history(after=sent[1].created_at, limit=10)] == ["m3", "m4", "m5"]
+    raw = await bare.client.http.logs_from(bare.channel, 2, after=sent[0].id)
+    assert [m["content"] for m in raw] == ["m3", "m1"]  # the oldest two after it, newest first
+    assert raw[0]["timestamp"] > raw[1]["timestamp"]
+    for bad in (0, 101):
+        with pytest.raises(discord.HTTPException) as refused:
+            await bare.client.http.logs_from(bare.channel, bad)
+        assert refused.value.code == 50035
+    with pytest.raises(discord.HTTPException) as both:
+        await bare.client.http.logs_from(bare.channel, 10, before=sent[4].id, after=sent[0].id)
+    assert both.value.code == 50035
+    si.revoke_access(bare.channel)
+    with pytest.raises(discord.Forbidden):
+        await bare.client.http.logs_from(bare.channel, 10)
