@@ -124,10 +124,11 @@ def _copy(state: State) -> State:
     (an entry is never changed once written, :func:`.state.log`), so that a step's cost does
     not grow with the game's length: most of a late state was its log, and the search copies
     a state at every step it looks ahead (as Navas does, issue 15). The key order is kept."""
-    body: State = clone({k: v for k, v in state.items() if k != "log"})
-    if "log" in state:
-        body["log"] = list(state["log"])
-    return {k: body[k] for k in state}
+    if "log" not in state:
+        return clone(state)
+    body: State = clone({**state, "log": None})  # the log keeps its place among the keys
+    body["log"] = list(state["log"])
+    return body
 
 
 def _prompt_of(dec: dict[str, Any]) -> str:
