@@ -159,9 +159,22 @@ def _r_city_bonus(s: State, dec: dict[str, Any], a: Action) -> None:
     S.push_bonus(s, dec["role"], tile["bonus"], f"City Bonus of {CITIES[a['city']]['name']}")
 
 
+_DISTANCES: dict[tuple[str, ...], dict[str, int]] = {}
+
+
 def distances(s: State, starts: list[str]) -> dict[str, int]:
     """The cheapest chain of routes from any of ``starts`` to every place (Dijkstra): what a
-    player's export costs and which City Yusuf takes both come from it."""
+    player's export costs and which City Yusuf takes both come from it. The map never
+    changes, so the answer is remembered per list of starts (the search lists the exports
+    and values their routes at every step of its playouts)."""
+    key = tuple(starts)
+    found = _DISTANCES.get(key)
+    if found is None:
+        found = _DISTANCES[key] = _dijkstra(starts)
+    return dict(found)
+
+
+def _dijkstra(starts: list[str]) -> dict[str, int]:
     graph: dict[str, list[tuple[str, int]]] = {}
     for a, b, cost in DATA["map"]["routes"]:
         graph.setdefault(a, []).append((b, cost))

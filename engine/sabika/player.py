@@ -29,7 +29,7 @@ from engine.sabika.middle import route_cost
 from engine.sabika.redeal import redeal
 from engine.sabika.scoring import major_poem_points, trade_points, wish_points
 from engine.sabika.state import YUSUF, active_effect, capacity, holdings
-from engine.sabika.turn import destinations, main_possible, move_cost, secondary_possible, square_action
+from engine.sabika.turn import main_possible, move_cost, reachable, secondary_possible, square_action
 
 ACTION_WORTH = {"construction": 5.0, "export": 5.0, "carve": 4.5, "consolidate": 4.0, "reactivate": 3.0,
                 "storehouse": 3.0, "minor_quarry": 3.0, "major_quarry": 3.5, "market": 2.5, "produce": 2.5,
@@ -126,7 +126,7 @@ def prior(s: State, role: str, a: Action) -> float:
     if kind == "turn":
         w = a["worker"]
         rondel = WORKER_RONDEL[w.rstrip("12")]
-        costs = {sq: move_cost(s, role, w, sq) for sq in destinations(s, role, w)}
+        costs = reachable(s, role, w)
         best = max([square_worth(s, role, rondel, sq, c) - 0.7 * c for sq, c in costs.items()] or [0.0])
         return best
     if kind == "work":
@@ -168,7 +168,7 @@ def _greedy(state: State, role: str, seed: int, legal: list[Action]) -> tuple[Ac
     best: tuple[float, float] | None = None
     pick: tuple[Action, State] | None = None
     for a in legal:
-        after = rules.apply(state, role, a)
+        after = rules.apply_listed(state, role, a)  # the legal steps, listed for this state (or its re-deal)
         score = value(after, role) - base + prior(state, role, a)
         key = (score, gen.randbelow(1000) / 1000.0)
         if best is None or key > best:

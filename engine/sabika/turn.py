@@ -77,12 +77,41 @@ def move_cost(s: State, role: str, worker: str, target: int) -> int:
     return max(0, steps - free_steps(s, role)) + crowd
 
 
-def destinations(s: State, role: str, worker: str) -> list[int]:
-    """Squares a worker may end on: clockwise, at least one step (anywhere when coming from the workshop)."""
+def move_costs(s: State, role: str, worker: str) -> dict[int, int]:
+    """:func:`move_cost` of every square of the Worker's rondel but its own, in the ring's
+    order, the Workers on the rondel counted once for all of them (the menu of a move, its
+    labels and the built-in player's guess of a Worker's worth read them all)."""
     p = s["players"][role]
     rondel = WORKER_RONDEL[worker.rstrip("12")]
+    squares = ring(s["n"], rondel)
     at = p["workers"][worker]["at"]
-    return [sq for sq in ring(s["n"], rondel) if sq != at and move_cost(s, role, worker, sq) <= funds(p)]
+    start = 0 if at is None else squares.index(at)
+    free = free_steps(s, role)
+    price = crowd_price(s, role)
+    crowd: dict[Any, int] = {}
+    for x in s["sultan"][rondel]:
+        crowd[x] = crowd.get(x, 0) + 1
+    for r in s["seats"]:
+        for w, info in seat(s, r)["workers"].items():
+            if (r, w) != (role, worker) and WORKER_RONDEL[w.rstrip("12")] == rondel:
+                crowd[info["at"]] = crowd.get(info["at"], 0) + 1
+    costs = {}
+    for k, sq in enumerate(squares):
+        if sq != at:
+            steps = 0 if at is None else (k - start) % len(squares)
+            costs[sq] = max(0, steps - free) + price * crowd.get(sq, 0)
+    return costs
+
+
+def destinations(s: State, role: str, worker: str) -> list[int]:
+    """Squares a worker may end on: clockwise, at least one step (anywhere when coming from the workshop)."""
+    return list(reachable(s, role, worker))
+
+
+def reachable(s: State, role: str, worker: str) -> dict[int, int]:
+    """:func:`destinations` with the cost of the move to each."""
+    money = funds(s["players"][role])
+    return {sq: c for sq, c in move_costs(s, role, worker).items() if c <= money}
 
 
 def square_action(rondel: str, sq: int) -> str:
@@ -202,9 +231,9 @@ def _o_work(s: State, dec: dict[str, Any]) -> list[Action]:
     role, w = dec["role"], dec["worker"]
     rondel = WORKER_RONDEL[w.rstrip("12")]
     out = []
-    for sq in destinations(s, role, w):
+    for sq, cost in reachable(s, role, w).items():
         out.append(opt("move", f"Move to square {sq} ({ACTION_NAME[square_action(rondel, sq)]}), "
-                               f"{N.cost(move_cost(s, role, w, sq))}", square=sq))
+                               f"{N.cost(cost)}", square=sq))
     if rest_allowed(s, role):
         out.append(opt("rest", rest_label(s, role, w)))
     out.append(opt("back", "Choose another worker"))
