@@ -116,4 +116,6 @@ class LobbyMessage:
                 content=body["content"], view=body["view"] if body["view"].children else None)
         except discord.NotFound:
             log.info("the lobby message of game %s is gone", game_pk)
-            await self.store.update_game(game_pk, lobby_message_id=None, lobby_channel_id=None)
+            # Its channel stays: it says that a lobby was posted once (Lobby.finish_openings
+            # posts one only for a game that never had one).
+            await self.store.update_game(game_pk, lobby_message_id=None)

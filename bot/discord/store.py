@@ -15,7 +15,19 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 from sqlmodel import SQLModel, col
 
-from bot.models import DiscordGame, DiscordPrompt, DiscordSeat, DiscordUser, Seat, dumps, loads, utcnow
+from bot.models import (
+    DiscordGame,
+    DiscordPrompt,
+    DiscordSeat,
+    DiscordUser,
+    Game,
+    Seat,
+    SeekTicket,
+    TournamentGame,
+    dumps,
+    loads,
+    utcnow,
+)
 from bot.service import GameService
 
 Row = TypeVar("Row", bound=SQLModel)
@@ -61,6 +73,28 @@ class Store:
 
     async def update_game(self, game_pk: int, **values: Any) -> None:
         await self._update(DiscordGame, game_pk, DiscordGame(game_pk=game_pk), values)
+
+    async def unopened_games(self, created_before: datetime, guild_ids: list[int]) -> list[int]:
+        """Games a command opened in a channel of these servers (``/game new``, a rematch),
+        made before ``created_before``, that have no thread or never had their lobby message
+        posted: what a process killed in the middle of the command left (matched games and a
+        tournament's games are opened, and finished, by their own passes)."""
+        if not guild_ids:
+            return []
+        lobby = (sa.select(col(DiscordGame.game_pk))
+                 .where(col(DiscordGame.lobby_channel_id).is_not(None)).scalar_subquery())
+        matched = sa.select(col(SeekTicket.game_pk)).where(col(SeekTicket.game_pk).is_not(None)).scalar_subquery()
+        tabled = (sa.select(col(TournamentGame.game_pk))
+                  .where(col(TournamentGame.game_pk).is_not(None)).scalar_subquery())
+        async with self._service.reading() as session:
+            rows = (await session.execute(
+                sa.select(col(Game.id)).where(
+                    col(Game.status).in_(["open", "running"]), col(Game.channel_id).is_not(None),
+                    col(Game.guild_id).in_(guild_ids), col(Game.created_at) < created_before,
+                    sa.or_(col(Game.thread_id).is_(None), col(Game.id).not_in(lobby)),
+                    col(Game.id).not_in(matched), col(Game.id).not_in(tabled))
+                .order_by(col(Game.id)))).scalars()
+            return [pk for pk in rows if pk is not None]
 
     # ---------------------------------------------------------------- seats
 

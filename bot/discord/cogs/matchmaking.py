@@ -9,12 +9,16 @@ ripe pools (``bot.service.matchmaking``: the game, its seats and the players' DM
 written with the tickets' change of status) and opens each game: a public thread in the
 channel where its first ticket was asked, the start, the lobby message. A process that dies
 between the match and the opening leaves it to the next pass of any process, once the
-opening's lease runs out; each step of the opening is skipped when already done.
+opening's lease runs out; each step of the opening is skipped when already done. Its first
+pass in a process also finishes the openings of the games ``/game new`` or a rematch made
+before the process started and a killed process left without their thread or lobby message
+(``Lobby.finish_openings``).
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -27,6 +31,7 @@ from bot.discord.cogs.delivery import send_once
 from bot.discord.cogs.lobby import display_name, game_thread
 from bot.discord.errors import UserError
 from bot.discord.table import Outgoing
+from bot.models import utcnow
 from bot.service.matchmaking import GATHER_SECONDS, Match, Ticket
 
 if TYPE_CHECKING:
@@ -48,6 +53,9 @@ class Matchmaker(Worker):
     def __init__(self, bot: AlcazabaBot) -> None:
         super().__init__(bot)
         self.gather = float(getattr(bot.tuning, "seek_gather_seconds", GATHER_SECONDS))
+        self.started: datetime | None = utcnow()
+        """When this process started (the database's clock, as a game's ``created_at``):
+        the openings of the games made before, a killed process's, are finished once."""
 
     async def cog_load(self) -> None:
         # ``/game seek`` joins the lobby's /game group (loaded before this cog).
@@ -117,6 +125,9 @@ class Matchmaker(Worker):
         return max(1.0, self.gather)
 
     async def cycle(self) -> float:
+        if self.started is not None and self.bot.is_ready():  # its servers and their threads known
+            started, self.started = self.started, None
+            await self.bot.lobby.finish_openings(started)
         now = self.bot.now()
         await self.service.expire_tickets(now)
         owned = [g.id for g in self.bot.guilds if self.bot.owns(g.id)]
