@@ -53,7 +53,7 @@ class Matchmaker(Worker):
     def __init__(self, bot: AlcazabaBot) -> None:
         super().__init__(bot)
         self.gather = float(getattr(bot.tuning, "seek_gather_seconds", GATHER_SECONDS))
-        self.started: datetime | None = utcnow()
+        self.process_start: datetime | None = utcnow()
         """When this process started (the database's clock, as a game's ``created_at``):
         the openings of the games made before, a killed process's, are finished once."""
 
@@ -125,9 +125,9 @@ class Matchmaker(Worker):
         return max(1.0, self.gather)
 
     async def cycle(self) -> float:
-        if self.started is not None and self.bot.is_ready():  # its servers and their threads known
-            started, self.started = self.started, None
-            await self.bot.lobby.finish_openings(started)
+        if self.process_start is not None and self.bot.is_ready():  # its servers and their threads known
+            began, self.process_start = self.process_start, None
+            await self.bot.lobby.finish_openings(began)
         now = self.bot.now()
         await self.service.expire_tickets(now)
         owned = [g.id for g in self.bot.guilds if self.bot.owns(g.id)]
