@@ -76,9 +76,11 @@ class Store:
 
     async def unopened_games(self, created_before: datetime, guild_ids: list[int]) -> list[int]:
         """Games a command opened in a channel of these servers (``/game new``, a rematch),
-        made before ``created_before``, that have no thread or never had their lobby message
-        posted: what a process killed in the middle of the command left (matched games and a
-        tournament's games are opened, and finished, by their own passes)."""
+        made before ``created_before``, that have no thread, never had their lobby message
+        posted, or are open: what a process killed in the middle of the command may have
+        left (an open game was left unstarted if no seat of it is free, which the caller
+        sees: the roles are the engine's). Matched games and a tournament's games are
+        opened, and finished, by their own passes."""
         if not guild_ids:
             return []
         lobby = (sa.select(col(DiscordGame.game_pk))
@@ -91,7 +93,7 @@ class Store:
                 sa.select(col(Game.id)).where(
                     col(Game.status).in_(["open", "running"]), col(Game.channel_id).is_not(None),
                     col(Game.guild_id).in_(guild_ids), col(Game.created_at) < created_before,
-                    sa.or_(col(Game.thread_id).is_(None), col(Game.id).not_in(lobby)),
+                    sa.or_(col(Game.thread_id).is_(None), col(Game.id).not_in(lobby), col(Game.status) == "open"),
                     col(Game.id).not_in(matched), col(Game.id).not_in(tabled))
                 .order_by(col(Game.id)))).scalars()
             return [pk for pk in rows if pk is not None]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -26,6 +27,7 @@ from engine.api import GameModule
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
+    from bot.models import DiscordGame
 
 log = logging.getLogger("bot.discord")
 
@@ -188,8 +190,8 @@ class Lobby(Cog):
 
     async def open_game(self, game_pk: int, parent: discord.TextChannel, rematch_of: int | None = None) -> int:
         """The rest of opening a game a command made (its seats are taken): its thread, the
-        post that points to it in the channel, the start when no seat is free, the lobby
-        message; the thread's id. The thread is stored after the post, each step is skipped
+        post that points to it in the channel, the lobby message, the start when no seat is
+        free; the thread's id. The thread is stored after the post, each step is skipped
         when done, Discord hands back a thread or post a killed process made (by its name, by
         the post's nonce): run again after a crash (:meth:`finish_openings`), it makes each
         thing once."""
@@ -203,23 +205,49 @@ class Lobby(Cog):
             await parent.send(text, nonce=nonces.game(game_pk)(nonces.OPENED))
             await self.service.set_place(game_pk, thread_id=thread.id)
             thread_id = thread.id
-            info = await self.service.game(game_pk)
-        if info.status == "open" and not info.free_roles:
-            # Against the built-in player no seat is free: the game starts before its lobby
-            # message is written, so that the message says so from the start.
-            await self.begin(game_pk, fill_with_bots=False)
-        if (await self.store.game(game_pk)).lobby_channel_id is None:
-            await self.post_lobby(game_pk, self.bot.get_partial_messageable(thread_id, guild_id=info.guild_id))
+        await self.lobby_and_start(game_pk, self.bot.get_partial_messageable(thread_id, guild_id=info.guild_id))
         return thread_id
+
+    async def lobby_and_start(self, game_pk: int, thread: discord.abc.Messageable) -> None:
+        """The last steps of opening a game in its thread (a command's, a match's, a
+        tournament's table), each skipped when done: the lobby message, then the start when
+        no seat is free (against the built-in player, a match, a table). In that order so
+        that the lobby is the thread's first message: the start's "begins" line is an outbox
+        row the delivery posts at once, and it would race a lobby posted after the start. A
+        lobby posted for a game about to start already says it is under way (it then has no
+        button to click in the moment before the start), so that it is true from the start;
+        a process killed between the two leaves the start to the opening's next pass."""
+        info = await self.service.game(game_pk)
+        starts = info.status == "open" and not info.free_roles
+        if (await self.store.game(game_pk)).lobby_channel_id is None:
+            await self.post_lobby(game_pk, thread, starting=starts)
+        if starts:
+            try:
+                await self.begin(game_pk, fill_with_bots=False)
+            except Exception:
+                # Not started (or started by someone else): the lobby says what is.
+                await self.table.refresh_lobby(game_pk)
+                raise
+
+    @staticmethod
+    def opening_left(info: GameInfo, dg: DiscordGame) -> bool:
+        """Whether a step of opening the game is still to be done: its thread, its lobby
+        message (a lobby deleted since keeps its channel), or the start of a game no seat of
+        which is free (its lobby posted, the start not made)."""
+        return (info.thread_id is None or dg.lobby_channel_id is None
+                or (info.status == "open" and not info.free_roles))
 
     async def finish_openings(self, created_before: datetime) -> None:
         """Once per process: the games of this process's servers that a killed process left
-        without their thread or lobby message (made before this process started, so that no
-        command of it is still opening them) are opened now."""
+        without their thread or lobby message, or unstarted with every seat taken (made
+        before this process started, so that no command of it is still opening them), are
+        opened now."""
         owned = [g.id for g in self.bot.guilds if self.bot.owns(g.id)]
         for game_pk in await self.store.unopened_games(created_before, owned):
             try:
                 info = await self.service.game(game_pk)
+                if not self.opening_left(info, await self.store.game(game_pk)):
+                    continue
                 channel_id = info.channel_id or 0
                 parent = self.bot.get_channel(channel_id) or await self.bot.fetch_channel(channel_id)
                 if not isinstance(parent, discord.TextChannel):
@@ -229,22 +257,27 @@ class Lobby(Cog):
             except Exception:
                 log.exception("could not finish opening game %s", game_pk)
 
-    async def post_lobby(self, game_pk: int, thread: discord.abc.Messageable) -> None:
+    async def post_lobby(self, game_pk: int, thread: discord.abc.Messageable, *, starting: bool = False) -> None:
         """Post the lobby message and remember it, so that the outbox keeps it true (seats,
         start, end). It goes under the game's lobby nonce: a process killed after Discord
         posted it, before its id was stored, posts it again, and Discord hands back the first
         (any message under that nonce is this game's lobby, whatever it says by now). If the
-        game moved on while it was being posted (the built-in player's game can end that
-        fast), or the message handed back says something older, it is brought up to date."""
+        game moved on while it was being posted, or the message handed back says something
+        older, it is brought up to date. ``starting``: the game starts right after (no seat
+        is free, :meth:`lobby_and_start`); the lobby says it is under way already, and while
+        the game is still open it is left so (the start's outbox row refreshes it)."""
         info = await self.service.game(game_pk)
-        body = await self.table.lobby(info)
+        shown = replace(info, status="running") if starting and info.status == "open" else info
+        body = await self.table.lobby(shown)
         kwargs: dict[str, Any] = {"content": body["content"]}
         if body["view"].children:
             kwargs["view"] = body["view"]
         message = await thread.send(nonce=nonces.game(game_pk)(nonces.LOBBY), **kwargs)
         await self.store.update_game(game_pk, lobby_channel_id=message.channel.id, lobby_message_id=message.id)
         now = await self.service.game(game_pk)
-        if (now.status, len(now.seats)) != (info.status, len(info.seats)) or message.content != body["content"]:
+        if shown is not info and now.status == "open":
+            return
+        if (now.status, len(now.seats)) != (shown.status, len(shown.seats)) or message.content != body["content"]:
             await self.table.refresh_lobby(game_pk)
 
     # ------------------------------------------------------------------ joining and starting

@@ -412,8 +412,8 @@ class Tournaments(Worker):
                     log.warning("finishing the start of tournament %s failed", tid, exc_info=True)
 
     async def open(self, table: Table) -> None:
-        """A round's game: its own thread in the tournament's channel, the start and the lobby
-        message (each skipped when done already)."""
+        """A round's game: its own thread in the tournament's channel, the lobby message and
+        the start (each skipped when done already)."""
         try:
             info = await self.service.game(table.game_pk or 0)
             if info.thread_id is None:
@@ -430,9 +430,8 @@ class Tournaments(Worker):
             if info.status == "open":
                 # A late player's opponent may claim the game (the round's limit settles the rest).
                 await self.store.update_game(info.id, deadline_action="claim")
-                await self.bot.lobby.begin(info.id, fill_with_bots=False)
-            if (await self.store.game(info.id)).lobby_message_id is None and info.thread_id is not None:
-                await self.bot.lobby.post_lobby(
+            if info.thread_id is not None:
+                await self.bot.lobby.lobby_and_start(
                     info.id, self.bot.get_partial_messageable(info.thread_id, guild_id=info.guild_id))
             await self.service.table_opened(table.id)
         except Exception:
