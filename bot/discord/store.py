@@ -161,6 +161,21 @@ class Store:
             )).scalar_one_or_none()
         return pk
 
+    async def table_of(self, game_pk: int) -> tuple[int, int] | None:
+        """(tournament id, round) of a game that is a tournament's table; None for any other."""
+        async with self._service.reading() as session:
+            row = (await session.execute(
+                sa.select(col(TournamentGame.tournament_id), col(TournamentGame.round))
+                .where(col(TournamentGame.game_pk) == game_pk).limit(1))).first()
+        return None if row is None else (int(row[0]), int(row[1]))
+
+    async def matched(self, game_pk: int) -> bool:
+        """Whether matchmaking (``/game seek``) made the game."""
+        async with self._service.reading() as session:
+            found = (await session.execute(
+                sa.select(col(SeekTicket.id)).where(col(SeekTicket.game_pk) == game_pk).limit(1))).first()
+        return found is not None
+
     async def thread_owner(self, thread_id: int) -> int | None:
         """The user whose private fallback thread this is (None: not one of ours)."""
         async with self._service.reading() as session:
