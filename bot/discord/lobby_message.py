@@ -36,7 +36,7 @@ class LobbyMessage:
         taken, their Join buttons and Start; once started, ended or aborted, it says so and
         has no button."""
         dg = await self.store.game(info.id)
-        lines = [f"**{present.game_name(info.title, info.id)}** — opened by <@{info.created_by}>",
+        lines = [f"**{present.game_name(info.title, info.id)}**{await self.origin(info)}",
                  f"⏱ {present.pace_text(info.pace)} · at the deadline: "
                  f"{present.DEADLINE_ACTIONS.get(dg.deadline_action, dg.deadline_action)} · "
                  f"built-in player: {level_of(info)}"]
@@ -77,6 +77,17 @@ class LobbyMessage:
             lines.append(f"🌐 On the web (zoomable map, log, replay): <{link}>")
         return {"content": present.clip("\n".join(lines), present.MESSAGE_LIMIT), "view": view}
 
+    async def origin(self, info: GameInfo) -> str:
+        """Who or what made the game, after its name: the member who opened it (``/game
+        new``, a rematch), else the tournament's round it is a table of, or matchmaking;
+        nothing for a game made otherwise (an import)."""
+        if info.created_by is not None:
+            return f" — opened by <@{info.created_by}>"
+        table = await self.store.table_of(info.id)
+        if table is not None:
+            return f" — tournament #{table[0]}, round {table[1]}"
+        return " — matched by /game seek" if await self.store.matched(info.id) else ""
+
     async def web_address(self, info: GameInfo) -> str | None:
         """The game's web page (``bot.web``) once it started, when the operator set
         WEB_BASE_URL; None otherwise."""
@@ -116,4 +127,6 @@ class LobbyMessage:
                 content=body["content"], view=body["view"] if body["view"].children else None)
         except discord.NotFound:
             log.info("the lobby message of game %s is gone", game_pk)
-            await self.store.update_game(game_pk, lobby_message_id=None, lobby_channel_id=None)
+            # Its channel stays: it says that a lobby was posted once (Lobby.finish_openings
+            # posts one only for a game that never had one).
+            await self.store.update_game(game_pk, lobby_message_id=None)

@@ -16,8 +16,8 @@ into the next field), a separator, and a kind. Nothing else the bot sends carrie
   follows another, and each deadline's notices are messages of their own (a nonce used again
   would be taken for a try again of the first: bot/discord/posting.py);
 * ``t`` + tournament id (13) + round (5) + ``.`` + kind: a round's post in the tournament's
-  thread (the standings after it, with the next round's pairings; round 0: the first
-  pairings, at the start);
+  thread (the standings after it, with the next round's pairings; round 0: the sign-up
+  message, the announcement in the channel, the first pairings, at the start);
 * ``g`` + game id (13) + ``.`` + kind: a post about a game in its parent channel (a match's
   or a new game's announcement, once its thread is open), or its lobby message in its thread.
 
@@ -52,7 +52,8 @@ STANDINGS = "s"        # a tournament round's standings (and the next round's pa
 PAIRINGS = "p"         # a tournament's first pairings (under round 0: before round 1)
 MATCHED = "m"          # a matched game's announcement in the channel its tickets came from
 LOBBY = "l"            # a game's lobby message, in its thread
-OPENED = "o"           # a game's announcement in its channel (/game new, a rematch)
+OPENED = "o"           # a game's announcement in its channel (/game new, a rematch); a tournament's
+SIGNUP = "j"           # a tournament's sign-up message (under round 0)
 
 
 def base36(n: int, width: int) -> str:

@@ -22,7 +22,10 @@ from bot.models import (
     DiscordPrompt,
     DiscordSeat,
     DiscordUser,
+    Game,
     Seat,
+    SeekTicket,
+    TournamentGame,
     dumps,
     loads,
     utcnow,
@@ -75,6 +78,30 @@ class Store:
 
     async def update_game(self, game_pk: int, **values: Any) -> None:
         await self._update(DiscordGame, game_pk, DiscordGame(game_pk=game_pk), values)
+
+    async def unopened_games(self, created_before: datetime, guild_ids: list[int]) -> list[int]:
+        """Games a command opened in a channel of these servers (``/game new``, a rematch),
+        made before ``created_before``, that have no thread, never had their lobby message
+        posted, or are open: what a process killed in the middle of the command may have
+        left (an open game was left unstarted if no seat of it is free, which the caller
+        sees: the roles are the engine's). Matched games and a tournament's games are
+        opened, and finished, by their own passes."""
+        if not guild_ids:
+            return []
+        lobby = (sa.select(col(DiscordGame.game_pk))
+                 .where(col(DiscordGame.lobby_channel_id).is_not(None)).scalar_subquery())
+        matched = sa.select(col(SeekTicket.game_pk)).where(col(SeekTicket.game_pk).is_not(None)).scalar_subquery()
+        tabled = (sa.select(col(TournamentGame.game_pk))
+                  .where(col(TournamentGame.game_pk).is_not(None)).scalar_subquery())
+        async with self._service.reading() as session:
+            rows = (await session.execute(
+                sa.select(col(Game.id)).where(
+                    col(Game.status).in_(["open", "running"]), col(Game.channel_id).is_not(None),
+                    col(Game.guild_id).in_(guild_ids), col(Game.created_at) < created_before,
+                    sa.or_(col(Game.thread_id).is_(None), col(Game.id).not_in(lobby), col(Game.status) == "open"),
+                    col(Game.id).not_in(matched), col(Game.id).not_in(tabled))
+                .order_by(col(Game.id)))).scalars()
+            return [pk for pk in rows if pk is not None]
 
     # ---------------------------------------------------------------- seats
 
@@ -138,6 +165,21 @@ class Store:
                 sa.select(col(DiscordSeat.game_pk)).where(col(DiscordSeat.thread_id) == thread_id).limit(1)
             )).scalar_one_or_none()
         return pk
+
+    async def table_of(self, game_pk: int) -> tuple[int, int] | None:
+        """(tournament id, round) of a game that is a tournament's table; None for any other."""
+        async with self._service.reading() as session:
+            row = (await session.execute(
+                sa.select(col(TournamentGame.tournament_id), col(TournamentGame.round))
+                .where(col(TournamentGame.game_pk) == game_pk).limit(1))).first()
+        return None if row is None else (int(row[0]), int(row[1]))
+
+    async def matched(self, game_pk: int) -> bool:
+        """Whether matchmaking (``/game seek``) made the game."""
+        async with self._service.reading() as session:
+            found = (await session.execute(
+                sa.select(col(SeekTicket.id)).where(col(SeekTicket.game_pk) == game_pk).limit(1))).first()
+        return found is not None
 
     async def thread_owner(self, thread_id: int) -> int | None:
         """The user whose private fallback thread this is (None: not one of ours)."""

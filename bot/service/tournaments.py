@@ -203,6 +203,18 @@ class TournamentCommands(SeekCommands):
         async with self._write() as session:
             (await self._tournament_row(session, tournament_id)).starts_at = None
 
+    async def unplaced_tournaments(self, created_before: datetime, guild_ids: Sequence[int]) -> list[int]:
+        """Tournaments of these servers made before ``created_before`` whose thread was never
+        stored: ``/tournament new`` stopped with its process before it finished."""
+        if not guild_ids:
+            return []
+        async with self._read() as session:
+            found = (await session.execute(sa.select(col(Tournament.id)).where(
+                col(Tournament.thread_id).is_(None), col(Tournament.channel_id).is_not(None),
+                col(Tournament.status) != "finished", col(Tournament.guild_id).in_(list(guild_ids)),
+                col(Tournament.created_at) < created_before).order_by(col(Tournament.id)))).scalars()
+            return [int(pk or 0) for pk in found]
+
     async def running_tournaments(self) -> list[int]:
         async with self._read() as session:
             found = (await session.execute(sa.select(col(Tournament.id)).where(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import secrets
+from dataclasses import replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -25,6 +27,7 @@ from engine.api import GameModule
 
 if TYPE_CHECKING:
     from bot.discord.client import AlcazabaBot
+    from bot.models import DiscordGame
 
 log = logging.getLogger("bot.discord")
 
@@ -157,10 +160,6 @@ class Lobby(Cog):
             vs_bot = opponent is not None and opponent.id == getattr(self.bot.user, "id", None)
             await self.store.update_game(info.id, deadline_action=at_deadline,
                                          invited_user_id=None if opponent is None or vs_bot else opponent.id)
-            thread = await parent.create_thread(name=present.clip(present.game_name(module.title, info.id), 100),
-                                                type=discord.ChannelType.public_thread,
-                                                auto_archive_duration=THREAD_ARCHIVE_MINUTES)
-            await self.service.set_place(info.id, thread_id=thread.id)
             if vs_bot:
                 for other in roles:
                     if other != role:
@@ -170,19 +169,97 @@ class Lobby(Cog):
                 # (a game with none recorded plays at the default level).
                 taken = await self.service.game(info.id)
                 await self.service.set_levels(info.id, {s.role: level for s in taken.seats})
-            info = await self.service.game(info.id)
-            if not info.free_roles:
-                # Against the built-in player no seat is free: the game starts before its lobby
-                # message is written, so that the message says so from the start.
-                await self.begin(info.id, fill_with_bots=False)
-            await self.post_lobby(info.id, thread)
-            invite = f" <@{opponent.id}>, you are invited." if opponent is not None and not vs_bot else ""
-            await parent.send(f"🎲 <@{inter.user.id}> opened **{present.game_name(module.title, info.id)}** "
-                              f"({present.pace_text(pace)}) in {thread.mention}.{invite}")
-            await inter.followup.send(f"Game #{info.id} is open in {thread.mention}; you play **{role}**.",
+            thread_id = await self.open_game(info.id, parent)
+            await inter.followup.send(f"Game #{info.id} is open in <#{thread_id}>; you play **{role}**.",
                                       ephemeral=True)
 
-    async def post_lobby(self, game_pk: int, thread: discord.abc.Messageable) -> None:
+    async def announcement(self, info: GameInfo, thread_id: int, rematch_of: int | None = None) -> str:
+        """The post in the game's channel that points to its thread, from what is stored (the
+        creator, the invitation, the seats a rematch keeps), so that the pass that finishes
+        an opening says what the command would have."""
+        name = present.game_name(info.title, info.id)
+        kept = await self.store.reservations(info.id)
+        if kept or rematch_of is not None:
+            invited = list(dict.fromkeys(kept[r] for r in info.roles if r in kept))
+            of = f" of game #{rematch_of}" if rematch_of is not None else ""
+            invite = f" {' '.join(f'<@{u}>' for u in invited)}, your rematch is waiting." if invited else ""
+            return f"🔁 <@{info.created_by}> asks for a rematch{of}: **{name}** in <#{thread_id}>.{invite}"
+        dg = await self.store.game(info.id)
+        invite = f" <@{dg.invited_user_id}>, you are invited." if dg.invited_user_id else ""
+        return f"🎲 <@{info.created_by}> opened **{name}** ({present.pace_text(info.pace)}) in <#{thread_id}>.{invite}"
+
+    async def open_game(self, game_pk: int, parent: discord.TextChannel, rematch_of: int | None = None) -> int:
+        """The rest of opening a game a command made (its seats are taken): its thread, the
+        post that points to it in the channel, the lobby message, the start when no seat is
+        free; the thread's id. The thread is stored after the post, each step is skipped
+        when done, Discord hands back a thread or post a killed process made (by its name, by
+        the post's nonce): run again after a crash (:meth:`finish_openings`), it makes each
+        thing once."""
+        info = await self.service.game(game_pk)
+        thread_id = info.thread_id
+        if thread_id is None:
+            thread = await game_thread(self.bot, parent, present.clip(present.game_name(info.title, info.id), 100))
+            text = await self.announcement(info, thread.id, rematch_of)
+            # Any message under this nonce is this game's announcement: one handed back after a
+            # crash is right whatever it says; found in the history, it is the one that points
+            # to this thread.
+            await posting.post(parent, nonces.game(game_pk)(nonces.OPENED),
+                               lambda m: f"<#{thread.id}>" in (m.content or ""), content=text)
+            await self.service.set_place(game_pk, thread_id=thread.id)
+            thread_id = thread.id
+        await self.lobby_and_start(game_pk, self.bot.get_partial_messageable(thread_id, guild_id=info.guild_id))
+        return thread_id
+
+    async def lobby_and_start(self, game_pk: int, thread: discord.abc.Messageable) -> None:
+        """The last steps of opening a game in its thread (a command's, a match's, a
+        tournament's table), each skipped when done: the lobby message, then the start when
+        no seat is free (against the built-in player, a match, a table). In that order so
+        that the lobby is the thread's first message: the start's "begins" line is an outbox
+        row the delivery posts at once, and it would race a lobby posted after the start. A
+        lobby posted for a game about to start already says it is under way (it then has no
+        button to click in the moment before the start), so that it is true from the start;
+        a process killed between the two leaves the start to the opening's next pass."""
+        info = await self.service.game(game_pk)
+        starts = info.status == "open" and not info.free_roles
+        if (await self.store.game(game_pk)).lobby_channel_id is None:
+            await self.post_lobby(game_pk, thread, starting=starts)
+        if starts:
+            try:
+                await self.begin(game_pk, fill_with_bots=False)
+            except Exception:
+                # Not started (or started by someone else): the lobby says what is.
+                await self.table.refresh_lobby(game_pk)
+                raise
+
+    @staticmethod
+    def opening_left(info: GameInfo, dg: DiscordGame) -> bool:
+        """Whether a step of opening the game is still to be done: its thread, its lobby
+        message (a lobby deleted since keeps its channel), or the start of a game no seat of
+        which is free (its lobby posted, the start not made)."""
+        return (info.thread_id is None or dg.lobby_channel_id is None
+                or (info.status == "open" and not info.free_roles))
+
+    async def finish_openings(self, created_before: datetime) -> None:
+        """Once per process: the games of this process's servers that a killed process left
+        without their thread or lobby message, or unstarted with every seat taken (made
+        before this process started, so that no command of it is still opening them), are
+        opened now."""
+        owned = [g.id for g in self.bot.guilds if self.bot.owns(g.id)]
+        for game_pk in await self.store.unopened_games(created_before, owned):
+            try:
+                info = await self.service.game(game_pk)
+                if not self.opening_left(info, await self.store.game(game_pk)):
+                    continue
+                channel_id = info.channel_id or 0
+                parent = self.bot.get_channel(channel_id) or await self.bot.fetch_channel(channel_id)
+                if not isinstance(parent, discord.TextChannel):
+                    raise LookupError(f"channel {channel_id} is not a text channel")
+                await self.open_game(game_pk, parent)
+                log.info("finished opening game %s, left unopened by a stopped process", game_pk)
+            except Exception:
+                log.exception("could not finish opening game %s", game_pk)
+
+    async def post_lobby(self, game_pk: int, thread: discord.abc.Messageable, *, starting: bool = False) -> None:
         """Post the lobby message and remember it, so that the outbox keeps it true (seats,
         start, end). It goes under the game's lobby nonce: a process killed after Discord
         posted it, before its id was stored, posts it again, and Discord hands back the first
@@ -190,9 +267,12 @@ class Lobby(Cog):
         Discord having forgotten the nonce, the first is found under the game's heading
         (bot/discord/posting.py). If the game moved on while it was being posted (the
         built-in player's game can end that fast), or the message handed back says something
-        older, it is brought up to date."""
+        older, it is brought up to date. ``starting``: the game starts right after (no seat
+        is free, :meth:`lobby_and_start`); the lobby says it is under way already, and while
+        the game is still open it is left so (the start's outbox row refreshes it)."""
         info = await self.service.game(game_pk)
-        body = await self.table.lobby(info)
+        shown = replace(info, status="running") if starting and info.status == "open" else info
+        body = await self.table.lobby(shown)
         kwargs: dict[str, Any] = {"content": body["content"]}
         if body["view"].children:
             kwargs["view"] = body["view"]
@@ -200,7 +280,9 @@ class Lobby(Cog):
                                      **kwargs)
         await self.store.update_game(game_pk, lobby_channel_id=message.channel.id, lobby_message_id=message.id)
         now = await self.service.game(game_pk)
-        if (now.status, len(now.seats)) != (info.status, len(info.seats)) or message.content != body["content"]:
+        if shown is not info and now.status == "open":
+            return
+        if (now.status, len(now.seats)) != (shown.status, len(shown.seats)) or message.content != body["content"]:
             await self.table.refresh_lobby(game_pk)
 
     # ------------------------------------------------------------------ joining and starting
@@ -442,19 +524,8 @@ class Lobby(Cog):
                 await self.service.set_levels(info.id, levels)
             await self.store.reserve(info.id, kept)
             await self.store.update_game(info.id, deadline_action=dg.deadline_action)
-            thread = await channel.create_thread(name=present.clip(present.game_name(info.title, info.id), 100),
-                                                 type=discord.ChannelType.public_thread,
-                                                 auto_archive_duration=THREAD_ARCHIVE_MINUTES)
-            await self.service.set_place(info.id, thread_id=thread.id)
-            info = await self.service.game(info.id)
-            if not info.free_roles:
-                await self.begin(info.id, fill_with_bots=False)
-            await self.post_lobby(info.id, thread)
-            invited = list(dict.fromkeys(kept[r] for r in roles if r in kept))
-            invite = f" {' '.join(f'<@{u}>' for u in invited)}, your rematch is waiting." if invited else ""
-            await channel.send(f"🔁 <@{inter.user.id}> asks for a rematch of game #{old.id}: "
-                               f"**{present.game_name(info.title, info.id)}** in {thread.mention}.{invite}")
-            await inter.followup.send(f"Rematch: game #{info.id} in {thread.mention}.", ephemeral=True)
+            thread_id = await self.open_game(info.id, channel, rematch_of=old.id)
+            await inter.followup.send(f"Rematch: game #{info.id} in <#{thread_id}>.", ephemeral=True)
 
     @game.command(name="claim", description="Claim a game (or, with 3+ seats, the seat) of a player past his deadline")
     @app_commands.autocomplete(game=my_games_auto)

@@ -7,14 +7,18 @@ that pool (server, game, pace, options, seats); ``/game seek`` alone lists his t
 The loop (one per bot process, woken by each new ticket) expires tickets, makes the games of
 ripe pools (``bot.service.matchmaking``: the game, its seats and the players' DMs are
 written with the tickets' change of status) and opens each game: a public thread in the
-channel where its first ticket was asked, the start, the lobby message. A process that dies
+channel where its first ticket was asked, the lobby message, the start. A process that dies
 between the match and the opening leaves it to the next pass of any process, once the
-opening's lease runs out; each step of the opening is skipped when already done.
+opening's lease runs out; each step of the opening is skipped when already done. Its first
+pass in a process also finishes the openings of the games ``/game new`` or a rematch made
+before the process started and a killed process left without their thread, lobby message
+or start (``Lobby.finish_openings``).
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -27,6 +31,7 @@ from bot.discord.cogs.delivery import send_once
 from bot.discord.cogs.lobby import display_name, game_thread
 from bot.discord.errors import UserError
 from bot.discord.table import Outgoing
+from bot.models import utcnow
 from bot.service.matchmaking import GATHER_SECONDS, Match, Ticket
 
 if TYPE_CHECKING:
@@ -48,6 +53,9 @@ class Matchmaker(Worker):
     def __init__(self, bot: AlcazabaBot) -> None:
         super().__init__(bot)
         self.gather = float(getattr(bot.tuning, "seek_gather_seconds", GATHER_SECONDS))
+        self.process_start: datetime | None = utcnow()
+        """When this process started (the database's clock, as a game's ``created_at``):
+        the openings of the games made before, a killed process's, are finished once."""
 
     async def cog_load(self) -> None:
         # ``/game seek`` joins the lobby's /game group (loaded before this cog).
@@ -117,6 +125,9 @@ class Matchmaker(Worker):
         return max(1.0, self.gather)
 
     async def cycle(self) -> float:
+        if self.process_start is not None and self.bot.is_ready():  # its servers and their threads known
+            began, self.process_start = self.process_start, None
+            await self.bot.lobby.finish_openings(began)
         now = self.bot.now()
         await self.service.expire_tickets(now)
         owned = [g.id for g in self.bot.guilds if self.bot.owns(g.id)]
@@ -127,7 +138,7 @@ class Matchmaker(Worker):
         return max(0.2, min(10.0, self.gather / 4))
 
     async def open(self, match: Match) -> None:
-        """The matched game's thread, start and lobby message (each skipped when done)."""
+        """The matched game's thread, lobby message and start (each skipped when done)."""
         try:
             info = await self.service.game(match.game_pk)
             thread_id = info.thread_id
@@ -146,11 +157,8 @@ class Matchmaker(Worker):
                                 nonces.game(info.id), nonces.MATCHED)
                 await self.service.set_place(info.id, thread_id=thread.id)
                 thread_id = thread.id
-            if info.status == "open":
-                await self.bot.lobby.begin(info.id, fill_with_bots=False)
-            if (await self.store.game(info.id)).lobby_message_id is None:
-                where = self.bot.get_partial_messageable(thread_id, guild_id=match.guild_id)
-                await self.bot.lobby.post_lobby(info.id, where)
+            await self.bot.lobby.lobby_and_start(
+                info.id, self.bot.get_partial_messageable(thread_id, guild_id=match.guild_id))
             await self.service.match_opened(info.id)
         except Exception:
             log.exception("opening matched game %s failed; a later pass tries again", match.game_pk)

@@ -24,13 +24,14 @@ import discord
 from discord import app_commands
 
 import engine
-from bot.discord import nonces, present
+from bot.discord import nonces, posting, present
 from bot.discord.cogs.base import Worker, chosen_game, is_manager
 from bot.discord.cogs.delivery import send_once
-from bot.discord.cogs.lobby import THREAD_ARCHIVE_MINUTES, display_name, game_thread
+from bot.discord.cogs.lobby import display_name, game_thread
 from bot.discord.errors import UserError
 from bot.discord.nonces import Nonces
 from bot.discord.table import Outgoing
+from bot.models import utcnow
 from bot.service import NotAllowed
 from bot.service.tournaments import FORMATS, Line, Table, TournamentInfo
 
@@ -105,6 +106,9 @@ class Tournaments(Worker):
     def __init__(self, bot: AlcazabaBot) -> None:
         super().__init__(bot)
         self.resumed = False  # finish_starts ran in this process
+        self.process_start: datetime | None = utcnow()
+        """When this process started (the database's clock): the tournaments made before it
+        and left without a thread are opened once (:meth:`finish_openings`)."""
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(SignupButton)
@@ -138,16 +142,49 @@ class Tournaments(Worker):
             info = await self.service.create_tournament(inter.guild_id, inter.user.id, game, format, rounds, pace,
                                                         opts, double=double, channel_id=inter.channel.id,
                                                         starts_at=starts_at)
-            thread = await inter.channel.create_thread(
-                name=present.clip(f"Tournament #{info.id} · {info.title}", 100),
-                type=discord.ChannelType.public_thread, auto_archive_duration=THREAD_ARCHIVE_MINUTES)
-            message = await thread.send(self.signup_text(info), view=self.signup_view(info.id))
-            await self.service.set_tournament_place(info.id, thread_id=thread.id, message_id=message.id)
-            await inter.channel.send(f"🏆 <@{inter.user.id}> opened **tournament #{info.id}** of {info.title} "
-                                     f"({format.replace('_', ' ')}): sign up in {thread.mention}.",
-                                     allowed_mentions=discord.AllowedMentions.none())
-            await inter.followup.send(f"Tournament #{info.id} is open for sign-up in {thread.mention}; start it "
+            thread_id = await self.open_tournament(info, inter.channel)
+            await inter.followup.send(f"Tournament #{info.id} is open for sign-up in <#{thread_id}>; start it "
                                       f"with `/tournament start tournament:{info.id}`.", ephemeral=True)
+
+    async def open_tournament(self, info: TournamentInfo, parent: discord.TextChannel) -> int:
+        """The tournament's thread, its sign-up message and the post in the channel that points
+        to it, then the thread and message stored; the thread's id. Run again after a crash
+        (:meth:`finish_openings`), each is made once: the thread is taken again by its name,
+        the posts go under the tournament's nonces and Discord hands back the first (any
+        message under them is this tournament's, brought up to date if it says less)."""
+        if info.thread_id is not None:
+            return info.thread_id
+        thread = await game_thread(self.bot, parent, present.clip(f"Tournament #{info.id} · {info.title}", 100))
+        ids = nonces.tournament_round(info.id, 0)
+        text = self.signup_text(info)
+        body: dict[str, Any] = {"content": text}
+        if info.status == "signup":
+            body["view"] = self.signup_view(info.id)
+        signup = await posting.post(thread, ids(nonces.SIGNUP), posting.same_heading(text), **body)
+        await posting.post(parent, ids(nonces.OPENED), lambda m: f"<#{thread.id}>" in (m.content or ""),
+                           content=f"🏆 <@{info.created_by}> opened **tournament #{info.id}** of {info.title} "
+                                   f"({info.format.replace('_', ' ')}): sign up in <#{thread.id}>.",
+                           allowed_mentions=discord.AllowedMentions.none())
+        await self.service.set_tournament_place(info.id, thread_id=thread.id, message_id=signup.id)
+        if signup.content != text:
+            await self.refresh_signup(await self.service.tournament(info.id))
+        return thread.id
+
+    async def finish_openings(self, created_before: datetime) -> None:
+        """Once per process: the tournaments of its servers that a killed process left without
+        their thread (made before this process started) are opened now."""
+        owned = [g.id for g in self.bot.guilds if self.bot.owns(g.id)]
+        for tid in await self.service.unplaced_tournaments(created_before, owned):
+            try:
+                info = await self.service.tournament(tid)
+                channel_id = info.channel_id or 0
+                parent = self.bot.get_channel(channel_id) or await self.bot.fetch_channel(channel_id)
+                if not isinstance(parent, discord.TextChannel):
+                    raise LookupError(f"channel {channel_id} is not a text channel")
+                await self.open_tournament(info, parent)
+                log.info("finished opening tournament %s, left unopened by a stopped process", tid)
+            except Exception:
+                log.exception("could not finish opening tournament %s", tid)
 
     @tournament.command(name="start", description="Close the sign-up and make round 1 (creator or manager)")
     async def start(self, inter: discord.Interaction, tournament: int) -> None:
@@ -295,6 +332,9 @@ class Tournaments(Worker):
         if not self.resumed:
             self.resumed = True
             await self.finish_starts()
+        if self.process_start is not None and self.bot.is_ready():  # its servers and their threads known
+            began, self.process_start = self.process_start, None
+            await self.finish_openings(began)
         for tid in await self.service.due_tournaments(self.bot.now()):
             await self.start_due(tid)
         for tid in await self.service.running_tournaments():
@@ -373,8 +413,8 @@ class Tournaments(Worker):
                     log.warning("finishing the start of tournament %s failed", tid, exc_info=True)
 
     async def open(self, table: Table) -> None:
-        """A round's game: its own thread in the tournament's channel, the start and the lobby
-        message (each skipped when done already)."""
+        """A round's game: its own thread in the tournament's channel, the lobby message and
+        the start (each skipped when done already)."""
         try:
             info = await self.service.game(table.game_pk or 0)
             if info.thread_id is None:
@@ -391,9 +431,8 @@ class Tournaments(Worker):
             if info.status == "open":
                 # A late player's opponent may claim the game (the round's limit settles the rest).
                 await self.store.update_game(info.id, deadline_action="claim")
-                await self.bot.lobby.begin(info.id, fill_with_bots=False)
-            if (await self.store.game(info.id)).lobby_message_id is None and info.thread_id is not None:
-                await self.bot.lobby.post_lobby(
+            if info.thread_id is not None:
+                await self.bot.lobby.lobby_and_start(
                     info.id, self.bot.get_partial_messageable(info.thread_id, guild_id=info.guild_id))
             await self.service.table_opened(table.id)
         except Exception:

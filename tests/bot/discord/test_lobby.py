@@ -3,8 +3,13 @@ real bot and the stand-in (the toy race stands in for a rules engine: it is fast
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+import pytest
+
+from bot.models import utcnow
 from bot.service import GameService
-from tests.bot.discord.conftest import Harness, components
+from tests.bot.discord.conftest import Harness, components, delivered
 from tests.standin.server import AUTOCOMPLETE_RESULT, DEFERRED_CHANNEL_MESSAGE, PUBLIC_THREAD
 
 
@@ -207,4 +212,38 @@ async def test_an_invitation_reserves_one_seat_of_many(table: Harness) -> None:
         assert (await svc.game(1)).status == "running"
     finally:
         await svc.close()
+    assert h.si.violations == []
+
+
+async def test_a_game_left_unstarted_after_its_lobby_is_started_once_by_the_next_process(
+        table: Harness, svc: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Against the built-in player no seat is free: the lobby is posted (saying the game is
+    under way), then the game starts. A process that died between the two leaves an open game
+    with every seat taken; the next process's first pass (``finish_openings``) starts it, and
+    posts no second lobby: the thread reads the lobby, then the start."""
+    h = table
+    assert h.bot is not None and h.bot.user is not None
+
+    async def died(game_pk: int, *, fill_with_bots: bool) -> None:
+        """The process stops here: the start is never made."""
+
+    # (On the cog itself: discord.py loads each cog's module anew, its class is not the one
+    # imported here.)
+    monkeypatch.setattr(h.bot.lobby, "begin", died)
+    thread = await open_toy(h, side="blue", opponent=h.bot.user.id, seed=4)
+    assert (await svc.game(1)).status == "open"
+    (lobby,) = h.si.channel_messages(thread)
+    monkeypatch.undo()
+
+    await h.bot.lobby.finish_openings(utcnow() + timedelta(minutes=1))
+    await delivered(h, svc, 1)
+    assert (await svc.game(1)).status == "running"
+    first, *rest = h.si.channel_messages(thread)
+    assert first.id == lobby.id and "under way" in first.content and first.components == []
+    assert [m for m in rest if "Seats:" in m.content] == []
+    assert len([m for m in rest if "begins." in m.content]) == 1
+    # A second pass finds nothing left to do.
+    await h.bot.lobby.finish_openings(utcnow() + timedelta(minutes=1))
+    await delivered(h, svc, 1)
+    assert len(h.si.channel_messages(thread)) == 1 + len(rest)
     assert h.si.violations == []

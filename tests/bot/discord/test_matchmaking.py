@@ -73,6 +73,13 @@ async def test_six_tickets_make_three_games_of_the_nearest_ratings(seeking: Harn
     for g in games:
         thread = h.si.channels[g.thread_id or 0]
         assert thread.parent_id == h.channel
+        # The thread opens with the lobby (before the "begins" line), which names the game as
+        # matched (it has no creator) and says it is under way.
+        first, *rest = h.si.channel_messages(thread.id)
+        assert first.content.startswith(f"**1212 Las Navas de Tolosa #{g.id}** — matched by /game seek\n"), \
+            first.content
+        assert "Seats:" in first.content and "under way" in first.content and first.components == []
+        assert any("begins." in m.content for m in rest)
         for seat in g.seats:
             dms = " ".join(m.content for m in h.dm_messages(seat.user_id or 0))
             assert f"Matchmaking found your game: #{g.id}" in dms and f"You play **{seat.role}**" in dms

@@ -69,7 +69,7 @@ def test_nonces_are_unique_within_discords_limit_over_every_id_and_kind_in_use()
                         assert parsed == ("d", (game, due, 35 if seat is None else seat), f"{event}/{kind}")
     for tournament in games:
         for round_no in (0, 1, 2, 35, 36, 126, 36**5 - 1):
-            for kind in with_fresh([nonces.STANDINGS, nonces.PAIRINGS]):
+            for kind in with_fresh([nonces.STANDINGS, nonces.PAIRINGS, nonces.SIGNUP, nonces.OPENED]):
                 nonce = nonces.tournament_round(tournament, round_no)(kind)
                 assert len(nonce) <= 25, nonce
                 assert nonce not in seen, (nonce, seen.get(nonce))

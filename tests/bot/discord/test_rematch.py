@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bot.service import GameInfo, GameService
 from bot.service.levels import level_of
-from tests.bot.discord.conftest import Harness, components
+from tests.bot.discord.conftest import Harness, components, delivered
 from tests.standin import Message
 
 
@@ -214,6 +214,16 @@ async def test_a_rematch_against_the_built_in_player_keeps_its_level(table: Harn
     await h.cmd(h.alice, "game rematch", channel=thread)
     info = await game_info(h, 2)
     assert holders(info) == {"christian": h.alice, "muslim": "bot"}
+    # No seat is free: the rematch starts at once, and its thread opens with its lobby, which
+    # says so (the "begins" line comes after it).
+    svc = GameService.open(h.settings.db_url)
+    try:
+        await delivered(h, svc, 2)
+    finally:
+        await svc.close()
+    first, *rest = h.si.channel_messages(newest_thread(h))
+    assert "Seats:" in first.content and "under way" in first.content and first.components == [], first.content
+    assert any("begins." in m.content for m in rest)
     assert level_of(info) == "normal" and level_of(info, "muslim") == "normal"
     await h.cmd(h.mod, "game abort", channel=newest_thread(h))
     assert h.si.violations == []

@@ -152,3 +152,47 @@ async def test_the_bot_killed_while_making_a_round_makes_it_once(standin: StandI
         assert len(standings) == 1, [m.content for m in standings]
         assert "Round 2 of 2" in standings[0].content
         await _round_once(h, svc, 2)()
+
+
+@pytest.mark.parametrize("kill_at", ["thread", "signup", "announced"])
+async def test_the_bot_killed_while_opening_a_tournament_opens_it_once(standin: StandIn, tmp_path: Path,
+                                                                      kill_at: str) -> None:
+    """``/tournament new`` answers first, commits the tournament, then makes its thread, its
+    sign-up message and the post in the channel that points to it, and stores the thread;
+    killed after Discord did one of them (its answer never came back), the bot started again
+    finishes it once: one thread, the one stored, one sign-up message with working buttons,
+    one pointer."""
+    async with bot_process(standin, tmp_path) as run:
+        h, si = run.h, run.h.si
+        if kill_at == "thread":
+            stall = si.stall("POST", rf"^/channels/{h.channel}/threads$", contains="Tournament #1", mode="after")
+        elif kill_at == "signup":
+            stall = si.stall("POST", r"^/channels/\d+/messages$", contains="Sign-up open", mode="after")
+        else:
+            stall = si.stall("POST", rf"^/channels/{h.channel}/messages$", contains="opened **tournament",
+                             mode="after")
+        inter = await si.slash(h.alice, h.channel, "tournament new", game="navas", format="swiss", rounds=2,
+                               pace="7d")
+        await run.kill_when_held(stall, 120)
+        assert inter.done.is_set(), "the interaction was answered before the tournament's thread was asked for"
+
+        await run.restart()
+        svc = run.service()
+
+        async def placed() -> bool:
+            info = await svc.tournament(1)
+            return info.thread_id is not None and info.message_id is not None
+
+        await until(placed, "the tournament's thread and sign-up message stored", timeout=150)
+        await si.wait_quiet(1.0, 60)
+        info = await svc.tournament(1)
+        made = [t for t in si.threads(h.channel) if t.name.startswith("Tournament #1")]
+        assert [t.id for t in made] == [info.thread_id], "one thread, the one stored"
+        signups = [m for m in si.channel_messages(info.thread_id or 0) if "Sign-up open" in m.content]
+        assert [m.id for m in signups] == [info.message_id], [m.content for m in signups]
+        pointers = [m.content for m in si.channel_messages(h.channel) if "opened **tournament #1**" in m.content]
+        assert len(pointers) == 1 and f"<#{info.thread_id}>" in pointers[0], pointers
+        join = next(c["custom_id"] for c in components(signups[0]) if c["label"] == "Join")
+        await h.settle(await si.click(h.bob, signups[0].id, join))
+        assert [p[0] for p in (await svc.tournament(1)).players] == [h.bob]
+        assert si.violations == []

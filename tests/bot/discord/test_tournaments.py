@@ -12,6 +12,7 @@ from datetime import timedelta
 import pytest
 
 from bot.service import GameService
+from bot.service.tournaments import Table
 from tests.bot.discord.conftest import Clock, Harness, components, png_ok
 
 
@@ -21,6 +22,23 @@ async def until(check: Callable[[], Awaitable[bool]], what: str, timeout: float 
             return
         await asyncio.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+async def lobbies_first(h: Harness, svc: GameService, tables: list[Table], round_no: int) -> None:
+    """Each table's thread opens with its lobby message, before the "begins" line of its start;
+    the lobby names the game as the tournament's round (it has no creator)."""
+    for t in tables:
+        game = await svc.game(t.game_pk or 0)
+
+        async def both(thread: int = game.thread_id or 0) -> bool:
+            texts = [m.content for m in h.si.channel_messages(thread)]
+            return any("Seats:" in c for c in texts) and any("begins." in c for c in texts)
+
+        await until(both, f"the lobby and the start of game #{game.id}")
+        first = h.si.channel_messages(game.thread_id or 0)[0]
+        assert first.content.startswith(f"**{game.title} #{game.id}** — tournament #1, round {round_no}\n"), \
+            first.content
+        assert "Seats:" in first.content and first.components == []
 
 
 def answer(h: Harness, inter: object) -> str:
@@ -77,6 +95,8 @@ async def test_an_eight_player_swiss_of_1212(table: Harness) -> None:
             await until(opened_round, f"round {round_no}'s games running in their threads")
             tables = await svc.tables(1, round_no)
             assert [[number[u] for u in t.players] for t in tables] == expected_pairs[round_no]
+            if round_no == 1:
+                await lobbies_first(h, svc, tables, round_no)
             for t in tables:
                 game = await svc.game(t.game_pk or 0)
                 assert game.seat("christian").user_id == t.players[0]  # type: ignore[union-attr]
