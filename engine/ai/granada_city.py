@@ -174,7 +174,12 @@ def _turn_end(state: State) -> State:
     if turn is None or state["stage"] == "over" or (not turn["actions"] and not turn["bought"]
                                                     and state["pending"] is None and state["stage"] == "play"):
         return state
+    from engine.granada_city import rules
+
     number = turn["number"]
+    # one copy played on in place: every step is one the rules just listed, so ``apply``'s
+    # checking and copying of each (most of a step's cost) would change nothing
+    state = clone(state)
     for step in range(TURN_END):
         if game.result(state) is not None or state["turn"] is None or state["turn"]["number"] != number:
             break
@@ -182,7 +187,7 @@ def _turn_end(state: State) -> State:
         if not active:
             break
         mover = active[0]
-        state = game.apply(state, mover, playout(game, state, mover, number * 31 + step))  # type: ignore[arg-type]
+        rules._dispatch(state, mover, strip_label(playout(game, state, mover, number * 31 + step)))  # type: ignore[arg-type]
     return state
 
 
