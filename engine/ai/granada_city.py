@@ -326,6 +326,11 @@ def rank(module: GameModule, state: State, role: str, seed: int, actions: list[A
 # end played in every evaluation, weigh as much), so normal is still over its 0.75 s p95 there
 # (engine.ai SECONDS). ``alcazaba bench --ai`` reports the real figure
 # (ai.think_s.granada_city.<level>).
+# On the cheaper search (ca5b20e) the complete normal set (102 games, code 273d61e6f1b0647c)
+# won 60 (0.588) at a median 0.29 s, p95 0.63 s of CPU. Shorter playouts buying more
+# iterations did not play better on the same seeds (29 Nov 2026, scratch ledgers, the
+# machine shared): depth 4 at 46 iterations won 8.5 of 18 games where depth 8 had won 11
+# (CPU median 0.30 s, p95 0.64 s), depth 2 at 54 iterations 3 of 7 where depth 8 had won 4.
 # The root widens half as fast as the default (widen 1.0: some 7 options at normal's 38
 # iterations instead of 13), so each option tried gets enough samples to be judged; the search
 # leaves the built-in player's choice only for a gain of more than ``margin`` in the chance
