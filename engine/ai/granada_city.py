@@ -174,7 +174,12 @@ def _turn_end(state: State) -> State:
     if turn is None or state["stage"] == "over" or (not turn["actions"] and not turn["bought"]
                                                     and state["pending"] is None and state["stage"] == "play"):
         return state
+    from engine.granada_city import rules
+
     number = turn["number"]
+    # one copy played on in place: every step is one the rules just listed, so ``apply``'s
+    # checking and copying of each (most of a step's cost) would change nothing
+    state = clone(state)
     for step in range(TURN_END):
         if game.result(state) is not None or state["turn"] is None or state["turn"]["number"] != number:
             break
@@ -182,7 +187,7 @@ def _turn_end(state: State) -> State:
         if not active:
             break
         mover = active[0]
-        state = game.apply(state, mover, playout(game, state, mover, number * 31 + step))  # type: ignore[arg-type]
+        rules._dispatch(state, mover, strip_label(playout(game, state, mover, number * 31 + step)))  # type: ignore[arg-type]
     return state
 
 
@@ -321,10 +326,21 @@ def rank(module: GameModule, state: State, role: str, seed: int, actions: list[A
 # end played in every evaluation, weigh as much), so normal is still over its 0.75 s p95 there
 # (engine.ai SECONDS). ``alcazaba bench --ai`` reports the real figure
 # (ai.think_s.granada_city.<level>).
-# The root widens half as fast as the default (widen 1.0: some 7 options at normal's 38
-# iterations instead of 13), so each option tried gets enough samples to be judged; the search
+# On the cheaper search (ca5b20e) the complete normal set (102 games, code 273d61e6f1b0647c)
+# won 60 (0.588) at a median 0.29 s, p95 0.63 s of CPU. Shorter playouts buying more
+# iterations did not play better on the same seeds (29 Nov 2026, scratch ledgers, the
+# machine shared): depth 4 at 46 iterations won 8.5 of 18 games where depth 8 had won 11
+# (CPU median 0.30 s, p95 0.64 s), depth 2 at 54 iterations 3 of 7 where depth 8 had won 4.
+# Longer ones did: playouts of 12 steps at 32 iterations won 24 of the first 30 games (seeds
+# 1-10 in each seat; 8 in each) where depth 8 at 38 had won 16 (11 games won only by the
+# new, 3 only by the old), CPU a decision median 0.30 s, p95 0.53 s (2,531 decisions); likely
+# the players' replies within a longer playout judge a purchase better than more samples of a
+# shorter one. Hard at depth 12 and 125 iterations took the CPU of the old 150 at depth 8 on the
+# same 24 positions (26.9 s against 26.2 s, p95 1.75 s against 1.92 s).
+# The root widens half as fast as the default (widen 1.0: some 6 options at normal's 32
+# iterations instead of 12), so each option tried gets enough samples to be judged; the search
 # leaves the built-in player's choice only for a gain of more than ``margin`` in the chance
 # of winning.
 ADAPTER = Adapter(canonical=canonical, evaluate=evaluate, candidates=candidates, playout=playout, rank=rank,
-                  budgets={"normal": Budget(iterations=38, depth=8, widen=1.0, deep=1.0, margin=0.04),
-                           "hard": Budget(iterations=150, depth=8, widen=1.0, deep=1.0, margin=0.03)})
+                  budgets={"normal": Budget(iterations=32, depth=12, widen=1.0, deep=1.0, margin=0.04),
+                           "hard": Budget(iterations=125, depth=12, widen=1.0, deep=1.0, margin=0.03)})
