@@ -436,7 +436,12 @@ def _step(state: State, role: str, found: Action, index: dict[str, list[str]] | 
     (_LOADED.get(top["module"]) or st.handler(top)).apply(new, role, found, top)
     run(new)
     victory.check_instant(new)
-    return _seal(new)
+    out = _seal(new)
+    records = dict.get(new, "blocks")
+    if records.__class__ is _CopyOnAccess:
+        # the index of the new placement, known to the next listing without a scan
+        placement.remember(new, records, out["blocks"])
+    return out
 
 
 def run(state: State) -> None:
