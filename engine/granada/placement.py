@@ -112,6 +112,9 @@ def by_location(state: State) -> dict[str, list[str]]:
 # come from elsewhere (setup, storage, a test's position, a clone) is looked at by a scan.
 _SEALED: dict[int, tuple[Any, Any, Any]] = {}
 _SEALED_SIZE = 64
+# id of an index -> its placement (ids, locations, index), for the indexes made lately: how a
+# step finds the placement its listing's index came from
+_ENTRIES: dict[int, tuple[Any, Any, Any]] = {}
 VERIFY = False
 """Check every index taken from :data:`_SEALED` against a scan (the tests turn it on): a
 state edited in place after apply returned it breaks the rule this relies on."""
@@ -138,13 +141,19 @@ def _known(state: State) -> dict[str, list[str]]:
 
 def _entry_of(index: dict[str, list[str]]) -> tuple[Any, ...] | None:
     """The placement (ids, locations, index) whose index is ``index``, if it is still known."""
-    for entry in _RECENT:
-        if entry[2] is index:
-            return entry
-    for known in list(_SEALED.values()):
-        if known[1] is not None and known[1][2] is index:
-            return known[1]
-    return None
+    entry = _ENTRIES.get(id(index))
+    if entry is not None and entry[2] is index:
+        return entry
+    return next((e for e in _RECENT if e[2] is index), None)
+
+
+def _keep(table: dict[int, Any], key: int, value: Any, size: int) -> None:
+    """``table[key] = value``, the oldest entry leaving when the table holds more than ``size``."""
+    table[key] = value
+    if len(table) > size:
+        # (KeyError...: another thread got there first)
+        with contextlib.suppress(KeyError, RuntimeError, StopIteration):
+            del table[next(iter(table))]
 
 
 def _scan(blocks: dict[str, Any]) -> dict[str, list[str]]:
@@ -177,12 +186,7 @@ def remember(step: Any, records: Any, sealed: dict[str, Any]) -> None:
         known: tuple[Any, Any, Any] = (sealed, after, None) if after is not None else (sealed, None, (entry, went))
     else:
         known = (sealed, entry, None)
-    table = _SEALED
-    table[id(sealed)] = known
-    if len(table) > _SEALED_SIZE:
-        # (KeyError...: another thread got there first)
-        with contextlib.suppress(KeyError, RuntimeError, StopIteration):
-            del table[next(iter(table))]
+    _keep(_SEALED, id(sealed), known, _SEALED_SIZE)
 
 
 def _moved(state: State) -> list[str] | None:
@@ -234,8 +238,10 @@ def _by_location(state: State) -> dict[str, list[str]]:
             out[loc].append(bid)
         else:
             out[loc] = [bid]
-    recent.insert(0, (ids, locs, out))
+    entry = (ids, locs, out)
+    recent.insert(0, entry)
     del recent[_RECENT_SIZE:]
+    _keep(_ENTRIES, id(out), entry, 2 * _SEALED_SIZE)
     return out
 
 
@@ -310,4 +316,5 @@ def _shift(entry: tuple[tuple[str, ...], tuple[str, ...], dict[str, list[str]]],
     entry = (ids, new_locs, out)
     _RECENT.insert(0, entry)
     del _RECENT[_RECENT_SIZE:]
+    _keep(_ENTRIES, id(out), entry, 2 * _SEALED_SIZE)
     return entry
