@@ -20,8 +20,8 @@ cheaply as the rules ask for it, and never stored (a derived view of ``state["bl
 
 from __future__ import annotations
 
-import contextlib
 import operator
+from collections import OrderedDict
 from typing import Any
 
 from engine.api import State
@@ -110,11 +110,11 @@ def by_location(state: State) -> dict[str, list[str]]:
 # of the step's input and where the blocks it moved went). Each entry holds its dict, so its
 # id cannot pass to another while it is here; the oldest leave first. A state whose records
 # come from elsewhere (setup, storage, a test's position, a clone) is looked at by a scan.
-_SEALED: dict[int, tuple[Any, Any, Any]] = {}
+_SEALED: OrderedDict[int, tuple[Any, Any, Any]] = OrderedDict()
 _SEALED_SIZE = 64
 # id of an index -> its placement (ids, locations, index), for the indexes made lately: how a
 # step finds the placement its listing's index came from
-_ENTRIES: dict[int, tuple[Any, Any, Any]] = {}
+_ENTRIES: OrderedDict[int, tuple[Any, Any, Any]] = OrderedDict()
 VERIFY = False
 """Check every index taken from :data:`_SEALED` against a scan (the tests turn it on): a
 state edited in place after apply returned it breaks the rule this relies on."""
@@ -147,13 +147,16 @@ def _entry_of(index: dict[str, list[str]]) -> tuple[Any, ...] | None:
     return next((e for e in _RECENT if e[2] is index), None)
 
 
-def _keep(table: dict[int, Any], key: int, value: Any, size: int) -> None:
-    """``table[key] = value``, the oldest entry leaving when the table holds more than ``size``."""
+def _keep(table: OrderedDict[int, Any], key: int, value: Any, size: int) -> None:
+    """``table[key] = value``, the oldest entries leaving while the table holds more than
+    ``size``. An OrderedDict: a plain dict emptied from its front walks over the slots of
+    the entries it deleted before at each look for its first one."""
     table[key] = value
-    if len(table) > size:
-        # (KeyError...: another thread got there first)
-        with contextlib.suppress(KeyError, RuntimeError, StopIteration):
-            del table[next(iter(table))]
+    while len(table) > size:
+        try:
+            table.popitem(last=False)
+        except KeyError:        # another thread emptied it first
+            break
 
 
 def _scan(blocks: dict[str, Any]) -> dict[str, list[str]]:
