@@ -93,14 +93,15 @@ def by_location(state: State) -> dict[str, list[str]]:
                 return base
             blocks: Any = dict.get(state, "blocks")
             # a step asks again and again after its moves: the same moves, the same index
-            key = tuple(sorted((b, dict.__getitem__(blocks, b)["loc"]) for b in moved))
+            # (where each moved block went: a dict, equal whatever the order of the moves)
+            went = {b: dict.__getitem__(blocks, b)["loc"] for b in moved}
             seen = getattr(state, "shifted", None)
-            if seen is not None and seen[0] == key and seen[1] is base:
+            if seen is not None and seen[0] == went and seen[1] is base:
                 again: dict[str, list[str]] = seen[2]
                 return again
-            shifted = _shifted(base, blocks, moved)
+            shifted = _shifted(base, went)
             if shifted is not None:
-                state.shifted = (key, base, shifted)   # type: ignore[attr-defined]
+                state.shifted = (went, base, shifted)   # type: ignore[attr-defined]
                 return shifted
     return _by_location(state)
 
@@ -183,8 +184,7 @@ def remember(step: Any, records: Any, sealed: dict[str, Any]) -> None:
     went = {b: dict.__getitem__(records, b)["loc"] for b in moved}
     if went:
         seen = step.shifted
-        shifted = seen[2] if seen is not None and seen[1] is base and seen[0] == tuple(sorted(went.items())) \
-            else None
+        shifted = seen[2] if seen is not None and seen[1] is base and seen[0] == went else None
         after = _entry_of(shifted) if shifted is not None else None
         known: tuple[Any, Any, Any] = (sealed, after, None) if after is not None else (sealed, None, (entry, went))
     else:
@@ -253,15 +253,16 @@ def _by_location(state: State) -> dict[str, list[str]]:
 _ORDER: tuple[tuple[str, ...], dict[str, int]] = ((), {})
 
 
-def _shifted(base: dict[str, list[str]], blocks: Any, moved: list[str]) -> dict[str, list[str]] | None:
-    """The index of ``base``'s placement after the blocks ``moved`` went where ``blocks`` (a
-    step's records) now have them: exactly what a new scan would build (lists in the records'
-    order, places in the order of their first block), made from the few places that changed.
-    None when ``base`` is no longer among the recent placements (then a scan builds it)."""
+def _shifted(base: dict[str, list[str]], went: dict[str, str]) -> dict[str, list[str]] | None:
+    """The index of ``base``'s placement after the blocks of ``went`` went where it says
+    (each a block the step put elsewhere than its input had it): exactly what a new scan
+    would build (lists in the records' order, places in the order of their first block),
+    made from the few places that changed. None when ``base``'s placement is no longer known
+    (then a scan builds it)."""
     entry = _entry_of(base)
     if entry is None:
         return None
-    shifted: dict[str, list[str]] = _shift(entry, {bid: dict.__getitem__(blocks, bid)["loc"] for bid in moved})[2]
+    shifted: dict[str, list[str]] = _shift(entry, went)[2]
     return shifted
 
 
