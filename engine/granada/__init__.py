@@ -434,28 +434,37 @@ def _step(state: State, role: str, found: Action, index: dict[str, list[str]] | 
         # replaced, not edited: the frame may be copied one level deep only (_StepState)
         top["_menu"] = {k: v for k, v in top["_menu"].items() if k != role}
     (_LOADED.get(top["module"]) or st.handler(top)).apply(new, role, found, top)
-    run(new)
-    victory.check_instant(new)
-    return _seal(new)
+    if not run(new):
+        victory.check_instant(new)
+    out = _seal(new)
+    records = dict.get(new, "blocks")
+    if records.__class__ is _CopyOnAccess:
+        # the index of the new placement, known to the next listing without a scan
+        placement.remember(new, records, out["blocks"])
+    return out
 
 
-def run(state: State) -> None:
-    """Let the frames on top progress automatically until someone must decide."""
+def run(state: State) -> bool:
+    """Let the frames on top progress automatically until someone must decide. True when
+    instant victory (victory.check_instant) was checked after the last change the loop saw:
+    then the caller need not check it again."""
 
     # st.top and st.handler inline: this loop runs after every step
     loaded = _LOADED
     check = victory.check_instant
+    checked = False
     for _ in range(10000):
         if state.get("result") is not None:
-            return
+            return True
         stack = state["stack"]
         if not stack:
-            return
+            return checked
         frame = stack[-1]
         adv = getattr(loaded.get(frame["module"]) or st.handler(frame), "advance", None)
         if adv is None or not adv(state, frame):
-            return
+            return checked
         check(state)
+        checked = True
     raise RuntimeError("granada: frames keep advancing without a decision")
 
 

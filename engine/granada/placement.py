@@ -7,6 +7,12 @@ cheaply as the rules ask for it, and never stored (a derived view of ``state["bl
   (``_RECENT``): the same placement comes back at every step.
 * During an apply, the index of the input is shifted by the few blocks the step moved
   (:func:`_shifted`) instead of built again: exactly what a scan would build.
+* The records of a state apply returned are known by the identity of their dict
+  (:func:`remember`): its index is the step's own, found without looking at a record. A scan
+  reads the location of all 137 records, most of them out of the processor's caches by the
+  next step; this keeps no record of it (issue 33). It holds because states are values: a
+  state apply returned is never edited in place (engine.granada.state, "Issue 15"), which
+  ``VERIFY`` (on under the tests) checks at every use.
 
 :mod:`engine.granada.state` re-exports :func:`by_location`, :func:`peek` and
 :class:`frozen_index`; the rules modules reach them there.
@@ -15,6 +21,7 @@ cheaply as the rules ask for it, and never stored (a derived view of ``state["bl
 from __future__ import annotations
 
 import operator
+from collections import OrderedDict
 from typing import Any
 
 from engine.api import State
@@ -68,8 +75,10 @@ def by_location(state: State) -> dict[str, list[str]]:
     if memo is not None and memo[0] is state:
         index: dict[str, list[str]] | None = memo[1]
         if index is None:
-            index = memo[1] = _by_location(state)
+            index = memo[1] = _known(state)
         return index
+    if state.__class__ is dict:
+        return _known(state)
     if state.__class__ is not dict:
         # an apply's step state: the index of its input (listed just before) serves as long
         # as no block the step reached has left the place it had there, and is shifted by the
@@ -78,22 +87,109 @@ def by_location(state: State) -> dict[str, list[str]]:
         if moved is not None:
             base = getattr(state, "base_index", None)
             if base is None:
-                base = _by_location(state._src)   # type: ignore[attr-defined]
+                base = _known(state._src)   # type: ignore[attr-defined]
                 state.base_index = base           # type: ignore[attr-defined]
             if not moved:
                 return base
             blocks: Any = dict.get(state, "blocks")
             # a step asks again and again after its moves: the same moves, the same index
-            key = tuple(sorted((b, dict.__getitem__(blocks, b)["loc"]) for b in moved))
+            # (where each moved block went: a dict, equal whatever the order of the moves)
+            went = {b: dict.__getitem__(blocks, b)["loc"] for b in moved}
             seen = getattr(state, "shifted", None)
-            if seen is not None and seen[0] == key and seen[1] is base:
+            if seen is not None and seen[0] == went and seen[1] is base:
                 again: dict[str, list[str]] = seen[2]
                 return again
-            shifted = _shifted(base, blocks, moved)
+            shifted = _shifted(base, went)
             if shifted is not None:
-                state.shifted = (key, base, shifted)   # type: ignore[attr-defined]
+                state.shifted = (went, base, shifted)   # type: ignore[attr-defined]
                 return shifted
     return _by_location(state)
+
+
+# The placements of the states apply returned, by the identity of their records' dict (issue
+# 33): id -> (the dict, its index, or None and what it is worked out from: the placement
+# of the step's input and where the blocks it moved went). Each entry holds its dict, so its
+# id cannot pass to another while it is here; the oldest leave first. A state whose records
+# come from elsewhere (setup, storage, a test's position, a clone) is looked at by a scan.
+_SEALED: OrderedDict[int, tuple[Any, Any, Any]] = OrderedDict()
+_SEALED_SIZE = 64
+# id of an index -> its placement (ids, locations, index), for the indexes made lately: how a
+# step finds the placement its listing's index came from
+_ENTRIES: OrderedDict[int, tuple[Any, Any, Any]] = OrderedDict()
+VERIFY = False
+"""Check every index taken from :data:`_SEALED` against a scan (the tests turn it on): a
+state edited in place after apply returned it breaks the rule this relies on."""
+
+
+def _known(state: State) -> dict[str, list[str]]:
+    """The index of a plain state: its step's own when apply returned these records, else a
+    scan's (:func:`_by_location`)."""
+    blocks = state["blocks"]
+    known = _SEALED.get(id(blocks))
+    if known is None or known[0] is not blocks:
+        return _by_location(state)
+    entry = known[1]
+    if entry is None:
+        entry = _shift(*known[2])
+        _SEALED[id(blocks)] = (blocks, entry, None)
+    index: dict[str, list[str]] = entry[2]
+    if VERIFY:
+        scanned = _scan(blocks)
+        assert index == scanned and list(index) == list(scanned), (
+            "a state apply returned was edited in place (states are values: clone it first)")
+    return index
+
+
+def _entry_of(index: dict[str, list[str]]) -> tuple[Any, ...] | None:
+    """The placement (ids, locations, index) whose index is ``index``, if it is still known."""
+    entry = _ENTRIES.get(id(index))
+    if entry is not None and entry[2] is index:
+        return entry
+    return next((e for e in _RECENT if e[2] is index), None)
+
+
+def _keep(table: OrderedDict[int, Any], key: int, value: Any, size: int) -> None:
+    """``table[key] = value``, the oldest entries leaving while the table holds more than
+    ``size``. An OrderedDict: a plain dict emptied from its front walks over the slots of
+    the entries it deleted before at each look for its first one."""
+    table[key] = value
+    while len(table) > size:
+        try:
+            table.popitem(last=False)
+        except KeyError:        # another thread emptied it first
+            break
+
+
+def _scan(blocks: dict[str, Any]) -> dict[str, list[str]]:
+    """The index of ``blocks`` built afresh, shared with nothing (VERIFY)."""
+    out: dict[str, list[str]] = {}
+    for bid, rec in dict.items(blocks):
+        out.setdefault(rec["loc"], []).append(bid)
+    return out
+
+
+def remember(step: Any, records: Any, sealed: dict[str, Any]) -> None:
+    """``sealed`` holds the records of the state an apply returns (``step``, its step state;
+    ``records``, the copy-on-access dict it edited): remember how its index is found. Only
+    when the step started from a known placement and moved no block in or out of the game."""
+    base = step.base_index
+    if base is None or sealed is records._src:
+        return
+    moved = records.moved()
+    if moved is None:
+        return
+    entry = _entry_of(base)
+    if entry is None:
+        return
+    went = {b: dict.__getitem__(records, b)["loc"] for b in moved}
+    if went:
+        seen = step.shifted
+        shifted = seen[2] if seen is not None and seen[1] is base and seen[0] == went else None
+        after = _entry_of(shifted) if shifted is not None else None
+        known: tuple[Any, Any, Any] = (sealed, after, None) if after is not None else (sealed, None, (entry, went))
+    else:
+        known = (sealed, entry, None)
+    _keep(_SEALED, id(sealed), known, _SEALED_SIZE)
 
 
 def _moved(state: State) -> list[str] | None:
@@ -145,8 +241,10 @@ def _by_location(state: State) -> dict[str, list[str]]:
             out[loc].append(bid)
         else:
             out[loc] = [bid]
-    recent.insert(0, (ids, locs, out))
+    entry = (ids, locs, out)
+    recent.insert(0, entry)
     del recent[_RECENT_SIZE:]
+    _keep(_ENTRIES, id(out), entry, 2 * _SEALED_SIZE)
     return out
 
 
@@ -155,14 +253,24 @@ def _by_location(state: State) -> dict[str, list[str]]:
 _ORDER: tuple[tuple[str, ...], dict[str, int]] = ((), {})
 
 
-def _shifted(base: dict[str, list[str]], blocks: Any, moved: list[str]) -> dict[str, list[str]] | None:
-    """The index of ``base``'s placement after the blocks ``moved`` went where ``blocks`` (a
-    step's records) now have them: exactly what a new scan would build (lists in the records'
-    order, places in the order of their first block), made from the few places that changed.
-    None when ``base`` is no longer among the recent placements (then a scan builds it)."""
-    entry = next((e for e in _RECENT if e[2] is base), None)
+def _shifted(base: dict[str, list[str]], went: dict[str, str]) -> dict[str, list[str]] | None:
+    """The index of ``base``'s placement after the blocks of ``went`` went where it says
+    (each a block the step put elsewhere than its input had it): exactly what a new scan
+    would build (lists in the records' order, places in the order of their first block),
+    made from the few places that changed. None when ``base``'s placement is no longer known
+    (then a scan builds it)."""
+    entry = _entry_of(base)
     if entry is None:
         return None
+    shifted: dict[str, list[str]] = _shift(entry, went)[2]
+    return shifted
+
+
+def _shift(entry: tuple[tuple[str, ...], tuple[str, ...], dict[str, list[str]]],
+           went: dict[str, str]) -> tuple[tuple[str, ...], tuple[str, ...], dict[str, list[str]]]:
+    """:func:`_shifted` from the placement ``entry`` (ids, locations, index) and where the
+    blocks that moved went: the placement after the moves."""
+    base = entry[2]
     ids, locs = entry[0], entry[1]
     global _ORDER
     order = _ORDER
@@ -173,17 +281,14 @@ def _shifted(base: dict[str, list[str]], blocks: Any, moved: list[str]) -> dict[
         _ORDER = order
     position: dict[str, int] = order[1]
     now = list(locs)
-    went: dict[str, str] = {}
-    for bid in moved:
-        loc = dict.__getitem__(blocks, bid)["loc"]
+    for bid, loc in went.items():
         now[position[bid]] = loc
-        went[bid] = loc
     new_locs = tuple(now)
-    for i, (seen_ids, seen_locs, out) in enumerate(_RECENT):
-        if seen_locs == new_locs and seen_ids == ids:
+    for i, seen in enumerate(_RECENT):
+        if seen[1] == new_locs and seen[0] == ids:
             if i:
                 _RECENT.insert(0, _RECENT.pop(i))
-            return out
+            return seen
     changed: dict[str, list[str]] = {}
     for bid, loc in went.items():
         old = locs[position[bid]]
@@ -212,6 +317,8 @@ def _shifted(base: dict[str, list[str]], blocks: Any, moved: list[str]) -> dict[
         firsts = map(position.__getitem__, map(_FIRST, out.values()))
         keys = list(map(_SECOND, sorted(zip(firsts, out))))
         out = dict(zip(keys, map(out.__getitem__, keys)))
-    _RECENT.insert(0, (ids, new_locs, out))
+    entry = (ids, new_locs, out)
+    _RECENT.insert(0, entry)
     del _RECENT[_RECENT_SIZE:]
-    return out
+    _keep(_ENTRIES, id(out), entry, 2 * _SEALED_SIZE)
+    return entry

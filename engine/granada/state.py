@@ -142,7 +142,9 @@ lists); ``pop``/``setdefault``/``update``/``copy`` are refused. Read-only scans 
 record may use ``dict.values(state["blocks"])``, as :func:`by_location` does. A state apply
 returned shares the records the step did not reach with its input: states are values, so
 code that edits a returned state in place (a test arranging a position) edits the states
-before it too, which only matters if it still uses them; engine.ai clones before it edits.
+before it too, and the location index the step worked out for it no longer matches
+(placement.py remembers it by the records' dict): engine.ai clones before it edits, and so
+does the tests' ``act`` helper.
 Issue 33 (speed): apply's state is itself copied key by key as the step reaches it
 (engine.granada._StepState): keys the step never reaches are shared with the input, and of
 the decision stack only the top frame is copied at once, the frames below when

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import engine.granada as g
-from engine.api import find_action
+from engine.api import clone, find_action
 from engine.granada import components, movement
 from engine.granada import state as st
 from engine.rng import Generator
@@ -75,7 +75,11 @@ def at_movement(state: dict[str, Any], side: str) -> dict[str, Any]:
 
 
 def act(state: dict[str, Any], role: str, **action: Any) -> dict[str, Any]:
-    return g.apply(state, role, action)
+    """The state after ``role``'s order, as a copy the test may go on editing in place to
+    arrange a position: a state apply returned is a value, never edited (it shares records
+    with the states before it, and its location index was worked out by the step:
+    engine/granada/placement.py)."""
+    return clone(g.apply(state, role, action))
 
 
 def has(state: dict[str, Any], role: str, **action: Any) -> bool:
