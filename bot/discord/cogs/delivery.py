@@ -24,8 +24,10 @@ starts and ends.
 * ``dm`` rows (``your_turn``, ``finished``, ``aborted``, ``note``) become a DM with the seat's own board, hand,
   prompt and buttons. Every prompt a player gets unasked is one: the next one after his own
   step too (the service writes it with the step), so a crash between the step and the
-  prompt only delays it by the lease. When the player's DMs are closed, a private thread in
-  the game's channel takes their place, and the player is told once why.
+  prompt only delays it by the lease. A prompt Discord made but the bot never recorded (it
+  stopped before the answer came) is found and closed when its row, tried again, asks for
+  nothing any more (``Delivery.close_untracked``). When the player's DMs are closed, a
+  private thread in the game's channel takes their place, and the player is told once why.
 * ``channel`` rows (public log lines, seats taken, start, undo, end) are held a moment and posted
   grouped, one message per burst rather than per step, with the spectator map at the end of
   a phase, after a battle and at the end (with the final reveal). Nothing here reads a
