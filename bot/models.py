@@ -88,6 +88,8 @@ class Game(SQLModel, table=True):
                                description="the engine's RULES_VERSION at creation (0005)")
     schema_revision: str | None = Field(default=None, sa_type=sa.String(32),
                                         description="the Alembic revision at creation (0005)")
+    rematch_of: int | None = Field(default=None,
+                                   description="the game this one is a rematch of; a plain number (0013)")
 
 
 class Seat(SQLModel, table=True):

@@ -13,6 +13,7 @@ Discord caps a custom id at 100 characters; these stay under 60.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 from bot.models import dumps
@@ -25,6 +26,17 @@ UNDO = r"az:u:(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<role>\d{1,2}):(?P<dige
 JOIN = r"az:j:(?P<game>\d{1,18}):(?P<role>\d{1,2})"
 START = r"az:go:(?P<game>\d{1,18})"
 DECLINE = r"az:no:(?P<game>\d{1,18})"
+
+
+CHOICE = re.compile(r"az:[asp]:(?P<game>\d{1,18}):\d{1,9}:(?P<role>\d{1,2}):")
+"""The start of a prompt's choice (a button, a menu, a page turn): its game and seat."""
+
+
+def seat_of(custom_id: str) -> tuple[int, int] | None:
+    """The game and seat (index into the game's roles) a prompt's component was made for;
+    None for any other component."""
+    m = CHOICE.match(custom_id)
+    return None if m is None else (int(m["game"]), int(m["role"]))
 
 
 def digest(view: dict[str, Any]) -> str:

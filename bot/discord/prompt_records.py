@@ -91,6 +91,14 @@ class PromptRecords:
                 log.warning("could not close the stale prompts of game %s (%s)", game_pk, exc)
         return closed
 
+    def stale_line(self, info: GameInfo, role: str) -> str:
+        """What a prompt of ``role`` found live when it should not be is closed with: how the
+        game ended, or that a newer prompt holds the seat's choices (it is asked now), or that
+        nothing is asked of it."""
+        if info.status in ENDED:
+            return self.closed_text("", present.end_sentence(info.id, info.status, info.result))
+        return SUPERSEDED if info.status == "running" and role in info.active else MOVED_ON
+
     @staticmethod
     def closed_text(content: str, line: str) -> str:
         """A prompt's text once its game is over: what it said, then how the game ended (once)."""

@@ -304,6 +304,13 @@ class Store:
                 sa.select(col(DiscordPost.tried_at)).where(col(DiscordPost.nonce) == nonce))).scalar_one()
             return earlier
 
+    async def tried_at(self, nonce: str) -> datetime | None:
+        """When a post under ``nonce`` was (last) tried, or None if it never was; records nothing."""
+        async with self._service.reading() as session:
+            when: datetime | None = (await session.execute(
+                sa.select(col(DiscordPost.tried_at)).where(col(DiscordPost.nonce) == nonce))).scalar_one_or_none()
+            return when
+
     async def tried_again(self, nonce: str, now: datetime) -> None:
         """A post under ``nonce`` is tried again ``now``, no earlier try of it having reached
         its channel: from now on its nonce covers it again."""

@@ -196,6 +196,7 @@ class ServiceCore(Storage):
             reminded_at=game.reminded_at,
             created_at=game.created_at,
             updated_at=game.updated_at,
+            rematch_of=game.rematch_of,
         )
 
     @staticmethod

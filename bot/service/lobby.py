@@ -52,11 +52,14 @@ class LobbyCommands(ServiceCore):
         channel_id: int | None = None,
         thread_id: int | None = None,
         pace: str | None = None,
+        rematch_of: int | None = None,
     ) -> GameInfo:
         """A new game in status 'open' with its state set up (version 0) and no seats.
 
         ``options`` are checked against the game's ``OPTIONS`` (unknown names refused, defaults
-        filled in); ``seed`` None draws one. Raises ServiceError for an unknown game.
+        filled in); ``seed`` None draws one. ``rematch_of``: the finished game it is a rematch
+        of, stored with the game so that whatever opens it later (after a crash too) says so.
+        Raises ServiceError for an unknown game.
         """
         module = _module(game_id)
         opts = self._options(module, options or {})
@@ -69,7 +72,7 @@ class LobbyCommands(ServiceCore):
         async with self._write() as session:
             game = Game(game_id=game_id, seed=seed, options=dumps(opts), status="open", version=0,
                         active=dumps(list(module.active(state))), created_by=created_by, guild_id=guild_id,
-                        channel_id=channel_id, thread_id=thread_id, pace=pace,
+                        channel_id=channel_id, thread_id=thread_id, pace=pace, rematch_of=rematch_of,
                         rules_version=rules_version(module), schema_revision=await self._schema_revision(session))
             session.add(game)
             await session.flush()

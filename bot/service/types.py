@@ -91,6 +91,8 @@ class GameInfo:
     reminded_at: datetime | None
     created_at: datetime
     updated_at: datetime
+    rematch_of: int | None = None
+    """The game this one is a rematch of (``/game rematch``), if it is one."""
 
     def seat(self, role: str) -> SeatInfo | None:
         return next((s for s in self.seats if s.role == role), None)

@@ -24,8 +24,10 @@ starts and ends.
 * ``dm`` rows (``your_turn``, ``finished``, ``aborted``, ``note``) become a DM with the seat's own board, hand,
   prompt and buttons. Every prompt a player gets unasked is one: the next one after his own
   step too (the service writes it with the step), so a crash between the step and the
-  prompt only delays it by the lease. When the player's DMs are closed, a private thread in
-  the game's channel takes their place, and the player is told once why.
+  prompt only delays it by the lease. A prompt Discord made but the bot never recorded (it
+  stopped before the answer came) is found and closed when its row, tried again, asks for
+  nothing any more (``Delivery.close_untracked``). When the player's DMs are closed, a
+  private thread in the game's channel takes their place, and the player is told once why.
 * ``channel`` rows (public log lines, seats taken, start, undo, end) are held a moment and posted
   grouped, one message per burst rather than per step, with the spectator map at the end of
   a phase, after a battle and at the end (with the final reveal). Nothing here reads a
@@ -47,6 +49,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -54,6 +57,7 @@ import discord
 import engine
 from bot.discord import nonces, posting, present
 from bot.discord.cogs.base import Worker
+from bot.discord.ids import seat_of
 from bot.discord.nonces import Nonces
 from bot.discord.table import DM_FILE_LIMIT, Outgoing
 from bot.models import utcnow
@@ -248,8 +252,8 @@ class Delivery(Worker):
                 seat = await self.addressee(item) if kind in ("your_turn", "finished", "aborted", "note") else None
                 if kind == "your_turn":
                     key = (item.game_pk, str(item.payload.get("role")), item.recipient)
-                    if latest[key] is item and seat is not None:
-                        await self.deliver_turn(item, *seat)
+                    if not (latest[key] is item and seat is not None and await self.deliver_turn(item, *seat)):
+                        await self.close_untracked(item)
                 elif kind in ("finished", "aborted"):
                     await self.deliver_end(item, seat)
                 else:
@@ -272,20 +276,61 @@ class Delivery(Worker):
             return None
         return info, seat, seat.user_id
 
-    async def deliver_turn(self, item: OutboxItem, info: GameInfo, seat: SeatInfo, user_id: int) -> None:
+    async def deliver_turn(self, item: OutboxItem, info: GameInfo, seat: SeatInfo, user_id: int) -> bool:
+        """Send the seat's prompt, if the row still asks for one: whether it was sent."""
         if info.status != "running" or seat.role not in info.active:
-            return  # already answered (e.g. with /play before this arrived)
+            return False  # already answered (e.g. with /play before this arrived)
         version = int(item.payload.get("version") or 0)
         moves = await self.service.moves(info.id, since=max(0, version - 1))
         if any(m["seq"] > version and m["role"] == seat.role for m in moves):
             # The seat acted since (after /status, or this row waited out a dead process's
             # lease): a later row carries its prompt now.
-            return
+            return False
         if seat.prefs.get("autopass") and await self.autopass(info, seat.role, user_id):
-            return
+            return False
         again = any(m["seq"] == version and m["role"] == seat.role for m in moves)
         await self.send_turn(info.id, seat.role, user_id, ids=nonces.outbox(item.id),
                              note="" if again else TURN_NOTE)
+        return True
+
+    async def close_untracked(self, item: OutboxItem) -> None:
+        """A "your turn" row that asks for no prompt now, whose prompt an earlier try may have
+        posted all the same: the process that tried it was stopped or died after Discord made the
+        message but before recording it (:meth:`Table.remember_prompt`), or Discord lost its
+        answer and the row waited for a retry. No record lists that message, so neither a newer
+        prompt, nor a restart, nor the end of the game would take its buttons away: it is looked
+        for where the earlier try sent it and closed here. A row never tried costs one read."""
+        if item.game_pk is None:
+            return
+        tried = await self.store.tried_at(nonces.outbox(item.id)(nonces.PRIVATE))
+        if tried is None:
+            return
+        info = await self.service.game(item.game_pk)
+        role = str(item.payload.get("role"))
+        if role not in info.roles:
+            return
+        mine = (info.id, info.roles.index(role))
+        recorded = {p.message_id for p in await self.store.prompts(info.id)}
+        made_by = tried.replace(tzinfo=UTC) + posting.TRUSTED
+
+        def ours(message: discord.Message) -> bool:
+            """A message of this seat's with live choices that no record lists, made by the try."""
+            return (message.id not in recorded and message.created_at <= made_by
+                    and any(seat_of(cid) == mine for cid in custom_ids(message)))
+
+        places: list[discord.abc.Messageable] = [await self.bot.create_dm(discord.Object(int(item.recipient)))]
+        thread_id = (await self.store.seat(info.id, role)).thread_id
+        if thread_id is not None:
+            places.append(self.bot.get_partial_messageable(thread_id, guild_id=info.guild_id))
+        for place in places:
+            found = await posting.earlier(place, self.bot, tried, ours)
+            if found is None:
+                continue
+            line = self.table.stale_line(info, role)
+            if await self.table.close_prompt(found.channel.id, found.id, found.content or "", line, info.id):
+                log.info("closed prompt %s of game %s, which the outbox row %s posted before a restart or a "
+                         "lost answer but never recorded", found.id, info.id, item.id)
+            return
 
     async def autopass(self, info: GameInfo, role: str, user_id: int) -> bool:
         """Pass for a player who asked for it, on a prompt whose only answers are a reaction
@@ -542,6 +587,19 @@ class Delivery(Worker):
                     for state in engine.replay(module, exported["seed"], exported["options"], exported["moves"])]
 
         return await asyncio.to_thread(build)
+
+
+def custom_ids(message: discord.Message) -> list[str]:
+    """The custom ids of a message's components (rows and their buttons and menus)."""
+    out: list[str] = []
+    stack: list[Any] = list(message.components)
+    while stack:
+        comp = stack.pop()
+        stack.extend(getattr(comp, "children", None) or [])
+        cid = getattr(comp, "custom_id", None)
+        if cid:
+            out.append(str(cid))
+    return out
 
 
 def _sender(channel: discord.abc.Messageable, ids: Nonces) -> Callable[[Outgoing], Awaitable[discord.Message]]:

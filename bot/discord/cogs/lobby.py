@@ -173,22 +173,22 @@ class Lobby(Cog):
             await inter.followup.send(f"Game #{info.id} is open in <#{thread_id}>; you play **{role}**.",
                                       ephemeral=True)
 
-    async def announcement(self, info: GameInfo, thread_id: int, rematch_of: int | None = None) -> str:
+    async def announcement(self, info: GameInfo, thread_id: int) -> str:
         """The post in the game's channel that points to its thread, from what is stored (the
-        creator, the invitation, the seats a rematch keeps), so that the pass that finishes
-        an opening says what the command would have."""
+        creator, the invitation, the game a rematch rematches and the seats it keeps), so that
+        the pass that finishes an opening says what the command would have."""
         name = present.game_name(info.title, info.id)
         kept = await self.store.reservations(info.id)
-        if kept or rematch_of is not None:
+        if kept or info.rematch_of is not None:
             invited = list(dict.fromkeys(kept[r] for r in info.roles if r in kept))
-            of = f" of game #{rematch_of}" if rematch_of is not None else ""
+            of = f" of game #{info.rematch_of}" if info.rematch_of is not None else ""
             invite = f" {' '.join(f'<@{u}>' for u in invited)}, your rematch is waiting." if invited else ""
             return f"🔁 <@{info.created_by}> asks for a rematch{of}: **{name}** in <#{thread_id}>.{invite}"
         dg = await self.store.game(info.id)
         invite = f" <@{dg.invited_user_id}>, you are invited." if dg.invited_user_id else ""
         return f"🎲 <@{info.created_by}> opened **{name}** ({present.pace_text(info.pace)}) in <#{thread_id}>.{invite}"
 
-    async def open_game(self, game_pk: int, parent: discord.TextChannel, rematch_of: int | None = None) -> int:
+    async def open_game(self, game_pk: int, parent: discord.TextChannel) -> int:
         """The rest of opening a game a command made (its seats are taken): its thread, the
         post that points to it in the channel, the lobby message, the start when no seat is
         free; the thread's id. The thread is stored after the post, each step is skipped
@@ -199,7 +199,7 @@ class Lobby(Cog):
         thread_id = info.thread_id
         if thread_id is None:
             thread = await game_thread(self.bot, parent, present.clip(present.game_name(info.title, info.id), 100))
-            text = await self.announcement(info, thread.id, rematch_of)
+            text = await self.announcement(info, thread.id)
             # Any message under this nonce is this game's announcement: one handed back after a
             # crash is right whatever it says; found in the history, it is the one that points
             # to this thread.
@@ -498,7 +498,8 @@ class Lobby(Cog):
                 raise UserError("The channel of that game is gone.")
             dg = await self.store.game(old.id)
             info = await self.service.create_game(old.game_id, old.options, None, created_by=inter.user.id,
-                                                  guild_id=old.guild_id, channel_id=old.channel_id, pace=old.pace)
+                                                  guild_id=old.guild_id, channel_id=old.channel_id, pace=old.pace,
+                                                  rematch_of=old.id)
             # Everyone moves one seat on (two seats: the sides swap). The asker is seated at once,
             # the built-in player keeps its seats, and each other player's next seat is kept
             # for him until he takes or declines it, or the game starts without him.
@@ -524,7 +525,7 @@ class Lobby(Cog):
                 await self.service.set_levels(info.id, levels)
             await self.store.reserve(info.id, kept)
             await self.store.update_game(info.id, deadline_action=dg.deadline_action)
-            thread_id = await self.open_game(info.id, channel, rematch_of=old.id)
+            thread_id = await self.open_game(info.id, channel)
             await inter.followup.send(f"Rematch: game #{info.id} in <#{thread_id}>.", ephemeral=True)
 
     @game.command(name="claim", description="Claim a game (or, with 3+ seats, the seat) of a player past his deadline")

@@ -82,3 +82,32 @@ async def test_the_bot_killed_while_opening_a_new_game_opens_it_once(standin: St
 
 async def _running(svc) -> bool:  # type: ignore[no-untyped-def]
     return (await svc.game(1)).status == "running"
+
+
+async def test_a_rematch_opened_after_a_kill_says_which_game_it_rematches(standin: StandIn, tmp_path: Path) -> None:
+    """Killed while ``/game rematch`` makes the rematch's thread (Discord made it, its answer
+    never came back): started again, the bot finishes the opening, and the post that points to
+    the thread says, as the command's own would, that it is a rematch of game #1."""
+    async with bot_process(standin, tmp_path) as run:
+        h, si = run.h, run.h.si
+        first = await h.open_game("navas", side="christian", pace="24h")
+        await h.cmd(h.alice, "game resign", channel=first)
+        svc = run.service()
+        assert (await svc.game(1)).status == "finished"
+        stall = si.stall("POST", rf"^/channels/{h.channel}/threads$", contains="#2", mode="after")
+        inter = await si.slash(h.alice, first, "game rematch")
+        await run.kill_when_held(stall, 120)
+        assert inter.done.is_set()
+        assert (await svc.game(2)).thread_id is None, "killed before the rematch's thread was stored"
+        await run.restart()
+
+        async def opened() -> bool:
+            return (await svc.game(2)).thread_id is not None
+
+        await until(opened, "the rematch's thread stored", timeout=150)
+        await si.wait_quiet(1.0, 60)
+        thread = (await svc.game(2)).thread_id
+        pointers = [m.content for m in si.channel_messages(h.channel) if f"<#{thread}>" in m.content]
+        assert len(pointers) == 1, pointers
+        assert "asks for a rematch of game #1:" in pointers[0] and f"<@{h.bob}>" in pointers[0], pointers
+        assert si.violations == []

@@ -11,6 +11,7 @@ import random
 import re
 
 from bot.discord import ids
+from bot.discord.store import Store
 from bot.discord.table import MOVED_ON, SUPERSEDED
 from bot.service import GameService
 from engine import sabika
@@ -149,5 +150,28 @@ async def test_a_restart_closes_the_prompts_a_crash_left_live(table: Harness, sv
     closed = await h.si.wait_message(lambda m: m.id == first.id and not m.components, timeout=20)
     assert closed.content.endswith(MOVED_ON)
     asked = await prompt_of(h, h.bob)  # the game goes on: blue is asked
+    assert await recorded_prompts(h, 1, [asked.id]) == [asked.id]
+    assert h.si.violations == []
+
+
+async def test_a_prompt_posted_but_never_recorded_before_a_restart_is_closed(
+        table: Harness, svc: GameService) -> None:
+    """The bot is stopped while Discord has made red's prompt but not yet answered (so the bot
+    never recorded it), and red's turn ends while it is down: at the restart, the prompt's
+    row asks for nothing any more, and the prompt its earlier try posted loses its buttons all
+    the same."""
+    h = table
+    held = h.si.stall("POST", r"^/channels/\d+/messages$", contains="It is your turn", mode="after")
+    await h.open_game("toy", side="red", options="target=20")
+    await asyncio.wait_for(held.caught.wait(), 20)
+    first = await prompt_of(h, h.alice)  # Discord made it; its answer is held
+    await h.stop()
+    held.release()
+    assert await Store(svc).prompts(1) == []  # no record lists it
+    await svc.apply(1, "red", {"type": "bank", "label": "bank 0 points"}, 0, h.alice)
+    await h.start()
+    closed = await h.si.wait_message(lambda m: m.id == first.id and not m.components, timeout=20)
+    assert closed.content.endswith(MOVED_ON)
+    asked = await prompt_of(h, h.bob)
     assert await recorded_prompts(h, 1, [asked.id]) == [asked.id]
     assert h.si.violations == []
