@@ -130,8 +130,8 @@ class _Hot:
     view at this version reads its own)."""
     info: GameInfo | None = None
     reached: dict[str, Reached] | None = None
-    """By role, the states the marking of its last view reached (bot/service/marks.py): the
-    step that follows takes its state from there."""
+    """By role, the marking of its last view (bot/service/marks.py): the step that follows
+    takes its state from the states it reached, and the next view of the role its marks."""
 
 
 class Storage(Transactions):
