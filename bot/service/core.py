@@ -70,6 +70,25 @@ def _bot_seed(game_seed: int, version: int, role: str) -> int:
     return (game_seed * 1_000_003 + version * 7919 + salt) % _SEED_LIMIT
 
 
+_ROLES_KEPT = 256
+_roles_kept: dict[tuple[int, str | None], tuple[GameModule, tuple[str, ...]]] = {}
+
+
+def _roles_of(module: GameModule, options: str | None) -> tuple[str, ...]:
+    """The roles of a game of ``module`` whose options are stored as the text ``options``.
+
+    An engine's roles depend on the options alone, and every step asks for them (the seat
+    holder's check): kept by engine and options text, they cost a lookup instead of parsing
+    the options and calling the engine each time."""
+    key = (id(module), options)
+    found = _roles_kept.get(key)
+    if found is None or found[0] is not module:
+        if len(_roles_kept) >= _ROLES_KEPT:
+            _roles_kept.clear()
+        found = _roles_kept[key] = (module, tuple(module.roles(loads(options))))
+    return found[1]
+
+
 def _new_lines(before: State, after: State) -> list[dict[str, Any]]:
     """The log entries a step added (engines append to ``state["log"]``)."""
     old, new = before.get("log") or [], after.get("log") or []
@@ -213,7 +232,7 @@ class ServiceCore(Storage):
     @staticmethod
     def _require_holder(loaded: _Loaded, role: str, user_id: int | None) -> Seat:
         seat = loaded.seats.get(role)
-        roles = loaded.module.roles(loads(loaded.game.options))
+        roles = _roles_of(loaded.module, loaded.game.options)
         if role not in roles:
             raise NotAllowed(f"There is no role {role!r} in this game; the roles are {', '.join(roles)}.")
         if seat is None:
