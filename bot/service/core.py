@@ -12,7 +12,7 @@ from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.models import Game, Move, Outbox, Seat, dumps, loads
+from bot.models import Game, Move, Outbox, Seat, dumps, loads, utcnow
 from bot.service import ratings
 from bot.service.deltas import state_hash
 from bot.service.forced import CONFIRM_FORCED, FORCED_LIMIT, _forced_tells, is_auto
@@ -284,10 +284,11 @@ class ServiceCore(Storage):
         pk = game.id
         target = self._target(game)
         rows: list[dict[str, Any]] = []
+        now = utcnow()  # the columns' own default, read once for the command's rows
 
         def row(kind: str, recipient: object, payload: dict[str, Any], key: str) -> None:
             rows.append({"game_pk": pk, "kind": kind, "recipient": str(recipient), "payload": dumps(payload),
-                         "dedupe_key": key})
+                         "dedupe_key": key, "created_at": now, "next_attempt_at": now})
 
         if target is not None and (public or extra):
             payload: dict[str, Any] = {"type": "log", "game": pk, "version": version, "lines": public}
