@@ -209,6 +209,55 @@ def text_delta(before: Canonical, after: Canonical) -> dict[str, Any]:
     return {"{": keys, "-": gone} if gone else {"{": keys}
 
 
+def text_delta_text(before: Canonical, after: Canonical) -> str:
+    """``dumps(text_delta(before, after))``, written from the texts the parts and their items
+    already have: a step's delta holds the parts it changed, whose canonical texts were just
+    made, and encoding them again was most of its cost. The pieces are joined as ``dumps``
+    joins them (sorted keys, no spaces)."""
+    if before.parts is None or after.parts is None:
+        raise ValueError("a delta by texts needs the texts of both states' parts")
+    keys: list[str] = []
+    for key, (part, piece) in after.parts.items():
+        last = before.parts.get(key)
+        if last is None:
+            keys.append(piece[:len(piece) - len(part.text)] + '{"=":' + part.text + "}")
+        elif last[1] is not piece and last[1] != piece:
+            keys.append(piece[:len(piece) - len(part.text)] + _part_delta_text(last[0], part))
+    # after.parts holds its keys sorted (canonical), as dumps writes them
+    changed = "{" + ",".join(keys) + "}"
+    gone = [key for key in before.parts if key not in after.parts]
+    return '{"-":' + dumps(gone) + ',"{":' + changed + "}" if gone else '{"{":' + changed + "}"
+
+
+def _part_delta_text(old: _Part, new: _Part) -> str:
+    """``dumps(_part_delta(old, new))``, from the texts of ``new``'s items."""
+    if old.listed is None and old.keyed is None and _large(old.value) and _large(new.value):
+        return dumps(_value_delta(old.value, new.value))  # made whole: the items' texts unknown
+    if old.listed is not None and new.listed is not None:
+        olds, new_texts = old.listed[1], new.listed[1]
+        keep = 0
+        for a, b in zip(olds, new_texts, strict=False):
+            if a is not b and a != b:
+                break
+            keep += 1
+        return ('{"+":[' + ",".join(new_texts[keep:]) + '],"[":' + str(keep) + "}" if keep
+                else '{"=":' + new.text + "}")
+    if old.keyed is not None and new.keyed is not None:
+        was = old.keyed
+        changed = sorted((k, piece) for k, (_v, piece) in new.keyed.items()
+                         if (seen := was.get(k)) is None or (seen[1] is not piece and seen[1] != piece))
+        pieces = ",".join([_with_value(k, piece) for k, piece in changed])
+        gone = [k for k in was if k not in new.keyed]
+        return ('{"-":' + dumps(gone) + ',"{":{' + pieces + "}}" if gone else '{"{":{' + pieces + "}}")
+    return '{"=":' + new.text + "}"
+
+
+def _with_value(key: str, piece: str) -> str:
+    """The piece ``"key":{"=":text}`` of a dict item replaced, from its piece ``"key":text``."""
+    head = len(_key(key)) + 1
+    return piece[:head] + '{"=":' + piece[head:] + "}"
+
+
 def _part_delta(old: _Part, new: _Part) -> dict[str, Any]:
     if old.listed is None and old.keyed is None and _large(old.value) and _large(new.value):
         return _value_delta(old.value, new.value)  # made whole (``learn=False``)

@@ -12,7 +12,7 @@ from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.models import Game, Move, Outbox, Seat, dumps, loads
+from bot.models import Game, Move, Outbox, Seat, dumps, loads, utcnow
 from bot.service import ratings
 from bot.service.deltas import state_hash
 from bot.service.forced import CONFIRM_FORCED, FORCED_LIMIT, _forced_tells, is_auto
@@ -68,6 +68,25 @@ def _bot_seed(game_seed: int, version: int, role: str) -> int:
     # Deterministic, so that a game with built-in players replays and demos reproduce.
     salt = int(hashlib.sha256(role.encode()).hexdigest()[:8], 16)
     return (game_seed * 1_000_003 + version * 7919 + salt) % _SEED_LIMIT
+
+
+_ROLES_KEPT = 256
+_roles_kept: dict[tuple[int, str | None], tuple[GameModule, tuple[str, ...]]] = {}
+
+
+def _roles_of(module: GameModule, options: str | None) -> tuple[str, ...]:
+    """The roles of a game of ``module`` whose options are stored as the text ``options``.
+
+    An engine's roles depend on the options alone, and every step asks for them (the seat
+    holder's check): kept by engine and options text, they cost a lookup instead of parsing
+    the options and calling the engine each time."""
+    key = (id(module), options)
+    found = _roles_kept.get(key)
+    if found is None or found[0] is not module:
+        if len(_roles_kept) >= _ROLES_KEPT:
+            _roles_kept.clear()
+        found = _roles_kept[key] = (module, tuple(module.roles(loads(options))))
+    return found[1]
 
 
 def _new_lines(before: State, after: State) -> list[dict[str, Any]]:
@@ -214,7 +233,7 @@ class ServiceCore(Storage):
     @staticmethod
     def _require_holder(loaded: _Loaded, role: str, user_id: int | None) -> Seat:
         seat = loaded.seats.get(role)
-        roles = loaded.module.roles(loads(loaded.game.options))
+        roles = _roles_of(loaded.module, loaded.game.options)
         if role not in roles:
             raise NotAllowed(f"There is no role {role!r} in this game; the roles are {', '.join(roles)}.")
         if seat is None:
@@ -266,10 +285,11 @@ class ServiceCore(Storage):
         pk = game.id
         target = self._target(game)
         rows: list[dict[str, Any]] = []
+        now = utcnow()  # the columns' own default, read once for the command's rows
 
         def row(kind: str, recipient: object, payload: dict[str, Any], key: str) -> None:
             rows.append({"game_pk": pk, "kind": kind, "recipient": str(recipient), "payload": dumps(payload),
-                         "dedupe_key": key})
+                         "dedupe_key": key, "created_at": now, "next_attempt_at": now})
 
         if target is not None and (public or extra):
             payload: dict[str, Any] = {"type": "log", "game": pk, "version": version, "lines": public}

@@ -24,15 +24,20 @@ from engine.api import (
 
 
 class Reached:
-    """The states the marking of one view reached from ``state``: each action as it was
-    applied (a copy: the marks go into the view's own dict, which a front end may change
-    too), with the state after it."""
+    """The marking of one role's view of ``state``: the states it reached, each action as it
+    was applied (a copy: the marks go into the view's own dict, which a front end may change
+    too) with the state after it, and the marks it added, for the next view of the same
+    state by that role (:meth:`mark`)."""
 
-    __slots__ = ("state", "steps")
+    __slots__ = ("marks", "offered", "state", "steps")
 
     def __init__(self, state: State) -> None:
         self.state = state
         self.steps: list[tuple[Action, State]] = []
+        self.offered: list[Action] = []
+        """The view's actions as the game offered them (copies, before the marks)."""
+        self.marks: list[tuple[int, str]] = []
+        """Each mark the marking added to them: (the action's index, its key)."""
 
     def after(self, state: State, action: Action) -> State | None:
         """The state ``action`` leads to from ``state``, when the marking applied that very
@@ -46,22 +51,45 @@ class Reached:
                 return after
         return None
 
+    def mark(self, state: State, actions: list[Action]) -> bool:
+        """Mark ``actions``, those of a new view of ``state`` by the same role, as this marking
+        marked them, when it was of that very state and they are the actions it was offered
+        (a view is a function of the state and the role, which the check only confirms);
+        False, leaving them unmarked, when they are not."""
+        if state is not self.state or actions != self.offered:
+            return False
+        for index, key in self.marks:
+            actions[index][key] = True
+        return True
+
 
 def _unmarked(action: Action) -> Action:
     return {k: v for k, v in action.items() if k not in ADDED_MARKS}
 
 
-def marked_view(module: GameModule, state: State, role: str | None) -> tuple[View, Reached | None]:
+def marked_view(module: GameModule, state: State, role: str | None,
+                known: Reached | None = None) -> tuple[View, Reached | None]:
     """``module.view(state, role)`` (the game's view, its actions marked as the adapter marks
-    them: ``engine.api.Game.view``), and the states its marking reached (None for a
-    spectator, whose view offers nothing), from ``engine.api.marked_steps``, the one marking."""
+    them: ``engine.api.Game.view``), and its marking (None for a spectator, whose view offers
+    nothing), from ``engine.api.marked_steps``, the one marking.
+
+    ``known``: the marking of an earlier view of ``role``, kept with the game (the service
+    keeps a game's state hot, one object per version): when it was of this very state, its
+    marks are this view's, and no action is applied again (the marks are found by applying
+    every action offered, half the cost of a view)."""
     game = adapt(module)
     seen = game.own_view(state, role)
     if role is None:
         return seen, None
-    reached = Reached(state)
     actions = view_actions(seen)
-    for action, after in zip(actions, marked_steps(game, state, role, actions), strict=True):
+    if known is not None and known.mark(state, actions):
+        return seen, known
+    reached = Reached(state)
+    reached.offered = [action.copy() for action in actions]
+    afters = marked_steps(game, state, role, actions)
+    for index, (action, offered, after) in enumerate(zip(actions, reached.offered, afters, strict=True)):
+        if len(action) != len(offered):
+            reached.marks.extend((index, key) for key in action if key not in offered)
         if after is not None:
             reached.steps.append((action.copy(), after))
     return seen, reached

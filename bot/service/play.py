@@ -130,11 +130,13 @@ class PlayCommands(ServiceCore):
     def _view_of(self, game_pk: int, hot: _Hot, info: GameInfo, module: GameModule, role: str | None, running: bool) -> GameView:
         """The GameView of ``role`` from a game kept hot. The engine makes a fresh view for each
         caller (the contract: a view shares nothing with the state or another view,
-        engine/check.py), which costs no more than copying a kept one would. The states its
-        marking reached stay with the game for the step that follows (:meth:`_kept_reached`)."""
+        engine/check.py), which costs no more than copying a kept one would. Its marking stays
+        with the game (:meth:`_kept_reached`): the step that follows takes its state from the
+        states it reached, and the next view of the same role at this version its marks."""
         can_undo = running and role is not None and hot.undo is not None and undo_refusal(hot.undo, role, module) is None
-        seen, reached = marked_view(module, hot.state, role)
-        if role is not None and reached is not None and reached.steps:
+        known = hot.reached.get(role) if hot.reached is not None and role is not None else None
+        seen, reached = marked_view(module, hot.state, role, known)
+        if role is not None and reached is not None:
             self._kept_reached(game_pk, hot, role, reached)
         return GameView(info, role, hot.version, seen, can_undo)
 

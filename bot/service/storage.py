@@ -18,7 +18,7 @@ from sqlmodel import col
 
 import engine
 from bot.models import Game, Move, RulesUpgrade, Seat, dumps, loads, utcnow
-from bot.service.canon import Canonical, canonical, text_delta
+from bot.service.canon import Canonical, canonical, text_delta_text
 from bot.service.deltas import SNAPSHOT_EVERY, _replayed, state_delta, state_hash
 from bot.service.marks import Reached
 from bot.service.sql import (
@@ -130,8 +130,8 @@ class _Hot:
     view at this version reads its own)."""
     info: GameInfo | None = None
     reached: dict[str, Reached] | None = None
-    """By role, the states the marking of its last view reached (bot/service/marks.py): the
-    step that follows takes its state from there."""
+    """By role, the marking of its last view (bot/service/marks.py): the step that follows
+    takes its state from the states it reached, and the next view of the role its marks."""
 
 
 class Storage(Transactions):
@@ -403,9 +403,9 @@ class Storage(Transactions):
         await _run(session, _INSERT_MOVE, {
             "game_pk": game.id, "seq": version, "role": role, "user_id": user_id, "action": dumps(action),
             "kind": kind, "undoes_seq": undoes_seq, "barrier": barrier, "state_hash": state_hash(text),
-            "created_at": now, "delta": None if snapshot else dumps(
-                text_delta(prior, canon) if prior is not None and prior.parts is not None
-                else state_delta(before, new_state))})
+            "created_at": now, "delta": None if snapshot else (
+                text_delta_text(prior, canon) if prior is not None and prior.parts is not None
+                else dumps(state_delta(before, new_state)))})
         if snapshot:
             await _run(session, _UPDATE_SNAPSHOT, {"snapshot_pk": game.id, "version": version, "state": text,
                                                   "updated_at": now})

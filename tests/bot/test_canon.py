@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from bot.models import dumps, loads
-from bot.service.canon import by_parts, canonical, same_text, text_delta
+from bot.service.canon import by_parts, canonical, same_text, text_delta, text_delta_text
 from bot.service.deltas import apply_delta
 from engine.api import clone
 from tests.engine.games import random_game
@@ -27,6 +27,7 @@ def test_the_text_made_step_by_step_is_the_canonical_text(game_id: str) -> None:
             if last is not None and last.parts is not None:  # the delta, read back, rebuilds the state
                 delta = loads(dumps(text_delta(last, memo)))
                 assert dumps(apply_delta(loads(last.text), delta)) == memo.text
+                assert text_delta_text(last, memo) == dumps(text_delta(last, memo))
         # a memo of another game, or of a later point of this one, still gives the right text
         assert canonical(states[0], memo).text == dumps(states[0])
         assert canonical(clone(states[-1]), canonical(states[0])).text == dumps(states[-1])
@@ -48,6 +49,7 @@ def test_a_game_loaded_cold_encodes_its_steps_by_parts_without_learning(game_id:
                 assert last.parts is not None
                 delta = loads(dumps(text_delta(last, memo)))
                 assert dumps(apply_delta(loads(last.text), delta)) == memo.text
+                assert text_delta_text(last, memo) == dumps(text_delta(last, memo))
                 learnt = canonical(last.state, canonical(last.state))  # a hot game's parts
                 hot = dumps(text_delta(learnt, canonical(state, learnt)))
                 assert len(dumps(delta)) <= len(hot) + 200, "as small as a hot game's delta"
@@ -85,6 +87,7 @@ def test_parts_changed_in_a_copy_are_encoded_anew() -> None:
         last, memo = memo, canonical(new, memo)
         assert memo.text == dumps(new), what
         assert dumps(apply_delta(loads(last.text), loads(dumps(text_delta(last, memo))))) == memo.text, what
+        assert text_delta_text(last, memo) == dumps(text_delta(last, memo)), what
         state = new
 
 
@@ -123,6 +126,7 @@ def test_a_copy_keeps_its_text_only_when_its_leaves_print_the_same() -> None:
             assert after.text == dumps(changed), (old_leaf, new_leaf, size)
             delta = loads(dumps(text_delta(same, after)))
             assert dumps(apply_delta(loads(same.text), delta)) == after.text
+            assert text_delta_text(same, after) == dumps(text_delta(same, after)), (old_leaf, new_leaf, size)
 
 
 def test_two_values_have_one_text_exactly_when_same_text_says_so() -> None:

@@ -226,3 +226,40 @@ async def test_reached_states_are_kept_for_the_games_viewed_last_only(service: G
     assert [service._states[pk].reached is not None for pk in games] == [False, True, True]
     await service.apply(games[0], "red", views[0].view["actions"][1], views[0].version, ANN)
     assert (await service.state(games[0]))[1]["pending"] == 2
+
+
+async def test_a_second_view_of_the_same_version_takes_the_first_views_marks(
+        service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A role's view is marked once per version (bot/service/marks.py): the next view of the
+    same role at that version is given the same marks without applying its actions again, a
+    front end that changed the first view's actions changes nothing of the second's, and a
+    step, which makes a new version, is marked afresh."""
+    from bot.service import marks
+
+    applied: list[int] = []
+    real = marks.marked_steps
+
+    def counted(*args: object, **kwargs: object) -> object:
+        applied.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(marks, "marked_steps", counted)
+    pk = await two_player_game(service)
+    await service.apply(pk, "red", {"type": "add", "n": 1}, 0, ANN)
+    first = await service.view(pk, "red", ANN)
+    module = engine.get(toygame.id)
+    expected = module.view((await service.state(pk))[1], "red")["actions"]
+    assert any(a.get("final") for a in expected), "drawing a card is final: a mark to carry over"
+    assert first.view["actions"] == expected
+    first.view["actions"][0]["label"] = "changed by a front end"
+    for a in first.view["actions"]:
+        a.pop("final", None)
+    second = await service.view(pk, "red", ANN)
+    assert second.view["actions"] == expected and len(applied) == 1, "the first view's marks"
+    assert second.view["actions"] is not first.view["actions"]
+    other = await service.view(pk, "blue", BOB)
+    assert len(applied) == 2 and other.view["actions"] == module.view((await service.state(pk))[1], "blue")["actions"]
+    await service.apply(pk, "red", second.view["actions"][0], second.version, ANN)
+    third = await service.view(pk, "red", ANN)
+    assert third.view["actions"] == module.view((await service.state(pk))[1], "red")["actions"]
+    assert len(applied) == 3, "a new version is marked afresh"
