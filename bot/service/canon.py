@@ -234,12 +234,8 @@ def _part_delta_text(old: _Part, new: _Part) -> str:
     if old.listed is None and old.keyed is None and _large(old.value) and _large(new.value):
         return dumps(_value_delta(old.value, new.value))  # made whole: the items' texts unknown
     if old.listed is not None and new.listed is not None:
-        olds, new_texts = old.listed[1], new.listed[1]
-        keep = 0
-        for a, b in zip(olds, new_texts, strict=False):
-            if a is not b and a != b:
-                break
-            keep += 1
+        new_texts = new.listed[1]
+        keep = _kept(old.listed[1], new_texts)
         return ('{"+":[' + ",".join(new_texts[keep:]) + '],"[":' + str(keep) + "}" if keep
                 else '{"=":' + new.text + "}")
     if old.keyed is not None and new.keyed is not None:
@@ -252,6 +248,16 @@ def _part_delta_text(old: _Part, new: _Part) -> str:
     return '{"=":' + new.text + "}"
 
 
+def _kept(olds: list[str], new_texts: list[str]) -> int:
+    """How many of a list's first items' texts a step left as they were (a log only grows)."""
+    keep = 0
+    for a, b in zip(olds, new_texts, strict=False):
+        if a is not b and a != b:
+            break
+        keep += 1
+    return keep
+
+
 def _with_value(key: str, piece: str) -> str:
     """The piece ``"key":{"=":text}`` of a dict item replaced, from its piece ``"key":text``."""
     head = len(_key(key)) + 1
@@ -262,12 +268,7 @@ def _part_delta(old: _Part, new: _Part) -> dict[str, Any]:
     if old.listed is None and old.keyed is None and _large(old.value) and _large(new.value):
         return _value_delta(old.value, new.value)  # made whole (``learn=False``)
     if old.listed is not None and new.listed is not None:
-        olds, new_texts = old.listed[1], new.listed[1]
-        keep = 0
-        for a, b in zip(olds, new_texts, strict=False):
-            if a is not b and a != b:
-                break
-            keep += 1
+        keep = _kept(old.listed[1], new.listed[1])
         return {"[": keep, "+": new.value[keep:]} if keep else {"=": new.value}
     if old.keyed is not None and new.keyed is not None:
         was = old.keyed
