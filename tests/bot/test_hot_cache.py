@@ -263,3 +263,27 @@ async def test_a_second_view_of_the_same_version_takes_the_first_views_marks(
     third = await service.view(pk, "red", ANN)
     assert third.view["actions"] == module.view((await service.state(pk))[1], "red")["actions"]
     assert len(applied) == 3, "a new version is marked afresh"
+
+
+def test_the_services_marking_is_the_engines_without_its_memo() -> None:
+    """The service marks a view's actions as ``engine.api.marked_steps`` does (the same marks,
+    states equal to those it reaches), over the states of a random Granada game, and leaves
+    the engine's memo of markings as it was: the service keeps its markings itself, by the
+    very state (bot/service/marks.py)."""
+    from bot.service import marks
+    from engine import api
+    from tests.engine.games import random_game
+
+    module = engine.get("granada")
+    compared = 0
+    for state in random_game("granada", 4, {}, stop=80):
+        for role in module.active(state):
+            ours = [dict(a) for a in module.own_view(state, role)["actions"]]
+            theirs = [dict(a) for a in ours]
+            memo = dict(api._MARKS)
+            reached = marks.marked_steps(module, state, role, ours)
+            assert memo == api._MARKS, "the engine's memo untouched"
+            assert reached == api.marked_steps(module, state, role, theirs)
+            assert ours == theirs
+            compared += sum(after is not None for after in reached)
+    assert compared > 100
