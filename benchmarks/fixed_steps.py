@@ -1,0 +1,161 @@
+"""The throughput loop's fixed work, for counting a service step's instructions (issue 33).
+
+``throughput.steps_per_s`` counts the steps of a few seconds, which a loaded machine halves; a
+change of a few per cent in a step shows only in a count of instructions of the same work.
+This plays the loop of ``benchmarks.service.throughput`` (200 running Granada games of the
+bench's store in turns, each step as a front end makes it: ``front_end_step``, after
+WARMUP_STEPS unmeasured steps per game) for a fixed number of steps, and prints the CPU time
+per step. Under valgrind's callgrind started with ``--instr-atstart=no``, instructions are
+counted over the measured steps only (``callgrind_control`` switches counting on after the
+warm-up and off before the service closes)::
+
+    .venv/bin/python -m benchmarks.fixed_steps build /tmp/fixed
+    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=/tmp/fixed/cg \\
+        .venv/bin/python -m benchmarks.fixed_steps run /tmp/fixed 300
+    grep ^totals /tmp/fixed/cg        # instructions of 300 steps
+
+To compare two commits on the very same steps, run this file by its path with
+``PYTHONPATH=<the other commit's tree>`` (and ``PYTHONHASHSEED=0``): the store, the games and
+the players' choices are fixed, so both make the same steps (the printed ``check`` says so)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import engine
+from benchmarks.common import CONCURRENT_GAMES, WARMUP_STEPS, Bench, Plan
+from benchmarks.service import front_end_step
+from engine.rng import Generator
+
+GAME = "granada"
+
+
+def build(where: Path) -> None:
+    """The bench's store (``--quick``'s) in ``where``, with the games the loop plays."""
+    from benchmarks.store import build_store
+
+    work = where / "build"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    bench = Bench(Plan.make(True), work, lambda _line: None)
+    bench.prepare_empty_db()
+    path, templates = asyncio.run(build_store(bench))
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    module, states = engine.get(GAME), templates[GAME]
+    running = [pk for pk, src in con.execute(
+        "SELECT g.id, m.src FROM game g JOIN bench_source m ON m.id = g.id "
+        "WHERE g.status = 'running' AND g.game_id = ? ORDER BY g.id", (GAME,)) if module.result(states[src]) is None]
+    seats = [list(row) for row in con.execute("SELECT game_pk, role, user_id FROM seat")]
+    con.close()
+    shutil.copyfile(path, where / "store.db")
+    (where / "games.json").write_text(json.dumps({"games": running[-CONCURRENT_GAMES:], "seats": seats}))
+    shutil.rmtree(work)
+
+
+def _callgrind(switch: str) -> None:
+    """Counting on or off, when this process runs under callgrind (else nothing happens)."""
+    subprocess.run(["callgrind_control", "-i", switch, str(os.getpid())], capture_output=True, check=False)
+
+
+async def _loop(db: Path, games: list[int], seats: dict[tuple[int, str], int], steps: int) -> dict[str, Any]:
+    from bot.service import GameService
+    from bot.settings import sqlite_url
+
+    service = GameService.open(sqlite_url(db))
+    left = steps
+    warm = asyncio.Event()
+    warming = len(games)
+    out: dict[str, Any] = {"check": 0, "steps": 0}
+
+    async def player(pk: int, seed: int) -> None:
+        nonlocal left, warming
+        pick = Generator(seed)
+        active = list((await service.game(pk)).active)
+        made = 0
+        try:
+            while active and made < WARMUP_STEPS:
+                step = await front_end_step(service, pk, active, pick, seats)
+                if step is None:
+                    return
+                made += 1
+                active = list(step.active)
+                await asyncio.sleep(0)
+        finally:
+            warming -= 1
+            if warming == 0:
+                _callgrind("on")
+                out["cpu"] = time.process_time()
+                warm.set()
+        await warm.wait()
+        while left > 0 and active:
+            left -= 1
+            step = await front_end_step(service, pk, active, pick, seats)
+            if step is None:
+                return
+            out["check"] += step.version * pk
+            out["steps"] += 1
+            active = list(step.active)
+            await asyncio.sleep(0)
+
+    try:
+        await asyncio.gather(*(player(pk, i) for i, pk in enumerate(games)))
+        out["cpu"] = time.process_time() - out["cpu"]
+        _callgrind("off")
+    finally:
+        await service.close()
+    return out
+
+
+def run(where: Path, steps: int) -> None:
+    """``steps`` steps of the loop on a copy of the store built in ``where``."""
+    meta = json.loads((where / "games.json").read_text())
+    work = where / f"run{os.getpid()}"
+    work.mkdir()
+    try:
+        db = work / "store.db"
+        shutil.copyfile(where / "store.db", db)
+        seats = {(pk, role): uid for pk, role, uid in meta["seats"]}
+        # Under valgrind everything is some fifty times slower: the 200 games' first looks
+        # must not time out waiting for a pooled connection.
+        import sqlalchemy.pool.impl
+
+        patient = sqlalchemy.pool.impl.QueuePool.__init__
+
+        def never_timing_out(pool: Any, *args: Any, **kwargs: Any) -> None:
+            patient(pool, *args, **kwargs)
+            pool._timeout = 1e6
+
+        sqlalchemy.pool.impl.QueuePool.__init__ = never_timing_out  # type: ignore[method-assign,assignment]
+        out = asyncio.run(_loop(db, meta["games"], seats, steps))
+    finally:
+        shutil.rmtree(work)
+    print(json.dumps({"steps": out["steps"], "cpu_ms_per_step": round(1000 * out["cpu"] / max(1, out["steps"]), 3),
+                      "check": out["check"]}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("build").add_argument("where", type=Path)
+    running = sub.add_parser("run")
+    running.add_argument("where", type=Path)
+    running.add_argument("steps", type=int)
+    args = parser.parse_args()
+    if args.command == "build":
+        build(args.where)
+    else:
+        run(args.where, args.steps)
+
+
+if __name__ == "__main__":
+    main()
