@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bot.service.types import ServiceError
-from engine.api import OPTIONAL_PART, Action, GameModule, RuleError, State, describe, view_actions
+from engine.api import OPTIONAL_PART, Action, GameModule, RuleError, State, View, describe, view_actions
 
 MAX_PARTS = 40
 SEPARATORS = re.compile(r"\s*(?:>|;|→|->)\s*")
@@ -69,9 +69,14 @@ def parts_of(module: GameModule, text: str) -> list[str]:
     return [p for p in SEPARATORS.split(text.strip()) if p.strip()]
 
 
-def plan(module: GameModule, state: State, role: str, text: str) -> list[Action]:
+def plan(module: GameModule, state: State, role: str, text: str,
+         view: Callable[[State, str], View] | None = None) -> list[Action]:
     """The engine steps a typed order stands for, each checked on a copy of the state after
-    the steps before it; raises (RuleError, OrderRefused) when the chain does not fit whole."""
+    the steps before it; raises (RuleError, OrderRefused) when the chain does not fit whole.
+
+    ``view``: the seat's view of a state, its actions marked (default ``module.view``; the
+    service gives its own marking, which knows the marks of the state it keeps hot)."""
+    seen = module.view if view is None else view
     parts = parts_of(module, text)
     if not parts:
         raise OrderRefused("Write an order, e.g. the name of a choice, or several steps as first > second.")
@@ -91,7 +96,7 @@ def plan(module: GameModule, state: State, role: str, text: str) -> list[Action]
             raise OrderRefused(f"After '{_clip(before, 60)}' it is no longer your turn; the rest of the order "
                                f"('{_clip(words, 60)}' …) was not given.")
         # the choices the seat's own view shows it (every legal action: a game pages nothing)
-        legal = [a for a in view_actions(module.view(current, role)) if not module.is_nav(a)]
+        legal = [a for a in view_actions(seen(current, role)) if not module.is_nav(a)]
         try:
             action = match(legal, words)
         except RuleError as exc:

@@ -49,7 +49,7 @@ from bot.service.types import (
     UndoRefused,
 )
 from bot.thinking import Decision, InlineThinker, Thinking
-from engine.api import GameModule, RuleError, State, clone
+from engine.api import GameModule, RuleError, State, View, clone
 from engine.players import choose
 from engine.text import role_name
 
@@ -199,7 +199,7 @@ class PlayCommands(ServiceCore):
             self._require_holder(loaded, role, user_id)
             if expected_version is not None:
                 self._require_version(loaded, expected_version, role)
-            steps = orders.plan(loaded.module, loaded.state, role, text)
+            steps = orders.plan(loaded.module, loaded.state, role, text, self._order_view(loaded))
             # The forced steps after the chain are taken by the service; those inside it were
             # typed, or the chain would not have fitted (``orders.plan`` checks it as it stands).
             done = [replace(await self._step(session, loaded, role, action, user_id, settle=n == len(steps) - 1),
@@ -207,6 +207,20 @@ class PlayCommands(ServiceCore):
                     for n, action in enumerate(steps)]
         self._keep(loaded)
         return done
+
+    @staticmethod
+    def _order_view(loaded: _Loaded) -> Callable[[State, str], View]:
+        """The seat's views a typed order is matched against (``orders.plan``), marked by the
+        service's marking (bot/service/marks.py): the game's state as loaded takes the marks
+        its last view found (no action applied again), and its marking is kept with the
+        command's game, for the order's first step to take its state from (``_step``)."""
+        def view(state: State, role: str) -> View:
+            known = loaded.reached.get(role) if loaded.reached is not None else None
+            seen, reached = marked_view(loaded.module, state, role, known)
+            if reached is not None and state is loaded.state and reached is not known:
+                loaded.reached = {**(loaded.reached or {}), role: reached}
+            return seen
+        return view
 
     async def play_bots(self, game_pk: int, max_steps: int | None = None, batch: int = 20, *,
                         thinker: Thinking | None = None,

@@ -72,3 +72,40 @@ async def test_a_page_turn_never_enters_the_move_log(service: GameService, db_pa
         await service.apply(pk, "red", {"type": "add", "n": 1, "nav": True}, 0, ANN)
     assert rows(db_path, "SELECT count(*) FROM move")[0][0] == 0
     assert rows(db_path, "SELECT version FROM game WHERE id=?", pk)[0][0] == 0
+
+
+async def test_an_order_after_a_view_takes_that_views_marks_and_the_state_they_reached(
+        service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A typed order is matched against the seat's marked view (bot/service/marks.py): of the
+    state the game is kept hot at, the marks its last view found (no action applied again to
+    mark them), and its first step takes the state that marking reached; the later parts of a
+    chain are marked afresh. The steps are those of the same order without a view before it."""
+    import engine
+    from bot.service import marks
+    from tests.bot import toygame
+
+    marked: list[int] = []
+    applied: list[int] = []
+    game = engine.get(toygame.id)  # the adapter every caller applies through
+    real_marking, real_apply = marks.marked_steps, game.apply
+    monkeypatch.setattr(marks, "marked_steps", lambda *a: marked.append(1) or real_marking(*a))
+    monkeypatch.setattr(game, "apply", lambda *a: applied.append(1) or real_apply(*a))
+    pk, other = await toy_game(service), await toy_game(service)
+    seen = await service.view(pk, "red", ANN)
+    assert len(marked) == 1 and len(applied) == len(seen.view["actions"])
+    _version, start = await service.state(pk)
+    second = len(game.own_view(real_apply(start, "red", {"type": "add", "n": 2}), "red")["actions"])
+    marked.clear()
+    applied.clear()
+    steps = await service.apply_order(pk, "red", "add 2 > bank", 0, ANN)
+    with_view = len(marked), len(applied)
+    marked.clear()
+    applied.clear()
+    again = await service.apply_order(other, "red", "add 2 > bank", 0, ANN)  # no view before
+    assert with_view[0] == 1 and len(marked) == 2, "the first state takes the view's marks"
+    # 'add 2' and 'bank' applied in the plan, the second state's actions to mark them, and
+    # 'bank' by its step: the first step takes the state the view's marking reached
+    assert with_view[1] == 3 + second
+    assert len(applied) == with_view[1] + len(seen.view["actions"]), "without a view: the first state marked"
+    assert [(s.version, s.action, s.active) for s in steps] == [(s.version, s.action, s.active) for s in again]
+    assert (await service.state(pk))[1] == (await service.state(other))[1]
