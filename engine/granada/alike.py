@@ -246,24 +246,34 @@ def one_per_effect(state: dict[str, Any], acts: list[Action]) -> tuple[list[Acti
     # 33: the full keys below were a fifth of a step)
     if _PIECES.isdisjoint(chain.from_iterable(acts)):
         return acts, acts          # no order names a piece (their keys, looked at in C)
-    faces: set[tuple[str, str | None]] = set()
+    # one pass, each piece's face looked up in a plain dict (no call, no key tuple per order:
+    # this loop runs at most listings, issue 33)
+    known = _FACE_OF
+    blocks: set[str | None] = set()
+    cards: set[str | None] = set()
+    fleets: set[str | None] = set()
     for action in acts:
         # the first of PIECE_FIELDS the order has, unrolled
         if "block" in action:
-            field = "block"
+            piece, seen = action["block"], blocks
         elif "card" in action:
-            field = "card"
+            piece, seen = action["card"], cards
         elif "fleet" in action:
-            field = "fleet"
+            piece, seen = action["fleet"], fleets
         else:
             continue
-        piece = action[field]
         if isinstance(piece, str):
-            face = (field, _face(piece))
-            if face in faces:
+            face = known.get(piece, _UNSET)
+            if face is _UNSET:
+                face = known[piece] = _face(piece)
+            if face in seen:
                 return _classes(state, acts)
-            faces.add(face)
+            seen.add(face)
     return acts, acts
+
+
+_FACE_OF: dict[str, Any] = {}
+"""piece -> :func:`_face` (a dict: its look is no call)."""
 
 
 def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], list[Action]]:
