@@ -427,6 +427,10 @@ def _step(state: State, role: str, found: Action, index: dict[str, list[str]] | 
     """Apply a legal order (``found``, an entry of the role's legal list) to a copy;
     ``index`` is the location index of ``state`` when the listing computed it."""
     new = _StepState(state, index)
+    if "result" in state:
+        # None (a finished game has no legal order): taken now, so that run's look after
+        # the step is a plain dict's (it reads dict.get)
+        dict.__setitem__(new, "result", state["result"])
     stack = new["stack"]
     assert stack
     top = stack[-1]
@@ -434,7 +438,9 @@ def _step(state: State, role: str, found: Action, index: dict[str, list[str]] | 
         # replaced, not edited: the frame may be copied one level deep only (_StepState)
         top["_menu"] = {k: v for k, v in top["_menu"].items() if k != role}
     (_LOADED.get(top["module"]) or st.handler(top)).apply(new, role, found, top)
-    if not run(new):
+    if not run(new) and (dict.__contains__(new, "castle") or dict.__contains__(new, "blocks")):
+        # instant victory (2.1) reads the Alhambra's castle and where two blocks stand: a step
+        # that reached neither left them as its input had them, after its own check
         victory.check_instant(new)
     out = _seal(new)
     records = dict.get(new, "blocks")
@@ -454,7 +460,8 @@ def run(state: State) -> bool:
     check = victory.check_instant
     checked = False
     for _ in range(10000):
-        if state.get("result") is not None:
+        # dict.get: a step state holds "result" from its start (_step)
+        if dict.get(state, "result") is not None:
             return True
         stack = state["stack"]
         if not stack:

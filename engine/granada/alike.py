@@ -48,6 +48,7 @@ def _printed(piece: str) -> Any:
 
 
 _FACES: dict[Any, str] = {}
+_UNSET = object()
 
 
 @functools.cache
@@ -89,7 +90,8 @@ def _noted(state: dict[str, Any], piece: str) -> tuple[bool, ...]:
     return tuple(piece in ids for key in ("known", "hand_known") for ids in state.get(key, {}).values())
 
 
-def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None) -> bool:
+def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None,
+                    in_records: set[Any] | None = None) -> bool:
     """Whether the pieces ``a`` and ``b`` are alike in every printed value and the position
     stays the same when they trade places: then whatever is done with one has the effect
     of doing it with the other. ``position`` (``_position(state)``) is no longer needed: kept
@@ -98,7 +100,10 @@ def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None)
     The definition is ``_position(_swap(state)) == _position(state)`` (:func:`_same_swapped`);
     this answers the same without building the swapped copy of the whole state, a
     millisecond a call (issue 33): each part of the position is compared as itself with
-    :func:`_invariant`, and only a part that names one of the two ids is swapped."""
+    :func:`_invariant`, and only a part that names one of the two ids is swapped.
+    ``in_records`` (:func:`_record_values` of this very state, unchanged since) lets the
+    block records pass without a look when neither id stands in one: a menu compares
+    several pairs in one state, and the records were most of a pair's look (issue 33)."""
     if a == b:
         return True
     printed = _printed(a)
@@ -112,11 +117,27 @@ def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None)
             continue
         if key in (a, b):       # a part named by one of the ids: the definition itself
             return _same_swapped(state, a, b)
+        if key == "blocks" and in_records is not None and value is blocks \
+                and a not in in_records and b not in in_records:
+            continue            # their own records are equal (above); no record names either
         if _invariant(value, a, b):
             continue
         if key not in _UNORDERED or _as_set(_swap(value, a, b)) != _as_set(value):
             return False
     return True
+
+
+def _record_values(state: dict[str, Any]) -> set[Any] | None:
+    """Every key and value of every block record (None when one is not a flat record)."""
+    blocks = state.get("blocks")
+    if not isinstance(blocks, dict):
+        return None
+    try:
+        found = set(chain.from_iterable(map(dict.values, blocks.values())))
+        found.update(chain.from_iterable(map(dict.keys, blocks.values())))
+    except TypeError:
+        return None
+    return found
 
 
 def _same_swapped(state: dict[str, Any], a: str, b: str) -> bool:
@@ -225,24 +246,34 @@ def one_per_effect(state: dict[str, Any], acts: list[Action]) -> tuple[list[Acti
     # 33: the full keys below were a fifth of a step)
     if _PIECES.isdisjoint(chain.from_iterable(acts)):
         return acts, acts          # no order names a piece (their keys, looked at in C)
-    faces: set[tuple[str, str | None]] = set()
+    # one pass, each piece's face looked up in a plain dict (no call, no key tuple per order:
+    # this loop runs at most listings, issue 33)
+    known = _FACE_OF
+    blocks: set[str | None] = set()
+    cards: set[str | None] = set()
+    fleets: set[str | None] = set()
     for action in acts:
         # the first of PIECE_FIELDS the order has, unrolled
         if "block" in action:
-            field = "block"
+            piece, seen = action["block"], blocks
         elif "card" in action:
-            field = "card"
+            piece, seen = action["card"], cards
         elif "fleet" in action:
-            field = "fleet"
+            piece, seen = action["fleet"], fleets
         else:
             continue
-        piece = action[field]
         if isinstance(piece, str):
-            face = (field, _face(piece))
-            if face in faces:
+            face = known.get(piece, _UNSET)
+            if face is _UNSET:
+                face = known[piece] = _face(piece)
+            if face in seen:
                 return _classes(state, acts)
-            faces.add(face)
+            seen.add(face)
     return acts, acts
+
+
+_FACE_OF: dict[str, Any] = {}
+"""piece -> :func:`_face` (a dict: its look is no call)."""
 
 
 def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], list[Action]]:
@@ -253,6 +284,7 @@ def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], l
     # an order whose piece's face no other order names is a class of its own, whatever the
     # rest of it says: its full key (a sorted repr of the order) is not worked out (issue 33)
     seen: dict[tuple[str, str | None], int] = {}
+    in_records: Any = _UNSET     # _record_values, worked out at the first pair compared
     for action, field in zip(acts, fields):
         if field is not None and isinstance(action[field], str):
             face = (field, _face(action[field]))
@@ -267,7 +299,9 @@ def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], l
         rest = tuple(sorted((k, repr(v)) for k, v in action.items() if k != field and k not in MARKERS))
         key = (field, rest, _printed(action[field]))
         kept = classes.setdefault(key, [])
-        if any(interchangeable(state, other[field], action[field]) for other in kept):
+        if kept and in_records is _UNSET:
+            in_records = _record_values(state)
+        if any(interchangeable(state, other[field], action[field], in_records=in_records) for other in kept):
             continue
         kept.append(action)
         out.append(action)

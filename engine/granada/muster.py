@@ -69,8 +69,21 @@ def eligible(state: State, side: str, faction: str | None = None,
 
 def fleet_zones(state: State, side: str) -> list[str]:
     """Sea zones whose port the side controls (7.2)."""
+    control = st.peek(state, "control")
+    return [z for z, port in _ports() if control.get(port) == side]
+
+
+@functools.cache
+def _ports() -> tuple[tuple[str, str], ...]:
+    """Each sea zone in id order with its port (static data)."""
     d = st.data()
-    return [z for z in sorted(d.sea_zones) if state["control"].get(d.sea_zones[z].port) == side]
+    return tuple((z, d.sea_zones[z].port) for z in sorted(d.sea_zones))
+
+
+@functools.cache
+def _fleets() -> frozenset[str]:
+    """The fleet blocks' ids (static data)."""
+    return frozenset(b for b, blk in st.data().blocks.items() if blk.fleet)
 
 
 def recruits(state: State, side: str) -> list[str]:
@@ -79,13 +92,15 @@ def recruits(state: State, side: str) -> list[str]:
 
 
 def can_muster(state: State, side: str) -> bool:
-    d = st.data()
-    box = recruits(state, side)
+    # asked at every movement decision: the box as the index holds it (its order does not
+    # matter here), its fleets found at C speed
+    box = st.by_location(state).get(f"recruit:{side}")
     if not box:
         return False
-    if any(d.blocks[b].fleet for b in box) and fleet_zones(state, side):
+    fleets = _fleets()
+    if not fleets.isdisjoint(box) and fleet_zones(state, side):
         return True
-    if not any(not d.blocks[b].fleet for b in box):
+    if fleets.issuperset(box):
         return False
     idx = st.by_location(state)   # asked at every movement decision: stop at the first place
     return _any_friendly(state, side, idx)
