@@ -140,6 +140,10 @@ class _Faces:
     optional: frozenset[str]            # the pieces of section 11 (aside while off)
     locations: tuple[tuple[str, bool], ...]     # (location id, has a castle) in map order
     seas: tuple[tuple[str, str], ...]           # (zone id, its index key "sea:<zone>")
+    seen_by: dict[str | None, frozenset[str]]   # role -> the blocks it always knows: the
+                                                # public ones and its own (None: a spectator)
+    every: frozenset[str]                       # every block (the final reveal shows all)
+    places: tuple[str, ...]                     # the "places" key: locations, then zones
 
 
 @functools.cache
@@ -152,15 +156,23 @@ def _faces() -> _Faces:
                      "name": b.name, "horse": b.horse, "crossbow": b.crossbow, "gun": b.gun,
                      "fleet": b.fleet, "special": b.special,
                      "inside": False, "revealed": False, "moved": False, "fresh": False}
+    public = {bid: b.fleet or b.colour == "grey" for bid, b in d.blocks.items()}
+    shown = frozenset(bid for bid, up in public.items() if up)
+    seen_by: dict[str | None, frozenset[str]] = {None: shown}
+    for side in st.SIDES:
+        seen_by[side] = shown | {bid for bid in d.blocks if st.owner(bid) == side}
     return _Faces(
         face=face,
-        public={bid: b.fleet or b.colour == "grey" for bid, b in d.blocks.items()},
+        public=public,
         owner={bid: st.owner(bid) for bid in d.blocks},
         colour={bid: b.colour for bid, b in d.blocks.items()},
         fleets=frozenset(bid for bid, b in d.blocks.items() if b.fleet),
         optional=frozenset(bid for bid, b in d.blocks.items() if b.optional),
         locations=tuple((loc, L.castle) for loc, L in d.locations.items()),
-        seas=tuple((zone, f"sea:{zone}") for zone in d.sea_zones))
+        seas=tuple((zone, f"sea:{zone}") for zone in d.sea_zones),
+        seen_by=seen_by,
+        every=frozenset(d.blocks),
+        places=(*sorted(d.locations), *sorted(d.sea_zones)))
 
 
 def phase(state: State, focus: str | None) -> str:
@@ -302,13 +314,74 @@ def _log(log: list[dict[str, Any]], role: str | None) -> list[dict[str, Any]]:
     return out
 
 
+# What each location showed each role lately, by role (a finished game's views under
+# "over") and location: (the ids there, copies of their records, the Christians' and the
+# Muslims' drawn blocks, how many are Christian, whether one is inside). Between two steps
+# most locations keep their blocks and records, and drawing them was half of a view (issue
+# 33): a location whose ids and records are equal to those kept (compared at C speed, key by
+# key: the copies are never the state's own records, so editing a state in place cannot
+# fool it) is drawn by copying the kept dicts. What is compared is all the drawing reads
+# (the printed faces aside, which never change), so any state of any game may hit; entries
+# are replaced whole.
+_DRAWN: dict[str | None, dict[str, tuple[Any, ...]]] = {}
+_OVER = "over"          # the key of a finished game's views (every role sees everything)
+
+
+def _draw(records: dict[str, Any], ids: list[str], known: frozenset[str], loc: str,
+          recs: list[dict[str, Any]]) -> tuple[Any, ...]:
+    """A location's :data:`_DRAWN` entry, drawn afresh: :func:`_blocks_for` for both sides,
+    inlined."""
+    faces = _faces()
+    face, owner, colour = faces.face, faces.owner, faces.colour
+    christian: list[dict[str, Any]] = []
+    muslim: list[dict[str, Any]] = []
+    shown = {"christian": christian, "muslim": muslim}
+    hidden: list[tuple[Any, ...]] = []
+    for bid in sorted(ids):
+        rec = records[bid]
+        if bid in known or rec["revealed"]:
+            out = face[bid].copy()
+            out["inside"] = rec["inside"]
+            out["revealed"] = rec["revealed"]
+            out["moved"] = rec["moved"]
+            out["fresh"] = rec["fresh"]
+            shown[owner[bid]].append(out)
+        else:
+            hidden.append((colour[bid], rec["inside"], rec["moved"], owner[bid]))
+    chris = len(christian)
+    if hidden:
+        # numbered per side in the order of what anyone sees (the sides' own orders, since
+        # the side is the last item of the tuple)
+        hidden.sort()
+        nc = nm = 0
+        for col, ins, moved, side in hidden:
+            if side == "christian":
+                nc += 1
+                christian.append({"key": f"christian:{loc}:{nc}", "side": side,
+                                  "colour": col, "inside": ins, "moved": moved})
+            else:
+                nm += 1
+                muslim.append({"key": f"muslim:{loc}:{nm}", "side": side,
+                               "colour": col, "inside": ins, "moved": moved})
+        chris += nc
+    return (ids[:], [r.copy() for r in recs], christian, muslim, chris,
+            any(r["inside"] for r in recs))
+
+
 def _map(state: State, role: str | None, idx: dict[str, list[str]],
          over: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The "locations" and "contested" keys, in one pass over the map: :func:`_blocks_for`
-    for both sides of each location, inlined (a view's main cost, issue 13)."""
+    """The "locations" and "contested" keys, in one pass over the map: each location's
+    blocks from :data:`_DRAWN` when they are as drawn last for this role, else
+    :func:`_draw`."""
     faces = _faces()
-    face, public, owner, colour = faces.face, faces.public, faces.owner, faces.colour
+    known = faces.every if over else faces.seen_by[role]
+    key = _OVER if over else role
+    drawn = _DRAWN.get(key)
+    if drawn is None:
+        drawn = _DRAWN[key] = {}
     records = state["blocks"]
+    record = records.__getitem__
+    copy = dict.copy
     control, castles = state["control"], state["castle"]
     disks_at: dict[str, list[str]] = {}
     for disk in st.DISKS:                      # st.disks_at for every location at once
@@ -321,40 +394,19 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
         disks = disks_at.get(loc) if disks_at else None
         ids = idx.get(loc)
         if ids:
-            shown: dict[str, list[dict[str, Any]]] = {"christian": [], "muslim": []}
-            hidden: list[tuple[Any, ...]] = []
-            chris = 0
-            for bid in sorted(ids):
-                rec = records[bid]
-                side = owner[bid]
-                if side == "christian":
-                    chris += 1
-                if over or public[bid] or side == role or rec["revealed"]:
-                    out = face[bid].copy()
-                    out["inside"] = rec["inside"]
-                    out["revealed"] = rec["revealed"]
-                    out["moved"] = rec["moved"]
-                    out["fresh"] = rec["fresh"]
-                    shown[side].append(out)
-                else:
-                    hidden.append((colour[bid], rec["inside"], rec["moved"], side))
-            if hidden:
-                # numbered per side in the order of what anyone sees (the sides' own orders,
-                # since the side is the last item of the tuple)
-                hidden.sort()
-                count = {"christian": 0, "muslim": 0}
-                for col, ins, moved, side in hidden:
-                    count[side] += 1
-                    shown[side].append({"key": f"{side}:{loc}:{count[side]}", "side": side,
-                                        "colour": col, "inside": ins, "moved": moved})
-            # st.units_at: the Muslims' units are their blocks and disks (8.7.4)
-            mus = len(ids) - chris
-            muslim_units = mus + (len(disks) if disks else 0)
-            if chris and not muslim_units and st.guard_defends(state, loc, "christian", idx):
-                contested.append({"loc": loc, "siege": False})  # the Palace Guard will appear (10.10)
-            elif chris and muslim_units:
-                siege = any(records[b]["inside"] for b in ids) or bool(disks and not mus)
-                contested.append({"loc": loc, "siege": siege})
+            recs = list(map(record, ids))
+            kept = drawn.get(loc)
+            if kept is None or kept[0] != ids or kept[1] != recs:
+                kept = drawn[loc] = _draw(records, ids, known, loc, recs)
+            shown = {"christian": list(map(copy, kept[2])), "muslim": list(map(copy, kept[3]))}
+            chris = kept[4]
+            if chris:
+                # st.units_at: the Muslims' units are their blocks and disks (8.7.4)
+                mus = len(ids) - chris
+                if mus or disks:
+                    contested.append({"loc": loc, "siege": kept[5] or bool(disks and not mus)})
+                elif st.guard_defends(state, loc, "christian", idx):
+                    contested.append({"loc": loc, "siege": False})  # the Palace Guard will appear (10.10)
         else:
             shown = {"christian": [], "muslim": []}
         if has_castle:
@@ -478,7 +530,7 @@ def _view(state: State, role: str | None) -> View:
         "turn_index": st.TURNS.index((y, t)),
         "first": state["first"], "active_side": state["active_side"],
         "frame": {"module": frame["module"], "kind": frame["kind"]} if frame else None,
-        "places": sorted(locations) + sorted(seas),
+        "places": list(_faces().places),
         "locations": locations,
         "seas": seas,
         "boxes": boxes,
