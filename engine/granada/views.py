@@ -383,7 +383,7 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
     records = state["blocks"]
     record = records.__getitem__
     copy = dict.copy
-    control, castles = state["control"], state["castle"]
+    control, castle = state["control"].get, state["castle"].get
     disks_at: dict[str, list[str]] = {}
     for disk in st.DISKS:                      # st.disks_at for every location at once
         where = state["disks"].get(disk)
@@ -392,7 +392,6 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
     locations: dict[str, Any] = {}
     contested = []
     for loc, has_castle in faces.locations:
-        disks = disks_at.get(loc) if disks_at else None
         ids = idx.get(loc)
         if ids:
             recs = list(map(record, ids))
@@ -404,6 +403,7 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
             if chris:
                 # st.units_at: the Muslims' units are their blocks and disks (8.7.4)
                 mus = len(ids) - chris
+                disks = disks_at.get(loc) if disks_at else None
                 if mus or disks:
                     contested.append({"loc": loc, "siege": kept[5] or bool(disks and not mus)})
                 elif st.guard_defends(state, loc, "christian", idx):
@@ -411,11 +411,12 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
         else:
             shown = {"christian": [], "muslim": []}
         if has_castle:
-            locations[loc] = {"control": control.get(loc), "castle": castles.get(loc),
-                              "disks": list(disks) if disks else [], "blocks": shown}
+            locations[loc] = {"control": control(loc), "castle": castle(loc), "disks": [], "blocks": shown}
         else:
-            locations[loc] = {"control": control.get(loc),
-                              "disks": list(disks) if disks else [], "blocks": shown}
+            locations[loc] = {"control": control(loc), "disks": [], "blocks": shown}
+    for where, disks in disks_at.items():      # the disks: a few locations, after the pass
+        if where in locations:
+            locations[where]["disks"] = disks
     return locations, contested
 
 
