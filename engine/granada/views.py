@@ -114,6 +114,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import engine.granada as granada  # the package: its actions (a call-time import was a cost)
 from engine import rng
 from engine.api import State, View, clone
 from engine.granada import extras, pioneers, sequence, supply, victory
@@ -382,7 +383,7 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
     records = state["blocks"]
     record = records.__getitem__
     copy = dict.copy
-    control, castles = state["control"], state["castle"]
+    control, castle = state["control"].get, state["castle"].get
     disks_at: dict[str, list[str]] = {}
     for disk in st.DISKS:                      # st.disks_at for every location at once
         where = state["disks"].get(disk)
@@ -391,7 +392,6 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
     locations: dict[str, Any] = {}
     contested = []
     for loc, has_castle in faces.locations:
-        disks = disks_at.get(loc) if disks_at else None
         ids = idx.get(loc)
         if ids:
             recs = list(map(record, ids))
@@ -403,6 +403,7 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
             if chris:
                 # st.units_at: the Muslims' units are their blocks and disks (8.7.4)
                 mus = len(ids) - chris
+                disks = disks_at.get(loc) if disks_at else None
                 if mus or disks:
                     contested.append({"loc": loc, "siege": kept[5] or bool(disks and not mus)})
                 elif st.guard_defends(state, loc, "christian", idx):
@@ -410,11 +411,12 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
         else:
             shown = {"christian": [], "muslim": []}
         if has_castle:
-            locations[loc] = {"control": control.get(loc), "castle": castles.get(loc),
-                              "disks": list(disks) if disks else [], "blocks": shown}
+            locations[loc] = {"control": control(loc), "castle": castle(loc), "disks": [], "blocks": shown}
         else:
-            locations[loc] = {"control": control.get(loc),
-                              "disks": list(disks) if disks else [], "blocks": shown}
+            locations[loc] = {"control": control(loc), "disks": [], "blocks": shown}
+    for where, disks in disks_at.items():      # the disks: a few locations, after the pass
+        if where in locations:
+            locations[where]["disks"] = disks
     return locations, contested
 
 
@@ -438,6 +440,23 @@ def _seas(state: State, role: str | None, idx: dict[str, list[str]], over: bool)
     return seas
 
 
+# The drawing of each box (and of the optional rules' boxes) lately, by name: (its ids, copies
+# of their records, its drawn blocks), reused while its ids and records are equal (as
+# :data:`_DRAWN` is for the map): the eliminated and captured blocks pile up over a game.
+_BOXES: dict[str, tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]] = {}
+
+
+def _box(records: dict[str, Any], ids: list[str] | tuple[str, ...], name: str) -> list[dict[str, Any]]:
+    """:func:`_fulls` of the box ``name``, from :data:`_BOXES` when it holds the same."""
+    if not ids:
+        return []
+    recs = list(map(records.__getitem__, ids))
+    kept = _BOXES.get(name)
+    if kept is None or kept[0] != ids or kept[1] != recs:
+        kept = _BOXES[name] = (list(ids), [r.copy() for r in recs], _fulls(records, ids))
+    return list(map(dict.copy, kept[2]))
+
+
 def _boxes(state: State, role: str | None, idx: dict[str, list[str]], over: bool) -> dict[str, Any]:
     """The boxes beside the map: the recruits face down to the opponent (5.2.3, 6.4), the
     bags as counts, the public boxes in full."""
@@ -446,18 +465,19 @@ def _boxes(state: State, role: str | None, idx: dict[str, list[str]], over: bool
     for s in st.SIDES:
         ids = idx.get(f"recruit:{s}", [])
         if role == s or over:
-            recruit[s] = _fulls(records, ids)
+            recruit[s] = _box(records, ids, f"recruit:{s}")
         else:
             recruit[s] = {"count": len(ids)}
     optional = _faces().optional
+    aside = idx.get("aside")
     return {
         "recruit": recruit,
         "bag": {s: len(idx.get(f"bag:{s}", ())) for s in st.SIDES},
-        "palace": _fulls(records, idx.get("palace", ())),
-        "boabdil_box": _fulls(records, idx.get("boabdil_box", ())),
-        "aside": _fulls(records, [b for b in idx.get("aside", ()) if b not in optional]),
-        "eliminated": _fulls(records, idx.get("eliminated", ())),
-        "captured": _fulls(records, idx.get("captured", ())),
+        "palace": _box(records, idx.get("palace", ()), "palace"),
+        "boabdil_box": _box(records, idx.get("boabdil_box", ()), "boabdil_box"),
+        "aside": _box(records, [b for b in aside if b not in optional], "aside") if aside else [],
+        "eliminated": _box(records, idx.get("eliminated", ()), "eliminated"),
+        "captured": _box(records, idx.get("captured", ()), "captured"),
     }
 
 
@@ -475,7 +495,6 @@ def view(state: State, role: str | None) -> View:
 
 
 def _view(state: State, role: str | None) -> View:
-    from engine.granada import actions as legal_actions
     idx = st.by_location(state)
     frame = st.top(state)
     active = st.active_roles(state)
@@ -503,7 +522,7 @@ def _view(state: State, role: str | None) -> View:
                          "stack": None if ms is None else {"at": ms["at"], "steps": ms["steps"],
                                                            "size": len(ms["blocks"])}}
     prompt = ""
-    offered = legal_actions(state, role) if role in st.SIDES else []
+    offered = granada.actions(state, role) if role in st.SIDES else []
     reaction = any(a.get("pass") for a in offered)
     res = state.get("result")
     if res:
@@ -544,7 +563,7 @@ def _view(state: State, role: str | None) -> View:
         "surrender": {s: len(state["surrender"][s]) for s in st.SIDES},
         "bids": {s: (state["bids"][s] if s == role else ("placed" if state["bids"][s] else None))
                  for s in st.SIDES},
-        "vp": victory.breakdown(state),
+        "vp": _vp(state),
         "boabdil": {"captures": bo["captures"], "pending": bo["pending"],
                     "allied_until": st.index_label(bo["allied_until"])
                     if bo["allied_until"] is not None else None,
@@ -581,10 +600,45 @@ def _default_rules() -> tuple[str, ...]:
     return tuple(sorted(name for name in opt.OPTIONS if name != "all" and opt.on({}, name)))
 
 
+# The optional rules in play by the options they were read from, lately (most recent first):
+# a game's options never change, and reading every rule's was a tenth of a view's extras.
+_RULES: list[tuple[dict[str, Any], tuple[str, ...]]] = []
+
+
+def _rules(options: dict[str, Any], state: State) -> list[str]:
+    """The optional rules in play under ``options`` (``state["options"]``), sorted."""
+    for seen, rules in _RULES:
+        if seen == options:
+            return list(rules)
+    found = tuple(sorted(name for name in opt.OPTIONS if name != "all" and opt.on(state, name)))
+    _RULES.insert(0, (dict(options), found))
+    del _RULES[8:]
+    return list(found)
+
+
+# The victory-point breakdowns of the control pieces seen lately (most recent first): every
+# view carries one, and control changes at few steps. Equal dicts are compared at C speed
+# (victory.breakdown keys its own memo on tuples of their items, which a view paid for).
+_VP: list[tuple[dict[str, Any], dict[str, Any], dict[str, dict[str, Any]]]] = []
+
+
+def _vp(state: State) -> dict[str, dict[str, Any]]:
+    """victory.breakdown(state): it reads only the control and castle pieces (fresh dicts)."""
+    control, castle = state["control"], state["castle"]
+    for seen_control, seen_castle, kept in _VP:
+        if seen_control == control and seen_castle == castle:
+            return {s: dict(counts) for s, counts in kept.items()}
+    out = victory.breakdown(state)
+    _VP.insert(0, (dict(control), dict(castle), out))
+    del _VP[8:]
+    return {s: dict(counts) for s, counts in out.items()}
+
+
 def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
     """The public pieces of the optional rules in play (section 11, see VIEW KEYS)."""
-    if state.get("options"):
-        rules = sorted(name for name in opt.OPTIONS if name != "all" and opt.on(state, name))
+    options = state.get("options")
+    if options:
+        rules = _rules(options, state)
     else:
         rules = list(_default_rules())
     bull = state.get("papal_bull")
@@ -593,7 +647,7 @@ def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
         "rules": rules,
         "out_of_supply": supply.out_of_supply(state) if "out_of_supply" in rules else {},
         "pioneers": pioneers.where(state),
-        "mercenaries": {s: _fulls(records, idx.get(f"mercenaries:{s}", ()))
+        "mercenaries": {s: _box(records, idx.get(f"mercenaries:{s}", ()), f"mercenaries:{s}")
                         for s in opt.mercenary_sides(state)},
         "crusaders": _fulls(records, [b for b in idx.get("aside", ()) if b in extras.crusaders()])
         if bull else [],
