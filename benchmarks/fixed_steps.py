@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from benchmarks.common import CONCURRENT_GAMES, WARMUP_STEPS, Bench, Plan
-from benchmarks.service import front_end_step
+from benchmarks.common import CONCURRENT_GAMES, Bench, Plan
+from benchmarks.service import front_end_step, warm_up
 from engine.rng import Generator
 
 GAME = "granada"
@@ -80,16 +80,9 @@ async def _loop(db: Path, games: list[int], seats: dict[tuple[int, str], int], s
     async def player(pk: int, seed: int) -> None:
         nonlocal left, warming
         pick = Generator(seed)
-        active = list((await service.game(pk)).active)
-        made = 0
+        active: list[str] = []
         try:
-            while active and made < WARMUP_STEPS:
-                step = await front_end_step(service, pk, active, pick, seats)
-                if step is None:
-                    return
-                made += 1
-                active = list(step.active)
-                await asyncio.sleep(0)
+            active = await warm_up(service, pk, pick, seats)
         finally:
             warming -= 1
             if warming == 0:

@@ -149,17 +149,8 @@ async def throughput(bench: Bench, path: Path, game_id: str, games: list[int], s
 
     async def player(pk: int, seed: int) -> None:
         pick = Generator(seed)
-        info = await service.game(pk)
-        active = list(info.active)
-        made = 0
         try:
-            while active and made < WARMUP_STEPS:
-                step = await front_end_step(service, pk, active, pick, seats)
-                if step is None:
-                    return
-                made += 1
-                active = list(step.active)
-                await asyncio.sleep(0)
+            active = await warm_up(service, pk, pick, seats)
         finally:
             warmed()
         await warm.wait()
@@ -216,6 +207,23 @@ def sqlite_floor(path: Path, rows: list[tuple[str, str, str]]) -> list[float]:
         times.append((time.perf_counter() - s0) * 1000)
     con.close()
     return times
+
+
+async def warm_up(service: GameService, pk: int, pick: Generator,
+                  seats: dict[tuple[int, str], int]) -> list[str]:
+    """A game's unmeasured first steps (:data:`WARMUP_STEPS`): its first look loads it cold,
+    which ``service.step`` measures, not the throughput loop. The roles to act after them
+    (none when the game ended or refused a step)."""
+    active = list((await service.game(pk)).active)
+    made = 0
+    while active and made < WARMUP_STEPS:
+        step = await front_end_step(service, pk, active, pick, seats)
+        if step is None:
+            return []
+        made += 1
+        active = list(step.active)
+        await asyncio.sleep(0)
+    return active
 
 
 async def front_end_step(service: GameService, pk: int, active: list[str], pick: Generator,
