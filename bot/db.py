@@ -411,6 +411,20 @@ class _InlineConnection:
             if immediate:
                 conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout_ms)}")
 
+    def execute_now(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor | None:
+        """The statement run at once on the stdlib connection (its cursor), or None when
+        SQLite answered busy, having done nothing: then await :meth:`execute`, which waits
+        for the lock as :meth:`run` does. For the statements of a write transaction the
+        service holds (``bot.service.sql._RawWrite``): a step's few statements take some
+        microseconds each in SQLite, and this wrapper's cursor, deadline and awaits cost as
+        much again. Not for ``BEGIN IMMEDIATE``, which must not wait in SQLite's handler."""
+        try:
+            return self._conn.execute(sql, parameters)
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", None) in (_SQLITE_BUSY, _SQLITE_BUSY_RECOVERY):
+                return None
+            raise
+
     def cursor(self) -> _InlineCursor:
         return _InlineCursor(self, self._conn.cursor())
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import operator
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from bot.models import dumps
@@ -38,8 +39,9 @@ class _Part:
     text: str
     listed: tuple[list[Any], list[str]] | None = None
     """A list's items (the list itself: states are never changed) and their texts."""
-    keyed: dict[str, tuple[Any, str]] | None = None
-    """A dict's values and their pieces ``"key":text``, by key."""
+    keyed: tuple[list[str], list[Any], list[str]] | None = None
+    """A dict's keys in canonical (sorted) order, its values and their pieces ``"key":text``
+    in that order (lists, so that a step's changes are found by comparing them at C speed)."""
 
 
 @dataclass(frozen=True)
@@ -170,23 +172,31 @@ def _part(value: Any, last: _Part | None, learn: bool = True) -> _Part:
                  for i, v in enumerate(value)]
         return _Part(value, "[" + ",".join(texts) + "]", listed=(value, texts))
     if kind is dict:
-        known = last.keyed if last is not None and last.keyed is not None else None
-        items: dict[str, tuple[Any, str]] = {}
-        if known is not None and known.keys() == value.keys():  # the same keys: in known's order
-            for k, seen in known.items():
-                v = value[k]
-                items[k] = (seen if seen[0] is v else (v, seen[1]) if same_text(v, seen[0])
-                            else (v, _key(k) + ":" + dumps(v)))
-        elif all(k.__class__ is str for k in value):
-            known = known or {}
-            for k in sorted(value):
-                v = value[k]
-                was = known.get(k)
-                items[k] = (was if was is not None and was[0] is v else
-                            (v, was[1]) if was is not None and same_text(v, was[0]) else (v, _key(k) + ":" + dumps(v)))
-        else:
+        keyed = last.keyed if last is not None else None
+        if keyed is not None and last is not None and last.value.keys() == value.keys():
+            # the same keys (in keyed's order): only the values that are not the very ones
+            # of the last state are looked at
+            keys, olds, pieces = keyed
+            news = list(map(value.__getitem__, keys))
+            replaced = False
+            for i in compress(range(len(news)), map(operator.is_not, news, olds)):
+                v = news[i]
+                if not same_text(v, olds[i]):
+                    if not replaced:
+                        pieces, replaced = pieces.copy(), True
+                    pieces[i] = _key(keys[i]) + ":" + dumps(v)
+            return _Part(value, "{" + ",".join(pieces) + "}" if replaced else last.text, keyed=(keys, news, pieces))
+        if not all(k.__class__ is str for k in value):
             return _Part(value, dumps(value))
-        return _Part(value, "{" + ",".join([p for _, p in items.values()]) + "}", keyed=items)
+        was = dict(zip(keyed[0], zip(keyed[1], keyed[2], strict=True), strict=True)) if keyed is not None else {}
+        keys = sorted(value)
+        news = [value[k] for k in keys]
+        pieces = []
+        for k, v in zip(keys, news, strict=True):
+            seen = was.get(k)
+            pieces.append(seen[1] if seen is not None and (seen[0] is v or same_text(v, seen[0]))
+                          else _key(k) + ":" + dumps(v))
+        return _Part(value, "{" + ",".join(pieces) + "}", keyed=(keys, news, pieces))
     return _Part(value, dumps(value))
 
 
@@ -239,13 +249,26 @@ def _part_delta_text(old: _Part, new: _Part) -> str:
         return ('{"+":[' + ",".join(new_texts[keep:]) + '],"[":' + str(keep) + "}" if keep
                 else '{"=":' + new.text + "}")
     if old.keyed is not None and new.keyed is not None:
-        was = old.keyed
-        changed = sorted((k, piece) for k, (_v, piece) in new.keyed.items()
-                         if (seen := was.get(k)) is None or (seen[1] is not piece and seen[1] != piece))
-        pieces = ",".join([_with_value(k, piece) for k, piece in changed])
-        gone = [k for k in was if k not in new.keyed]
+        changed = _changed_items(old, new)
+        pieces = ",".join([_with_value(k, piece) for k, _v, piece in changed])
+        gone = [k for k in old.keyed[0] if k not in new.value]
         return ('{"-":' + dumps(gone) + ',"{":{' + pieces + "}}" if gone else '{"{":{' + pieces + "}}")
     return '{"=":' + new.text + "}"
+
+
+def _changed_items(old: _Part, new: _Part) -> list[tuple[str, Any, str]]:
+    """The items of the dict part ``new`` whose pieces are not ``old``'s (new or changed), as
+    (key, value, piece), keys in canonical order."""
+    assert old.keyed is not None and new.keyed is not None
+    old_keys, _olds, old_pieces = old.keyed
+    keys, values, pieces = new.keyed
+    if old_keys is keys or old_keys == keys:
+        return [(keys[i], values[i], pieces[i])
+                for i in compress(range(len(pieces)), map(operator.is_not, pieces, old_pieces))
+                if pieces[i] != old_pieces[i]]
+    was = dict(zip(old_keys, old_pieces, strict=True))
+    return [(k, v, piece) for k, v, piece in zip(keys, values, pieces, strict=True)
+            if (seen := was.get(k)) is None or (seen is not piece and seen != piece)]
 
 
 def _kept(olds: list[str], new_texts: list[str]) -> int:
@@ -271,10 +294,8 @@ def _part_delta(old: _Part, new: _Part) -> dict[str, Any]:
         keep = _kept(old.listed[1], new.listed[1])
         return {"[": keep, "+": new.value[keep:]} if keep else {"=": new.value}
     if old.keyed is not None and new.keyed is not None:
-        was = old.keyed
-        keys = {k: {"=": v} for k, (v, piece) in new.keyed.items()
-                if (seen := was.get(k)) is None or (seen[1] is not piece and seen[1] != piece)}
-        gone = [k for k in was if k not in new.keyed]
+        keys = {k: {"=": v} for k, v, _piece in _changed_items(old, new)}
+        gone = [k for k in old.keyed[0] if k not in new.value]
         return {"{": keys, "-": gone} if gone else {"{": keys}
     return {"=": new.value}
 

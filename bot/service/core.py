@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -15,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.models import Game, Move, Outbox, Seat, dumps, loads, utcnow
 from bot.service import ratings
 from bot.service.deltas import state_hash
-from bot.service.forced import CONFIRM_FORCED, FORCED_LIMIT, _forced_tells, is_auto
+from bot.service.forced import FORCED_LIMIT, _forced_tells, confirms_forced, is_auto
 from bot.service.sql import (
     _INSERT_OUTBOX,
     _LAST_STANDING_STEPS,
@@ -279,13 +280,16 @@ class ServiceCore(Storage):
         prompted: list[str],
         result: dict[str, Any] | None,
         extra: dict[str, Any] | None = None,
+        now: datetime | None = None,
     ) -> list[dict[str, Any]]:
-        """The outbox rows of :meth:`_notify`, as column values."""
+        """The outbox rows of :meth:`_notify`, as column values. ``now``: the command's time
+        (the move's, :meth:`_record`), else read once for its rows (the columns' own default)."""
         game = loaded.game
         pk = game.id
         target = self._target(game)
         rows: list[dict[str, Any]] = []
-        now = utcnow()  # the columns' own default, read once for the command's rows
+        if now is None:
+            now = utcnow()
 
         def row(kind: str, recipient: object, payload: dict[str, Any], key: str) -> None:
             rows.append({"game_pk": pk, "kind": kind, "recipient": str(recipient), "payload": dumps(payload),
@@ -341,9 +345,10 @@ class ServiceCore(Storage):
         active_before = list(module.active(before))
         active = list(module.active(new_state))
         result = module.result(new_state)
+        now = utcnow()  # one clock reading for the move's rows and its notifications
         version, snapshot = await self._write_move(
             session, loaded, role, user_id, new_state, kind=kind, action=action, undoes_seq=undoes_seq,
-            barrier=barrier, active=active, result=result)
+            barrier=barrier, active=active, result=result, now=now)
         if result is not None:
             await self._rate(session, loaded, result)
         new_entries = _new_lines(before, new_state)
@@ -357,7 +362,7 @@ class ServiceCore(Storage):
                 # written with the step, so that a crash after this commit cannot lose it.
                 prompted.append(role)
             prompted = [r for r in prompted if r not in quiet]
-            notices = self._notices(loaded, version, public, prompted, result, extra_notice)
+            notices = self._notices(loaded, version, public, prompted, result, extra_notice, now)
             if notices:
                 await _run(session, _INSERT_OUTBOX, notices)
         self._advance(session, loaded, version, new_state, snapshot)
@@ -458,7 +463,7 @@ class ServiceCore(Storage):
         module = loaded.module
         for who in module.active(state):
             seat = loaded.seats.get(who)
-            if seat is None or seat.is_bot or (loads(seat.prefs) or {}).get(CONFIRM_FORCED) is True:
+            if seat is None or seat.is_bot or confirms_forced(seat.prefs):
                 continue
             found = module.forced_step(state, who)
             if found is not None and not _forced_tells(module, state, who, [r for r in loaded.seats if r != who],

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
+from bot.models import loads
 from bot.service.sql import STANDING_TAIL
 from engine.api import GameModule, State
 
@@ -20,6 +22,14 @@ FORCED_LIMIT = 32
 """Forced steps the service takes by itself in a row at most, after one step: a game whose
 forced steps never end still returns."""
 assert FORCED_LIMIT < STANDING_TAIL
+
+
+@lru_cache(maxsize=256)
+def confirms_forced(prefs: str | None) -> bool:
+    """Whether a seat whose stored preferences are the text ``prefs`` asks to confirm forced
+    steps (:data:`CONFIRM_FORCED`). Parsed once per text: every step asks it of each seat to
+    act, and seats share a few texts (``{}`` mostly)."""
+    return (loads(prefs) or {}).get(CONFIRM_FORCED) is True
 
 
 def is_auto(action: dict[str, Any]) -> bool:

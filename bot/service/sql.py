@@ -163,6 +163,8 @@ class _RawWrite:
     def __init__(self, driver: Any, dialect: sa.Dialect, prepared: dict[tuple[Any, ...], _Prepared],
                  shared: dict[int, tuple[int, State, int]] | None = None) -> None:
         self.driver = driver
+        # the inline driver's statements at once (``bot.db._InlineConnection.execute_now``)
+        self._now: Any = getattr(driver, "execute_now", None)
         self.dialect = dialect
         self._prepared = prepared
         self.pending: dict[int, tuple[int, State, int]] = {}
@@ -178,20 +180,43 @@ class _RawWrite:
     async def run(self, statement: sa.Executable, values: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
         if isinstance(values, Mapping):
             prepared = self._get(statement, values)
-            cursor = await self.driver.execute(prepared.sql, prepared.params(values))
-        else:
-            prepared = self._get(statement, values[0])
-            cursor = self.driver.cursor()
-            await cursor.executemany(prepared.sql, [prepared.params(v) for v in values])
+            await self.execute(prepared.sql, prepared.params(values))
+            return
+        prepared = self._get(statement, values[0])
+        if len(values) == 1:
+            await self.execute(prepared.sql, prepared.params(values[0]))
+            return
+        cursor = self.driver.cursor()
+        await cursor.executemany(prepared.sql, [prepared.params(v) for v in values])
         await cursor.close()
+
+    async def execute(self, sql: str, parameters: Sequence[Any] = ()) -> None:
+        """A statement of no rows (a write, a savepoint), at once when the driver can."""
+        if self._now is not None:
+            cursor = self._now(sql, parameters)
+            if cursor is not None:
+                cursor.close()
+                return
+        await (await self.driver.execute(sql, parameters)).close()
+
+    async def rows(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
+        """The rows of a query, as the driver gives them (at once when it can)."""
+        if self._now is not None:
+            found = self._now(sql, parameters)
+            if found is not None:
+                try:
+                    return found.fetchall()
+                finally:
+                    found.close()
+        cursor = await self.driver.execute(sql, parameters)
+        try:
+            return await cursor.fetchall()
+        finally:
+            await cursor.close()
 
     async def all(self, statement: sa.Executable, values: Mapping[str, Any]) -> list[Any]:
         prepared = self._get(statement, values)
-        cursor = await self.driver.execute(prepared.sql, prepared.params(values))
-        try:
-            rows = await cursor.fetchall()
-        finally:
-            await cursor.close()
+        rows = await self.rows(prepared.sql, prepared.params(values))
         shape = prepared.shape
         return rows if shape is None else [shape._make(row) for row in rows]
 

@@ -8,6 +8,7 @@ import gc
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -26,6 +27,7 @@ from bot.service.sql import (
     _GAME,
     _GAME_AND_SEATS,
     _GAME_AND_SEATS_LOCKED,
+    _GAME_FIELDS,
     _INSERT_MOVE,
     _LOOK,
     _LOOK_LOCKED,
@@ -35,6 +37,7 @@ from bot.service.sql import (
     _SNAPSHOT_ROW,
     _UPDATE_GAME,
     _UPDATE_SNAPSHOT,
+    _detached,
     _fetch,
     _look_parts,
     _PgWrite,
@@ -151,6 +154,8 @@ class Storage(Transactions):
         self._revision: str | None = None  # the database's Alembic revision, once read
         # game_pk -> its hot game holding reached states (``_Hot.reached``), the last viewed last
         self._reaching: OrderedDict[int, _Hot] = OrderedDict()
+        # game_pk -> its seats' rows as a step last read them, and the row objects made of them
+        self._seats_kept: OrderedDict[int, tuple[list[Any], dict[str, Seat]]] = OrderedDict()
         self._look_sql = str(_LOOK.compile(dialect=db.dialect))
         self._look_locked_sql = str(_LOOK_LOCKED.compile(dialect=db.dialect))
         columns = (*_GAME.c, None, *(_SEAT.c[name] for name in _SEAT_FIELDS))  # None: the upgrade mark
@@ -302,7 +307,13 @@ class Storage(Transactions):
             else:
                 self._reader = reader
                 self._reader_driver = (await reader.get_raw_connection()).driver_connection
-        cursor = await self._reader_driver.execute(self._look_sql, (game_pk,))
+        found = self._reader_driver.execute_now(self._look_sql, (game_pk,))
+        if found is not None:
+            try:
+                return tuple(found.fetchall())
+            finally:
+                found.close()
+        cursor = await self._reader_driver.execute(self._look_sql, (game_pk,))  # busy: wait for it
         try:
             return tuple(await cursor.fetchall())
         finally:
@@ -343,14 +354,12 @@ class Storage(Transactions):
             found = await session.driver.fetch(self._look_locked_sql if lock else self._look_sql, game_pk)
             if not found:
                 raise GameNotFound(f"There is no game {game_pk}.")
-            return await self._loaded(session, *_look_parts([tuple(row) for row in found]))
+            return await self._loaded(session, *self._look_kept(game_pk, [tuple(row) for row in found], True))
         if isinstance(session, _RawWrite):
-            cursor = await session.driver.execute(self._look_sql, (game_pk,))
-            raw = await cursor.fetchall()
-            await cursor.close()
+            raw = await session.rows(self._look_sql, (game_pk,))
             if not raw:
                 raise GameNotFound(f"There is no game {game_pk}.")
-            return await self._loaded(session, *_look_parts(self._typed(raw)))
+            return await self._loaded(session, *self._look_kept(game_pk, raw, False))
         if isinstance(session, AsyncConnection):
             return await self._loaded(session, *_look_parts(await self._look(session, game_pk, lock)))
         if attach:
@@ -367,6 +376,27 @@ class Storage(Transactions):
         conn = await session.connection()
         return await self._loaded(conn, *_look_parts(await self._look(conn, game_pk, lock)))
 
+    def _look_kept(self, game_pk: int, rows: Sequence[Any], typed: bool) -> tuple[Game, dict[str, Seat], int]:
+        """``_look_parts`` of the rows of ``_LOOK`` a step read on the driver (SQLite's not
+        ``typed`` yet: :meth:`_typed`), with the seats' row objects of the game's last such
+        read when its seats' rows are the same: every step reads its game's seats, which
+        change only when a seat changes hands, and making row objects costs more than the
+        statement. The seats are only read there (a step writes through Core statements; a
+        command that changes a seat loads its own, ``attach``); each command has its own dict."""
+        seat_rows = [row[_MARK_AT + 1:] for row in rows]
+        kept = self._seats_kept.get(game_pk)
+        if kept is not None and kept[0] == seat_rows:
+            first = rows[0] if typed else self._typed(rows[:1])[0]
+            game = _detached(Game, dict(zip(_GAME_FIELDS, first[:_MARK_AT], strict=True)))
+            self._seats_kept.move_to_end(game_pk)
+            return game, dict(kept[1]), int(first[_MARK_AT] or 0)
+        game, seats, mark = _look_parts(rows if typed else self._typed(rows))
+        self._seats_kept[game_pk] = (seat_rows, seats)
+        self._seats_kept.move_to_end(game_pk)
+        while len(self._seats_kept) > _STATE_CACHE_SIZE:
+            self._seats_kept.popitem(last=False)
+        return game, dict(seats), mark
+
     async def _loaded(self, conn: _Sql, game: Game, seats: dict[str, Seat], mark: int) -> _Loaded:
         """The loaded game from its row objects, with its state and the hot cache's undo facts."""
         module = _module(game.game_id)
@@ -379,12 +409,13 @@ class Storage(Transactions):
 
     async def _write_move(self, session: _Sql, loaded: _Loaded, role: str, user_id: int | None,
                           new_state: State, *, kind: str, action: dict[str, Any], undoes_seq: int | None,
-                          barrier: bool, active: list[str], result: dict[str, Any] | None) -> tuple[int, bool]:
+                          barrier: bool, active: list[str], result: dict[str, Any] | None,
+                          now: datetime | None = None) -> tuple[int, bool]:
         """Write one move's rows: the move (with the delta from the state before, or a new
         snapshot every SNAPSHOT_EVERY moves and at the end) and the game row, as Core
         statements (two or three; no ORM flush). Returns the new version and whether a
         snapshot was written; :meth:`_advance` makes ``loaded`` say so once the rest of the
-        step is written."""
+        step is written. ``now``: the move's time (the command's one clock reading)."""
         game, before = loaded.game, loaded.state
         assert game.id is not None
         last = self._texts.pop(game.id, None)
@@ -398,7 +429,8 @@ class Storage(Transactions):
             self._texts.popitem(last=False)
         text = canon.text
         version = game.version + 1
-        now = utcnow()
+        if now is None:
+            now = utcnow()
         snapshot = result is not None or version - loaded.snapshot >= SNAPSHOT_EVERY
         await _run(session, _INSERT_MOVE, {
             "game_pk": game.id, "seq": version, "role": role, "user_id": user_id, "action": dumps(action),

@@ -159,18 +159,17 @@ class Transactions:
                 break
             self._in_group.release()  # it committed meanwhile: the next one
         try:
-            driver = self._writer_driver
             group.savepoints += 1
             name = f"step{group.savepoints}"
-            await (await driver.execute(f"SAVEPOINT {name}")).close()
-            raw = _RawWrite(driver, self.db.dialect, self._prepared, group.states)
+            raw = _RawWrite(self._writer_driver, self.db.dialect, self._prepared, group.states)
+            await raw.execute(f"SAVEPOINT {name}")
             try:
                 yield raw
             except BaseException:
-                await (await driver.execute(f"ROLLBACK TO {name}")).close()
-                await (await driver.execute(f"RELEASE {name}")).close()
+                await raw.execute(f"ROLLBACK TO {name}")
+                await raw.execute(f"RELEASE {name}")
                 raise
-            await (await driver.execute(f"RELEASE {name}")).close()
+            await raw.execute(f"RELEASE {name}")
             group.states.update(raw.pending)
             if group.savepoints >= GROUP_STEPS:  # full: commit now, the next step opens another
                 await self._end_group(group, gate)

@@ -110,3 +110,57 @@ async def test_once_the_service_is_closed_the_database_file_alone_holds_every_co
     copy.write_bytes((tmp_path / "closed.db").read_bytes())  # the file alone, no -wal beside it
     with sqlite3.connect(copy) as conn:
         assert conn.execute("SELECT count(*) FROM discord_user").fetchone()[0] == 50
+
+
+async def test_a_statement_run_at_once_answers_none_when_busy(tmp_path: Path) -> None:
+    """``execute_now`` (a step's statements, ``bot.service.sql._RawWrite``) runs a statement at
+    once; when SQLite answers busy it did nothing and says so (None), for the caller to wait
+    on the asyncio path instead; any other error is raised."""
+    from bot.db import _inline_creator
+
+    path = migrated_sqlite(tmp_path / "now.db")
+    conn = await _inline_creator(str(path), 0)()
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        assert conn.execute_now("INSERT INTO discord_user (user_id) VALUES (42)") is None
+        holder.execute("COMMIT")
+        cursor = conn.execute_now("INSERT INTO discord_user (user_id) VALUES (?)", (43,))
+        assert cursor is not None
+        cursor.close()
+        with pytest.raises(sqlite3.OperationalError, match="no such table"):
+            conn.execute_now("INSERT INTO nowhere VALUES (1)")
+        assert holder.execute("SELECT user_id FROM discord_user").fetchall() == [(43,)]
+    finally:
+        holder.close()
+        conn.stop()
+
+
+async def test_a_steps_statement_refused_as_busy_waits_on_the_asyncio_path() -> None:
+    """What a step runs at once (``_RawWrite.execute``, ``rows``) goes through the driver's
+    waiting ``execute`` when the driver answers busy."""
+    from bot.service.sql import _RawWrite
+
+    class Cursor:
+        async def fetchall(self) -> list[tuple[int]]:
+            return [(7,)]
+
+        async def close(self) -> None:
+            pass
+
+    class Busy:
+        def __init__(self) -> None:
+            self.waited: list[str] = []
+
+        def execute_now(self, sql: str, parameters: object = ()) -> None:
+            return None
+
+        async def execute(self, sql: str, parameters: object = ()) -> Cursor:
+            self.waited.append(sql)
+            return Cursor()
+
+    driver = Busy()
+    raw = _RawWrite(driver, sa.create_engine("sqlite://").dialect, {})
+    await raw.execute("SAVEPOINT step1")
+    assert await raw.rows("SELECT 7", ()) == [(7,)]
+    assert driver.waited == ["SAVEPOINT step1", "SELECT 7"]

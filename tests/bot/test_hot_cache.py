@@ -100,6 +100,23 @@ async def test_a_seat_handed_over_elsewhere_reaches_a_hot_view(service: GameServ
     assert [(s.role, s.is_bot, s.user_id) for s in seen.game.seats] == [("red", True, None), ("blue", False, BOB)]
 
 
+async def test_a_step_reads_a_seat_handed_over_elsewhere(service: GameService, other: GameService) -> None:
+    """A step reads its game's seats at every step and keeps their row objects while their
+    rows stay the same (``Storage._look_kept``): a seat that changed hands in another process,
+    at no new version, is the new holder's at the next step."""
+    pk = await two_player_game(service)
+    await service.apply(pk, "red", {"type": "add", "n": 1}, 0, ANN)
+    await service.apply(pk, "red", {"type": "add", "n": 1}, 1, ANN)  # the seats' objects kept
+    await other.hand_over(pk, "red", "The deadline passed")
+    with pytest.raises(NotAllowed, match="The built-in player holds the red seat"):
+        await service.apply(pk, "red", {"type": "bank"}, 2, ANN)
+    loaded = []
+    for _ in range(2):  # and each step has a dict of its own
+        async with service._write_step() as session:
+            loaded.append(await service._load(session, pk, lock=True, attach=False))
+    assert loaded[0].seats is not loaded[1].seats and loaded[0].seats["red"].is_bot
+
+
 async def test_a_rules_upgrade_recorded_elsewhere_reaches_a_hot_views_undo(
         service: GameService, db_path: Path) -> None:
     pk = await two_player_game(service)
@@ -170,11 +187,11 @@ async def test_times_written_and_read_straight_on_sqlite_keep_the_orm_format(
     """A time on the whole second is where the driver's own format and SQLAlchemy's differ
     ('12:00:00' against '12:00:00.000000'); and a hot view turns the row's text back into
     times, as the ORM would."""
-    import bot.service.storage as storage
+    import bot.service.core as core
 
     pk = await two_player_game(service)
     noon = datetime(2026, 1, 1, 12, 0, 0)
-    monkeypatch.setattr(storage, "utcnow", lambda: noon)
+    monkeypatch.setattr(core, "utcnow", lambda: noon)  # a step's one clock reading (ServiceCore._record)
     await service.apply(pk, "red", {"type": "add", "n": 1}, 0, ANN)
     assert rows(db_path, "SELECT created_at FROM move WHERE game_pk = ?", pk) == [("2026-01-01 12:00:00.000000",)]
     assert rows(db_path, "SELECT updated_at FROM game WHERE id = ?", pk) == [("2026-01-01 12:00:00.000000",)]
