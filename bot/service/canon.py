@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import operator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import compress
 from typing import Any
@@ -69,11 +70,24 @@ def canonical(state: Any, before: Canonical | None = None, *, learn: bool = True
     costs some three encodings of them, paid back only by later steps: for a game loaded
     cold, whose state's text is made by parts from the start (:func:`by_parts`), and whose
     command's steps then re-encode only the parts they change (issue 33)."""
-    if before is None or state.__class__ is not dict or not all(k.__class__ is str for k in state):
+    if before is None or state.__class__ is not dict:
         return Canonical(state, dumps(state), None)
     old = before.parts or {}
-    parts: dict[str, tuple[_Part, str]] = {}
-    for key in sorted(state):
+    last_state = before.state
+    if old and last_state.__class__ is dict and len(old) == len(state) and last_state.keys() == state.keys():
+        # The keys of the last state (its parts are in their sorted order): only the parts
+        # that are not the very objects of the last state are looked at, found at C speed.
+        keys = list(old)
+        parts = old.copy()
+        changed: Iterator[str] = compress(keys, map(operator.is_not, map(state.__getitem__, keys),
+                                                    map(last_state.__getitem__, keys)))
+    elif all(k.__class__ is str for k in state):
+        keys = sorted(state)
+        parts = {}
+        changed = iter(keys)
+    else:
+        return Canonical(state, dumps(state), None)
+    for key in changed:
         value = state[key]
         last = old.get(key)
         if last is not None and last[0].value is value:
@@ -83,7 +97,10 @@ def canonical(state: Any, before: Canonical | None = None, *, learn: bool = True
             # a copy keeps the very text, and so the piece, of the part it copies
             parts[key] = (part, last[1] if last is not None and part.text is last[0].text
                           else _key(key) + ":" + part.text)
-    return Canonical(state, "{" + ",".join([p for _, p in parts.values()]) + "}", parts)
+    return Canonical(state, "{" + ",".join(map(_piece, parts.values())) + "}", parts)
+
+
+_piece = operator.itemgetter(1)
 
 
 _ITEMISED = 16
@@ -227,8 +244,14 @@ def text_delta_text(before: Canonical, after: Canonical) -> str:
     if before.parts is None or after.parts is None:
         raise ValueError("a delta by texts needs the texts of both states' parts")
     keys: list[str] = []
-    for key, (part, piece) in after.parts.items():
-        last = before.parts.get(key)
+    olds, news = before.parts, after.parts
+    items: Iterator[tuple[str, tuple[_Part, str]]] = iter(news.items())
+    if len(olds) == len(news) and olds.keys() == news.keys():
+        # the same keys, in the same (sorted) order: only the pieces that are not the very
+        # ones of the state before are compared, found at C speed
+        items = compress(news.items(), map(operator.is_not, map(_piece, olds.values()), map(_piece, news.values())))
+    for key, (part, piece) in items:
+        last = olds.get(key)
         if last is None:
             keys.append(piece[:len(piece) - len(part.text)] + '{"=":' + part.text + "}")
         elif last[1] is not piece and last[1] != piece:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Callable
 from dataclasses import replace
-from types import SimpleNamespace
 from typing import Any
 
 import sqlalchemy as sa
@@ -52,6 +52,9 @@ from bot.thinking import Decision, InlineThinker, Thinking
 from engine.api import GameModule, RuleError, State, View, clone
 from engine.players import choose
 from engine.text import role_name
+
+_GameColumns = namedtuple("_GameColumns", _GAME_FIELDS)  # type: ignore[misc]
+"""A game's columns by name, from a row of ``_LOOK`` (:meth:`PlayCommands._info_of_look`)."""
 
 
 class PlayCommands(ServiceCore):
@@ -124,7 +127,7 @@ class PlayCommands(ServiceCore):
                 or any(old[_MARK_AT + 1:] != new[_MARK_AT + 1:] for old, new in zip(before, rows, strict=True))):
             game, seats, _mark = _look_parts(self._typed(rows))
             return self._info(game, seats.values())
-        columns = SimpleNamespace(**dict(zip(_GAME_FIELDS, self._typed(rows[:1])[0][:_MARK_AT], strict=True)))
+        columns = _GameColumns._make(self._typed(rows[:1])[0][:_MARK_AT])
         return self._info_with(columns, kept.title, kept.options, kept.roles, kept.seats)
 
     def _view_of(self, game_pk: int, hot: _Hot, info: GameInfo, module: GameModule, role: str | None, running: bool) -> GameView:

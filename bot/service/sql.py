@@ -143,12 +143,25 @@ class _Prepared:
         selected = getattr(statement, "selected_columns", None)
         self.shape: Any = None if selected is None else namedtuple("_Row", list(selected.keys()))
 
+        self._missing = [_MISSING] * len(self.names)
+        self._converting = [(i, proc) for i, proc in enumerate(self.binds) if proc is not None]
+
     def params(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
-        out = []
-        for name, proc in zip(self.names, self.binds, strict=True):
-            value = values[name] if name in values else self.defaults[name](None)
-            out.append(value if proc is None or value is None else proc(value))
+        """The statement's parameters from ``values`` by name (a column not given takes its
+        default; KeyError when it has none), converted as SQLAlchemy would."""
+        out = list(map(values.get, self.names, self._missing))
+        if _MISSING in out:
+            for i, name in enumerate(self.names):
+                if out[i] is _MISSING:
+                    out[i] = self.defaults[name](None)
+        for i, proc in self._converting:
+            if (value := out[i]) is not None:
+                out[i] = proc(value)
         return tuple(out)
+
+
+_MISSING = object()
+"""A parameter ``values`` does not give (:meth:`_Prepared.params`)."""
 
 
 class _RawWrite:

@@ -304,3 +304,20 @@ def test_the_services_marking_is_the_engines_without_its_memo() -> None:
             assert ours == theirs
             compared += sum(after is not None for after in reached)
     assert compared > 100
+
+
+def test_a_prepared_statements_parameters_are_those_sqlalchemy_would_bind() -> None:
+    """A step's statements run on the driver with parameters made by ``_Prepared.params``:
+    a column not given takes its default, a time is written in the ORM's format, None stays
+    None, and a column with no default must be given."""
+    import sqlalchemy as sa
+
+    from bot.service.sql import _INSERT_OUTBOX, _Prepared
+
+    given = {"game_pk": 3, "kind": "dm", "recipient": "7", "payload": "{}", "dedupe_key": "k",
+             "created_at": datetime(2026, 1, 1, 12, 0, 0), "next_attempt_at": None}
+    prepared = _Prepared(_INSERT_OUTBOX, sa.create_engine("sqlite://").dialect, sorted(given))
+    values = dict(zip(prepared.names, prepared.params(given), strict=True))
+    assert values == {**given, "created_at": "2026-01-01 12:00:00.000000", "attempts": 0}
+    with pytest.raises(KeyError):
+        prepared.params({k: v for k, v in given.items() if k != "kind"})
