@@ -244,14 +244,8 @@ def text_delta_text(before: Canonical, after: Canonical) -> str:
     if before.parts is None or after.parts is None:
         raise ValueError("a delta by texts needs the texts of both states' parts")
     keys: list[str] = []
-    olds, news = before.parts, after.parts
-    items: Iterator[tuple[str, tuple[_Part, str]]] = iter(news.items())
-    if len(olds) == len(news) and olds.keys() == news.keys():
-        # the same keys, in the same (sorted) order: only the pieces that are not the very
-        # ones of the state before are compared, found at C speed
-        items = compress(news.items(), map(operator.is_not, map(_piece, olds.values()), map(_piece, news.values())))
-    for key, (part, piece) in items:
-        last = olds.get(key)
+    for key, (part, piece) in after.parts.items():
+        last = before.parts.get(key)
         if last is None:
             keys.append(piece[:len(piece) - len(part.text)] + '{"=":' + part.text + "}")
         elif last[1] is not piece and last[1] != piece:
