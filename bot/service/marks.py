@@ -25,9 +25,10 @@ from engine.api import (
 
 class Reached:
     """The marking of one role's view of ``state``: the states it reached, each action as it
-    was applied (a copy: the marks go into the view's own dict, which a front end may change
-    too) with the state after it, and the marks it added, for the next view of the same
-    state by that role (:meth:`mark`)."""
+    was applied (a copy made before the marks, which go into the view's own dict, and which a
+    front end may change too; without the marks the adapter and the service add) with the
+    state after it, and the marks it added, for the next view of the same state by that role
+    (:meth:`mark`)."""
 
     __slots__ = ("marks", "offered", "state", "steps")
 
@@ -47,7 +48,7 @@ class Reached:
             return None
         wanted = _unmarked(action)
         for applied, after in self.steps:
-            if same_text(_unmarked(applied), wanted):
+            if same_text(applied, wanted):
                 return after
         return None
 
@@ -108,5 +109,5 @@ def marked_view(module: GameModule, state: State, role: str | None,
         if len(action) != len(offered):
             reached.marks.extend((index, key) for key in action if key not in offered)
         if after is not None:
-            reached.steps.append((action.copy(), after))
+            reached.steps.append((offered if ADDED_MARKS.isdisjoint(offered) else _unmarked(offered), after))
     return seen, reached
