@@ -1,0 +1,300 @@
+"""The re-deal of Granada (views.py REDEAL): ``redeal`` and ``canonical``, made cheap (issue 33).
+
+The service asks, after every step whose next step may be forced, the same question in two
+re-dealt worlds per other seat (bot/service/forced.py), and the built-in player's search draws
+one world per iteration from the canonical form: a re-deal cost as much as a whole step. Most
+of that was a deep copy of the whole state (the log included) of which the re-deal changes
+only a few parts, a JSON text of every hidden record to order them, and the generator's
+calls. So the re-deal here:
+
+* copies only what it changes (the block records it re-deals, the hands, decks and bids, the
+  frames it renames or whose hooks re-deal them, the entries it renames) and shares the rest
+  with its input, as apply does: states are values, nobody edits one in place (apply copies
+  what it changes, engine.ai clones before it edits). Its input is never changed;
+* renames the frames only when some record changed hands, and copies a frame only where a
+  name changes;
+* orders the canonical form's records by their JSON text remembered per record content, and
+  by where the frames first name their holder only when two records have the same text;
+* filters the log from the last re-deal's of the same game (the entries are never changed
+  once written, so a longer log only adds lines);
+* shuffles with Fisher-Yates over the generator's own state inline (engine.rng's
+  ``shuffle``, ``randbelow`` and ``_next`` in one loop, the same draws in the same order).
+
+Every output is the one the plain re-deal gave (the deep copy, then the same steps in the
+same order, in the same key order): tests/engine/granada/test_redeal_reference.py keeps that
+code and compares over random games, frames of battles, sieges and sea battles included.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from engine import rng
+from engine.api import State
+from engine.granada import state as st
+from engine.granada.frames import deep_copy
+
+_MASK = (1 << 64) - 1
+
+
+@functools.cache
+def _tables() -> tuple[dict[str, tuple[tuple[str, bool], ...]], frozenset[str]]:
+    """Per side, the blocks a re-deal for the other side may draw again (not grey, not an
+    optional piece), in id order, each with whether it is a fleet; and the public places."""
+    from engine.granada.views import PUBLIC_PLACES
+
+    d = st.data()
+    cands = {side: tuple((bid, d.blocks[bid].fleet) for bid in sorted(d.blocks)
+                         if d.blocks[bid].side == side and d.blocks[bid].colour != "grey"
+                         and not d.blocks[bid].optional)
+             for side in st.SIDES}
+    return cands, frozenset(PUBLIC_PLACES)
+
+
+def redeal(state: State, role: str, seed: int) -> State:
+    return deal(state, role, rng.Generator(seed))
+
+
+def canonical(state: State, role: str) -> State:
+    return deal(state, role, None)
+
+
+def _fixed_order(items: list[Any]) -> None:
+    items.sort()
+
+
+def _shuffler(gen: rng.Generator) -> Callable[[list[Any]], None]:
+    """``gen.shuffle``, with the generator's calls inline (a re-deal draws some 150 numbers)."""
+    holder = gen._holder
+
+    def shuffle(items: list[Any]) -> None:
+        x = holder["rng"]
+        for i in range(len(items) - 1, 0, -1):
+            n = i + 1
+            limit = (1 << 64) - ((1 << 64) % n)
+            while True:
+                x = (x + 0x9E3779B97F4A7C15) & _MASK
+                z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+                z ^= z >> 31
+                if z < limit:
+                    break
+            j = z % n
+            items[i], items[j] = items[j], items[i]
+        holder["rng"] = x
+
+    return shuffle
+
+
+# The JSON text (sorted keys) of a block record, by its items: records take a few hundred
+# contents in a game, and the canonical form orders every hidden one by its text.
+_TEXTS: dict[tuple[tuple[str, Any], ...], str] = {}
+_TEXTS_KEPT = 4096
+
+
+def _text(rec: dict[str, Any]) -> str:
+    key = tuple(rec.items())
+    try:
+        text = _TEXTS.get(key)
+    except TypeError:        # a value that is a list or a dict: no key, no memo
+        return json.dumps(rec, sort_keys=True)
+    if text is None:
+        if len(_TEXTS) >= _TEXTS_KEPT:
+            _TEXTS.clear()
+        text = _TEXTS[key] = json.dumps(rec, sort_keys=True)
+    return text
+
+
+def _rename(value: Any, mapping: dict[str, str]) -> Any:
+    """``value`` with the block ids of ``mapping`` renamed (dict keys too): ``value`` itself
+    where nothing in it is renamed, else a new container (sharing its unchanged parts)."""
+    cls = value.__class__
+    if cls is str:
+        return mapping.get(value, value)
+    if cls is list:
+        out: list[Any] | None = None
+        for i, v in enumerate(value):
+            r = _rename(v, mapping)
+            if r is not v:
+                if out is None:
+                    out = value[:]
+                out[i] = r
+        return value if out is None else out
+    if cls is dict:
+        changed = False
+        pairs = []
+        for k, v in value.items():
+            k2 = mapping.get(k, k) if k.__class__ is str else k
+            r = _rename(v, mapping)
+            changed = changed or k2 is not k or r is not v
+            pairs.append((k2, r))
+        return dict(pairs) if changed else value
+    return value
+
+
+# The log lines a role keeps, by role and game (the identity of the log's first entry): the
+# log only grows along a game and its entries are never changed, so the next re-deal of the
+# same game (or of the same state: the search re-deals one state again and again) filters
+# only the new lines. Used only when the old log is a prefix of the new one, entry for entry.
+_LOGS: OrderedDict[tuple[str, int], tuple[list[dict[str, Any]], list[dict[str, Any]]]] = OrderedDict()
+_LOGS_KEPT = 64
+
+
+def _readable(log: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
+    """The lines of ``log`` that are public or ``role``'s (a new list; entries shared)."""
+    if not log:
+        return []
+    key = (role, id(log[0]))  # the memo keeps log[0] alive, so its id names it meanwhile
+    memo = _LOGS.pop(key, None)
+    kept: list[dict[str, Any]] | None = None
+    if memo is not None:
+        seen = memo[0]
+        n = len(seen)
+        if n <= len(log) and log[n - 1] is seen[n - 1] and log[:n] == seen:
+            kept = memo[1]
+            if n < len(log):
+                kept = kept + [e for e in log[n:] if "to" not in e or role in e["to"]]
+    if kept is None:
+        kept = [e for e in log if "to" not in e or role in e["to"]]
+    _LOGS[key] = (log[:], kept)
+    while len(_LOGS) > _LOGS_KEPT:
+        _LOGS.popitem(last=False)
+    return kept[:]
+
+
+def deal(state: State, role: str, gen: rng.Generator | None) -> State:
+    """The one re-deal (views.py REDEAL): ``gen`` shuffles; without it, everything takes a
+    fixed order (the records by content and by where the decision frames name their holder).
+    The steps, and the generator's draws, are those of the plain re-deal, in its order."""
+    new: State = dict(state)          # the input's key order; each changed part replaced
+    order = _shuffler(gen) if gen is not None else _fixed_order
+    cands, public = _tables()
+    opp = st.other(role)
+    blocks = state["blocks"]
+    # ---- the opponent's blocks role never identified (all are shown at the final reveal);
+    # the bag and the recruitment box hold fleets as well, face down (5.2.3, 6.4)
+    bag, box = unseen = (f"bag:{opp}", f"recruit:{opp}")
+    pool: list[str] = []
+    fleets: set[str] = set()
+    if state.get("result") is None:
+        known = set(state["known"][role])
+        for bid, fleet in cands[opp]:
+            rec = blocks.get(bid)
+            if rec is None:
+                continue
+            loc = rec["loc"]
+            if loc in public:
+                continue
+            if fleet:
+                if loc in (bag, box):       # face up on the map only (5.1)
+                    pool.append(bid)
+                    fleets.add(bid)
+                continue
+            # "revealed" means face up on the map; a record in the bag or a box keeps it from
+            # its last outing (a fleet's always), which tells role nothing there
+            if bid in known or (rec["revealed"] and loc not in (bag, box)):
+                continue
+            pool.append(bid)
+    mapping: dict[str, str] = {}       # old holder of a record -> block id now holding it
+    if pool:
+        records = {bid: blocks[bid] for bid in pool}
+        if gen is None:   # which block held which record must not matter: order them by content
+            texts = {bid: _text(records[bid]) for bid in pool}
+            if len(set(texts.values())) < len(pool):   # a tie: by where the frames name them
+                named = json.dumps([state["stack"], state.get("entries") or {}, state.get("pioneers") or {}])
+                end = len(named)
+
+                def rank(holder: str) -> tuple[str, int, str]:
+                    at = named.find(f'"{holder}"')
+                    return texts[holder], (at if at >= 0 else end), holder
+
+                pool.sort(key=rank)
+            else:
+                pool.sort(key=texts.__getitem__)
+        slots_fixed = [bid for bid in pool if records[bid]["loc"] not in unseen]   # land only
+        slots_bag = [bid for bid in pool if records[bid]["loc"] in unseen]
+        land = sorted(bid for bid in pool if bid not in fleets)
+        order(land)
+        chosen = land[:len(slots_fixed)]
+        taken = set(chosen)
+        rest = sorted(bid for bid in pool if bid not in taken)
+        order(rest)
+        mapping.update(zip(slots_fixed, chosen))
+        mapping.update(zip(slots_bag, rest))
+    if mapping:
+        moved = {slot: bid for slot, bid in mapping.items() if slot != bid}
+        if moved:
+            new_blocks = blocks.copy()
+            for slot, bid in moved.items():
+                new_blocks[bid] = dict(records[slot])
+            new["blocks"] = new_blocks
+            new["stack"] = [_rename(f, moved) for f in state["stack"]]
+            entries = state.get("entries")
+            if entries:
+                new["entries"] = _renamed_entries(entries, moved)
+        # a Pioneers tile rides with the record of its block (pioneers.py)
+        new["pioneers"] = {t: mapping.get(c, c) for t, c in (state.get("pioneers") or {}).items()}
+    # ---- cards: the opponent's unseen hand, draw pile and secret bid
+    hands = state["hands"]
+    in_hand = hands[opp]
+    seen = [c for c in state["hand_known"][opp] if c in in_hand]
+    hidden_hand = [c for c in in_hand if c not in seen]
+    decks = new["decks"] = dict(state["decks"])
+    bid = state["bids"][opp]
+    secret = bid not in (None, "none")
+    cards = hidden_hand + decks[opp] + ([bid] if secret else [])
+    order(cards)
+    if secret:
+        d = st.data()
+        biddable = [c for c in cards if d.cards[c].bid is not None]
+        new_bid = biddable[0] if biddable else bid
+        cards.remove(new_bid)
+        bids = new["bids"] = dict(state["bids"])
+        bids[opp] = new_bid
+    hands = new["hands"] = dict(hands)
+    hands[opp] = seen + cards[:len(hidden_hand)]
+    decks[opp] = cards[len(hidden_hand):]
+    decks[role] = own = decks[role][:]
+    order(own)
+    decks["naval"] = naval = decks["naval"][:]
+    order(naval)
+    # ---- frames re-deal their own secrets (with a fixed generator for the canonical form),
+    # each on a copy of its frame put in a copy of the stack
+    hooks_gen = gen if gen is not None else rng.Generator(0)
+    stack = new["stack"]
+    copied = stack is not state["stack"]
+    for i, f in enumerate(stack):
+        hook = getattr(st.handler(f), "redeal", None)
+        if hook is not None:
+            if not copied:
+                stack = new["stack"] = stack[:]
+                copied = True
+            f = stack[i] = deep_copy(f)
+            hook(new, role, f, hooks_gen)
+    # lines only the opponent reads may name what was re-dealt: keep role's and public ones
+    new["log"] = _readable(state["log"], role)
+    new["rng"] = rng.seed_state(gen.randbelow(1 << 62) if gen is not None else 0)
+    return new
+
+
+def _renamed_entries(entries: dict[str, dict[str, Any]], moved: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The entries record (st.add_entry) with the ids of ``moved`` renamed in its values, as the
+    frames are: the record itself where nothing is renamed."""
+    out: dict[str, dict[str, Any]] | None = None
+    for loc, ent in entries.items():
+        new_ent: dict[str, Any] | None = None
+        for side, v in ent.items():
+            r = _rename(v, moved)
+            if r is not v:
+                if new_ent is None:
+                    new_ent = dict(ent)
+                new_ent[side] = r
+        if new_ent is not None:
+            if out is None:
+                out = dict(entries)
+            out[loc] = new_ent
+    return entries if out is None else out
