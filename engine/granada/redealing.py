@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import functools
 import json
+import marshal
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine import rng
@@ -67,21 +68,30 @@ def _fixed_order(items: list[Any]) -> None:
     items.sort()
 
 
+def _limits(size: int) -> list[int]:
+    """engine.rng.randbelow's bound of acceptance for each n below ``size``."""
+    return [(1 << 64) - ((1 << 64) % n) if n else 0 for n in range(size + 1)]
+
+
+_LIMITS = _limits(256)
+
+
 def _shuffler(gen: rng.Generator) -> Callable[[list[Any]], None]:
     """``gen.shuffle``, with the generator's calls inline (a re-deal draws some 150 numbers)."""
     holder = gen._holder
 
     def shuffle(items: list[Any]) -> None:
         x = holder["rng"]
-        for i in range(len(items) - 1, 0, -1):
+        size = len(items)
+        limits = _LIMITS if size < len(_LIMITS) else _limits(size)
+        for i in range(size - 1, 0, -1):
             n = i + 1
-            limit = (1 << 64) - ((1 << 64) % n)
             while True:
                 x = (x + 0x9E3779B97F4A7C15) & _MASK
                 z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
                 z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
                 z ^= z >> 31
-                if z < limit:
+                if z < limits[n]:
                     break
             j = z % n
             items[i], items[j] = items[j], items[i]
@@ -107,6 +117,15 @@ def _text(rec: dict[str, Any]) -> str:
             _TEXTS.clear()
         text = _TEXTS[key] = json.dumps(rec, sort_keys=True)
     return text
+
+
+def _named(value: Any, ids: Iterable[str]) -> list[str]:
+    """The ``ids`` that may be strings (values or keys) somewhere in ``value``: a superset
+    (an id inside a longer string counts), found at C speed. A string equal to an id is in
+    the marshal text of ``value`` in full (its first occurrence; later ones may be references
+    back to it), so an id missing there is named nowhere in ``value``."""
+    blob = marshal.dumps(value)
+    return [bid for bid in ids if bid.encode() in blob]
 
 
 def _rename(value: Any, mapping: dict[str, str]) -> Any:
@@ -205,14 +224,15 @@ def deal(state: State, role: str, gen: rng.Generator | None) -> State:
         if gen is None:   # which block held which record must not matter: order them by content
             texts = {bid: _text(records[bid]) for bid in pool}
             if len(set(texts.values())) < len(pool):   # a tie: by where the frames name them
-                named = json.dumps([state["stack"], state.get("entries") or {}, state.get("pioneers") or {}])
-                end = len(named)
-
-                def rank(holder: str) -> tuple[str, int, str]:
-                    at = named.find(f'"{holder}"')
-                    return texts[holder], (at if at >= 0 else end), holder
-
-                pool.sort(key=rank)
+                where = [state["stack"], state.get("entries") or {}, state.get("pioneers") or {}]
+                named = _named(where, pool)
+                if named:
+                    text = json.dumps(where)
+                    end = len(text)
+                    at = {bid: pos for bid in named if (pos := text.find(f'"{bid}"')) >= 0}
+                    pool.sort(key=lambda h: (texts[h], at.get(h, end), h))
+                else:
+                    pool.sort(key=lambda h: (texts[h], h))
             else:
                 pool.sort(key=texts.__getitem__)
         slots_fixed = [bid for bid in pool if records[bid]["loc"] not in unseen]   # land only
@@ -232,9 +252,12 @@ def deal(state: State, role: str, gen: rng.Generator | None) -> State:
             for slot, bid in moved.items():
                 new_blocks[bid] = dict(records[slot])
             new["blocks"] = new_blocks
-            new["stack"] = [_rename(f, moved) for f in state["stack"]]
+            stack = state["stack"]
+            named = _named(stack, moved)
+            if named:
+                new["stack"] = [_rename(f, {bid: moved[bid] for bid in named}) for f in stack]
             entries = state.get("entries")
-            if entries:
+            if entries and _named(entries, moved):
                 new["entries"] = _renamed_entries(entries, moved)
         # a Pioneers tile rides with the record of its block (pioneers.py)
         new["pioneers"] = {t: mapping.get(c, c) for t, c in (state.get("pioneers") or {}).items()}

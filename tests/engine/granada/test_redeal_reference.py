@@ -180,7 +180,11 @@ def test_redeal_and_canonical_are_the_plain_ones_along_random_games(seed: int) -
     assert len(states) > 15
     for s in states:
         compare(s)
-    compare(g.canonical(states[len(states) // 2], "muslim"))   # what the search re-deals
+    middle = states[len(states) // 2]
+    compare(g.canonical(middle, "muslim"))      # what the search re-deals
+    # a state stored before the Pioneers option (no "pioneers" key: a re-deal adds it)
+    compare({k: v for k, v in g.canonical(middle, "christian").items() if k != "pioneers"})
+    compare({k: v for k, v in middle.items() if k != "pioneers"})
 
 
 def test_the_random_games_reach_what_the_frame_hooks_redeal() -> None:
@@ -231,7 +235,7 @@ def test_a_sea_battle_secret_choice() -> None:
     assert len(drawn) > 1, "the secret choice is drawn again"
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 10, 60, 137])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 10, 60, 137, 256, 257, 300])
 def test_the_inline_shuffle_draws_what_the_generator_draws(n: int) -> None:
     for seed in SEEDS:
         mine, theirs = rng.Generator(seed), rng.Generator(seed)
