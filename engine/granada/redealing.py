@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import json
 import marshal
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -119,13 +120,32 @@ def _text(rec: dict[str, Any]) -> str:
     return text
 
 
+@functools.cache
+def _id_patterns() -> tuple[tuple[re.Pattern[bytes], ...], dict[bytes, str]]:
+    """For :func:`_named`: per length of a block id, a pattern of the marshal text of a short
+    ASCII string of that length made of the ids' characters (its length byte, then the
+    characters); and the ids by their bytes."""
+    ids = list(st.data().blocks)
+    assert all(bid.isascii() and 0 < len(bid) < 256 for bid in ids)
+    chars = b"".join(re.escape(bytes([c])) for c in sorted({c for bid in ids for c in bid.encode()}))
+    patterns = tuple(re.compile(re.escape(bytes([n])) + b"([" + chars + b"]{%d})" % n)
+                     for n in sorted({len(bid) for bid in ids}))
+    return patterns, {bid.encode(): bid for bid in ids}
+
+
 def _named(value: Any, ids: Iterable[str]) -> list[str]:
-    """The ``ids`` that may be strings (values or keys) somewhere in ``value``: a superset
-    (an id inside a longer string counts), found at C speed. A string equal to an id is in
-    the marshal text of ``value`` in full (its first occurrence; later ones may be references
-    back to it), so an id missing there is named nowhere in ``value``."""
-    blob = marshal.dumps(value)
-    return [bid for bid in ids if bid.encode() in blob]
+    """The ``ids`` (block ids) that may be strings (values or keys) somewhere in ``value``: a
+    superset, found at C speed. Marshal writes an ASCII string shorter than 256 characters as
+    its type, its length in one byte and its characters, in full at its first occurrence
+    (later ones may be references back to it); the patterns find every such string of the
+    ids' lengths and characters (a match never hides another: its characters are no length
+    byte), among them every id named in ``value``."""
+    blob = marshal.dumps(value, 4)
+    patterns, by_bytes = _id_patterns()
+    found: set[str] = set()
+    for pattern in patterns:
+        found.update(bid for b in pattern.findall(blob) if (bid := by_bytes.get(b)) is not None)
+    return [bid for bid in ids if bid in found]
 
 
 def _rename(value: Any, mapping: dict[str, str]) -> Any:

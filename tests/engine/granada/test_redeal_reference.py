@@ -244,3 +244,22 @@ def test_the_inline_shuffle_draws_what_the_generator_draws(n: int) -> None:
         theirs.shuffle(b)
         assert a == b
         assert mine.randbelow(1 << 62) == theirs.randbelow(1 << 62)
+
+
+def test_the_ids_a_value_may_name_include_every_id_it_names() -> None:
+    """redealing._named, which lets the re-deal skip frames that name no re-dealt block, finds
+    every id used as a string or a key, also a repeated one (marshal refers back to it)."""
+    from engine.granada.redealing import _named
+
+    ids = sorted(st.data().blocks)
+    pick = rng.Generator(5)
+    for _ in range(300):
+        chosen = [ids[pick.randbelow(len(ids))] for _ in range(4)]
+        shared = chosen[0]
+        value: Any = {"module": "battle", "a": [shared, {"x": shared}, [chosen[1] + "x"]],
+                      chosen[2]: {"n": 3, "k": [None, True, 1.5, "G10", "w" * 300]},
+                      "b": {"deep": [[chosen[3]]]}, "c": [shared] * 3, "d": "G1" * 2}
+        named = set(_named(value, ids))
+        assert {shared, chosen[2], chosen[3]} <= named
+        assert named <= {c for c in ids if c in json.dumps(value)}
+        assert _named({"only": "words", "n": [1, 2]}, ids) == []
