@@ -27,6 +27,7 @@ from engine.granada import state as st
 from engine.granada.redealing import _shuffler
 from tests.engine.granada.core_helpers import random_states
 from tests.engine.granada.test_battle import example_battle
+from tests.engine.granada.test_battle_impacts import act
 from tests.engine.granada.test_seabattle import adra
 from tests.engine.granada.test_siege import besieged
 
@@ -209,24 +210,22 @@ def test_a_battle_card_played_but_not_deployed() -> None:
     s = g.apply(s, "muslim", {"type": "fight", "pass": True})
     s = g.apply(s, "christian", {"type": "deploy_leader", "block": "W36"})
     s = g.apply(s, "muslim", {"type": "play", "card": "M40"})
-    assert st.top(s)["pending"]["stage"] == "block"
+    assert s["stack"][-1]["pending"]["stage"] == "block"
     compare(s)
     assert g.redeal(s, "christian", 1)["stack"][-1]["pending"] is None
 
 
 def test_a_siege_card_played_but_not_deployed() -> None:
     s = besieged("loja", ("K17",), ("W25", "W24"), ("C21", "C25"), ("M01",))
-    from tests.engine.granada.test_battle_impacts import act
     act(s, "christian", "assault")
     act(s, "christian", "play", card="C21")
     s = stored(s)
-    assert st.top(s)["module"] == "siege" and st.top(s)["pending"]["stage"] == "block"
+    assert s["stack"][-1]["module"] == "siege" and s["stack"][-1]["pending"]["stage"] == "block"
     compare(s)
     assert g.redeal(s, "muslim", 1)["stack"][-1]["pending"] is None
 
 
 def test_a_sea_battle_secret_choice() -> None:
-    from tests.engine.granada.test_battle_impacts import act
     s = adra()
     act(s, "christian", "naval_card", card="C02")
     s = stored(s)
