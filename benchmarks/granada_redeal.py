@@ -5,7 +5,8 @@ and the built-in player's search re-deals once per iteration from the canonical 
 plays random games (every optional rule on for odd seeds), keeps every ``--every``-th state,
 and then, unless ``--deals 0``, re-deals each kept state ``--deals`` times for each role (seeds
 0, 1, ...) and takes its canonical form for each role. Count the instructions with and without
-the re-deals under valgrind and take the difference (the games and the imports are in both)::
+the re-deals under valgrind and take the difference (the games, the imports and a warm-up
+re-deal, which compiles views.py and fills the caches of static data, are in both)::
 
     PYTHONHASHSEED=0 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \\
         .venv/bin/python -m benchmarks.granada_redeal 4
@@ -48,6 +49,10 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=2, help="re-deals a state and role (0: none, no canonical)")
     args = parser.parse_args()
     gc.disable()
+    first = g.setup(0, {})
+    for role in ("christian", "muslim"):      # the warm-up
+        g.redeal(first, role, 0)
+        g.canonical(first, role)
     kept = [s for seed in range(1, args.games + 1) for s in states(seed, args.every)]
     if not args.deals:
         print(f"{len(kept)} states, no re-deal")
