@@ -17,8 +17,8 @@ calls. So the re-deal here:
   by where the frames first name their holder only when two records have the same text;
 * filters the log from the last re-deal's of the same game (the entries are never changed
   once written, so a longer log only adds lines);
-* shuffles with Fisher-Yates over the generator's own state inline (engine.rng's
-  ``shuffle``, ``randbelow`` and ``_next`` in one loop, the same draws in the same order).
+* shuffles with engine.rng's Fisher-Yates, the generator's outputs of a shuffle computed
+  all at once on one wide int (the same outputs, the same swaps, the same state after).
 
 Every output is the one the plain re-deal gave (the deep copy, then the same steps in the
 same order, in the same key order): tests/engine/granada/test_redeal_reference.py keeps that
@@ -31,6 +31,7 @@ import functools
 import json
 import marshal
 import re
+import sys
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -69,34 +70,53 @@ def _fixed_order(items: list[Any]) -> None:
     items.sort()
 
 
-def _limits(size: int) -> list[int]:
-    """engine.rng.randbelow's bound of acceptance for each n below ``size``."""
-    return [(1 << 64) - ((1 << 64) % n) if n else 0 for n in range(size + 1)]
+_STEP, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB   # engine.rng._next's
+_LITTLE = sys.byteorder == "little"
 
 
-_LIMITS = _limits(256)
+@functools.cache
+def _lanes(m: int) -> tuple[int, int, int]:
+    """For ``m`` draws at once, ints of ``m`` lanes of 128 bits: ones, the steps 1..m of the
+    generator's state, the 64-bit mask."""
+    ones = sum(1 << (128 * k) for k in range(m))
+    return ones, sum(((_STEP * (k + 1)) & _MASK) << (128 * k) for k in range(m)), ones * _MASK
+
+
+def _draws(x: int, m: int) -> list[int]:
+    """The next ``m`` outputs of engine.rng's generator from state ``x`` (``_next``, its
+    SplitMix64), all at once: each lane of 128 bits holds one state, wide enough for its
+    product by a 64-bit constant, so one operation on the whole int is that operation on every
+    lane (masks drop what a shift brings in from the next lane). An output costs a few
+    hundred instructions instead of a few thousand: most of a re-deal's, one at a time."""
+    ones, steps, mask = _lanes(m)
+    v = (x * ones + steps) & mask
+    v ^= (v >> 30) & mask
+    v = (v * _MIX1) & mask
+    v ^= (v >> 27) & mask
+    v = (v * _MIX2) & mask
+    v ^= (v >> 31) & mask
+    return memoryview(v.to_bytes(16 * m, "little")).cast("Q")[::2].tolist()
 
 
 def _shuffler(gen: rng.Generator) -> Callable[[list[Any]], None]:
-    """``gen.shuffle``, with the generator's calls inline (a re-deal draws some 150 numbers)."""
+    """``gen.shuffle`` (engine.rng's Fisher-Yates: the same swaps, the same state after), its
+    draws made at once by :func:`_draws`. ``randbelow(n)`` refuses an output of the last
+    ``2**64 % n`` (less than n) values and draws again; when an output is that high (about
+    once in 2**56 draws), the generator's own shuffle does the work."""
     holder = gen._holder
 
     def shuffle(items: list[Any]) -> None:
-        x = holder["rng"]
         size = len(items)
-        limits = _LIMITS if size < len(_LIMITS) else _limits(size)
-        for i in range(size - 1, 0, -1):
-            n = i + 1
-            while True:
-                x = (x + 0x9E3779B97F4A7C15) & _MASK
-                z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-                z ^= z >> 31
-                if z < limits[n]:
-                    break
-            j = z % n
+        if size < 2:
+            return
+        x = holder["rng"]
+        outputs = _draws(x, size - 1) if _LITTLE else []
+        if not outputs or max(outputs) >= (1 << 64) - size:
+            rng.shuffle(holder, items)
+            return
+        for i, j in zip(range(size - 1, 0, -1), map(int.__mod__, outputs, range(size, 1, -1))):
             items[i], items[j] = items[j], items[i]
-        holder["rng"] = x
+        holder["rng"] = (x + (size - 1) * _STEP) & _MASK
 
     return shuffle
 
