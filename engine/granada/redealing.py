@@ -259,20 +259,27 @@ def deal(state: State, role: str, gen: rng.Generator | None) -> State:
                 continue
             pool.append(bid)
     mapping: dict[str, str] = {}       # old holder of a record -> block id now holding it
+    stack = state["stack"]
+    entries = state.get("entries")
+    in_stack: set[str] = set()                               # the ids the frames may name
+    in_entries: set[str] = set()
     if pool:
+        in_stack = set(_named(stack, pool))
+        in_entries = set(_named(entries, pool)) if entries else set()
         records = {bid: blocks[bid] for bid in pool}
         if gen is None:   # which block held which record must not matter: order them by content
             texts = {bid: _text(records[bid]) for bid in pool}
             if len(set(texts.values())) < len(pool):   # a tie: by where the frames name them
-                where = [state["stack"], state.get("entries") or {}, state.get("pioneers") or {}]
-                named = _named(where, pool)
-                if named:
-                    text = json.dumps(where)
-                    end = len(text)
-                    at = {bid: pos for bid in named if (pos := text.find(f'"{bid}"')) >= 0}
-                    pool.sort(key=lambda h: (texts[h], at.get(h, end), h))
+                # (the first place of '"id"' in the JSON text of [stack, entries, pioneers];
+                # an id named in the stack only is placed as well by the stack's own text)
+                named = in_stack | in_entries | set(_named(state.get("pioneers") or {}, pool))
+                if named - in_stack:
+                    text = json.dumps([stack, entries or {}, state.get("pioneers") or {}])
                 else:
-                    pool.sort(key=lambda h: (texts[h], h))
+                    text = json.dumps(stack) if named else ""
+                end = len(text)
+                at = {bid: pos for bid in named if (pos := text.find(f'"{bid}"')) >= 0}
+                pool.sort(key=lambda h: (texts[h], at.get(h, end), h))
             else:
                 pool.sort(key=texts.__getitem__)
         slots_fixed = [bid for bid in pool if records[bid]["loc"] not in unseen]   # land only
@@ -292,12 +299,10 @@ def deal(state: State, role: str, gen: rng.Generator | None) -> State:
             for slot, bid in moved.items():
                 new_blocks[bid] = dict(records[slot])
             new["blocks"] = new_blocks
-            stack = state["stack"]
-            named = _named(stack, moved)
-            if named:
-                new["stack"] = [_rename(f, {bid: moved[bid] for bid in named}) for f in stack]
-            entries = state.get("entries")
-            if entries and _named(entries, moved):
+            renamed = {slot: bid for slot, bid in moved.items() if slot in in_stack}
+            if renamed:
+                new["stack"] = [_rename(f, renamed) for f in stack]
+            if entries and not in_entries.isdisjoint(moved):
                 new["entries"] = _renamed_entries(entries, moved)
         # a Pioneers tile rides with the record of its block (pioneers.py)
         new["pioneers"] = {t: mapping.get(c, c) for t, c in (state.get("pioneers") or {}).items()}
