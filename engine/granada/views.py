@@ -108,7 +108,6 @@ Frames may re-deal their own hidden data with ``redeal(state, role, frame, gen)`
 from __future__ import annotations
 
 import functools
-import json
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -119,6 +118,7 @@ from engine import rng
 from engine.api import State, View, clone
 from engine.granada import extras, pioneers, sequence, supply, victory
 from engine.granada import options as opt
+from engine.granada import redealing as dealing
 from engine.granada import state as st
 
 PUBLIC_PLACES = ("eliminated", "palace", "boabdil_box", "aside", "captured", "removed",
@@ -661,115 +661,14 @@ def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- redeal
 
-def _remap(value: Any, mapping: dict[str, str]) -> Any:
-    if isinstance(value, str):
-        return mapping.get(value, value)
-    if isinstance(value, list):
-        return [_remap(v, mapping) for v in value]
-    if isinstance(value, dict):
-        return {mapping.get(k, k): _remap(v, mapping) for k, v in value.items()}
-    return value
-
-
 def redeal(state: State, role: str, seed: int) -> State:
-    """Everything hidden from ``role`` drawn again, consistent with all ``role`` has seen."""
-    return _deal(state, role, rng.Generator(seed))
+    """Everything hidden from ``role`` drawn again, consistent with all ``role`` has seen
+    (engine/granada/redealing.py: the re-deal, made cheap)."""
+    return dealing.deal(state, role, rng.Generator(seed))
 
 
 def canonical(state: State, role: str) -> State:
     """One representative of every state ``role`` cannot tell from ``state``: the same re-deal
     with every shuffle replaced by a fixed order (the search samples from it, engine/ai), so
     ``canonical(s, r) == canonical(redeal(s, r, k), r)``."""
-    return _deal(state, role, None)
-
-
-def _deal(state: State, role: str, gen: rng.Generator | None) -> State:
-    """The one re-deal: ``gen`` shuffles; without it, everything takes a fixed order (the
-    records by content and by where the decision frames name their holder)."""
-    from engine.api import clone
-
-    new: State = clone(state)
-    order = gen.shuffle if gen is not None else _fixed_order
-    d = st.data()
-    opp = st.other(role)
-    known = set(new["known"][role])
-    over = new.get("result") is not None
-    # ---- the opponent's blocks role never identified (all are shown at the final reveal);
-    # the bag and the recruitment box hold fleets as well, face down (5.2.3, 6.4)
-    unseen = (f"bag:{opp}", f"recruit:{opp}")
-    pool = []
-    for bid in ([] if over else sorted(new["blocks"])):
-        b = d.blocks[bid]
-        rec = new["blocks"][bid]
-        loc = rec["loc"]
-        if b.side != opp or b.colour == "grey" or b.optional or loc in PUBLIC_PLACES:
-            continue
-        if b.fleet:
-            if loc in unseen:              # face up on the map only (5.1)
-                pool.append(bid)
-            continue
-        # "revealed" means face up on the map; a record in the bag or a box keeps it from its
-        # last outing (a fleet's always), which tells role nothing there
-        if bid in known or (rec["revealed"] and loc not in unseen):
-            continue
-        pool.append(bid)
-    records = {bid: new["blocks"][bid] for bid in pool}
-    if gen is None:   # which block held which record must not matter: order the holders by content
-        named = json.dumps([new["stack"], new.get("entries") or {}, new.get("pioneers") or {}])
-
-        def rank(holder: str) -> tuple[str, int, str]:
-            at = named.find(f'"{holder}"')
-            return json.dumps(records[holder], sort_keys=True), (at if at >= 0 else len(named)), holder
-
-        pool.sort(key=rank)
-    slots_fixed = [bid for bid in pool if records[bid]["loc"] not in unseen]   # land-only slots
-    slots_bag = [bid for bid in pool if records[bid]["loc"] in unseen]
-    land = sorted(bid for bid in pool if not d.blocks[bid].fleet)
-    order(land)
-    chosen = land[:len(slots_fixed)]
-    rest = sorted(bid for bid in pool if bid not in set(chosen))
-    order(rest)
-    mapping: dict[str, str] = {}       # old holder of a record -> block id now holding it
-    for slot, bid in zip(slots_fixed, chosen):
-        mapping[slot] = bid
-    for slot, bid in zip(slots_bag, rest):
-        mapping[slot] = bid
-    for slot, bid in mapping.items():
-        new["blocks"][bid] = dict(records[slot])
-    if mapping:
-        new["stack"] = _remap(new["stack"], mapping)
-        # a Pioneers tile rides with the record of its block (pioneers.py)
-        new["pioneers"] = {t: mapping.get(c, c) for t, c in (new.get("pioneers") or {}).items()}
-        for ent in (new.get("entries") or {}).values():
-            for s in list(ent):
-                ent[s] = _remap(ent[s], mapping)
-    # ---- cards: the opponent's unseen hand, draw pile and secret bid
-    seen = [c for c in new["hand_known"][opp] if c in new["hands"][opp]]
-    hidden_hand = [c for c in new["hands"][opp] if c not in seen]
-    deck = new["decks"][opp]
-    bid = new["bids"][opp]
-    cards = hidden_hand + list(deck) + ([bid] if bid not in (None, "none") else [])
-    order(cards)
-    if bid not in (None, "none"):
-        biddable = [c for c in cards if d.cards[c].bid is not None]
-        new_bid = biddable[0] if biddable else bid
-        cards.remove(new_bid)
-        new["bids"][opp] = new_bid
-    new["hands"][opp] = seen + cards[:len(hidden_hand)]
-    new["decks"][opp] = cards[len(hidden_hand):]
-    order(new["decks"][role])
-    order(new["decks"]["naval"])
-    # ---- frames re-deal their own secrets (with a fixed generator for the canonical form)
-    hooks_gen = gen if gen is not None else rng.Generator(0)
-    for f in new["stack"]:
-        hook = getattr(st.handler(f), "redeal", None)
-        if hook is not None:
-            hook(new, role, f, hooks_gen)
-    # lines only the opponent reads may name what was re-dealt: keep role's and public ones
-    new["log"] = [e for e in new["log"] if "to" not in e or role in e["to"]]
-    new["rng"] = rng.seed_state(gen.randbelow(1 << 62) if gen is not None else 0)
-    return new
-
-
-def _fixed_order(items: list[Any]) -> None:
-    items.sort()
+    return dealing.deal(state, role, None)
