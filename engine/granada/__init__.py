@@ -178,10 +178,18 @@ def _listed(state: State, role: str, action: Action) -> Action | None:
     hit = _LEGAL_MEMO.get(role)
     if hit is None or hit[0] is not state:
         return None
-    for candidate, listed in zip(hit[2], hit[3]):
-        if candidate is action:
-            return action if action == listed and hit[1] == _stamp(state) else None
-    return None
+    acts = hit[2]
+    # found at C speed: list.index stops at the order itself (an identical object is equal
+    # at once); an equal order listed before it, or none, leaves the loop below to decide
+    try:
+        i = acts.index(action)
+    except (ValueError, TypeError):
+        return None
+    if acts[i] is not action:
+        i = next((j for j in range(i + 1, len(acts)) if acts[j] is action), -1)
+        if i < 0:
+            return None
+    return action if action == hit[3][i] and hit[1] == _stamp(state) else None
 
 
 # How apply copies each top-level key of the state (STATE SHAPE in state.py). A generic deep
@@ -431,13 +439,20 @@ def _step(state: State, role: str, found: Action, index: dict[str, list[str]] | 
         # None (a finished game has no legal order): taken now, so that run's look after
         # the step is a plain dict's (it reads dict.get)
         dict.__setitem__(new, "result", state["result"])
-    stack = new["stack"]
+    # the decision stack, which every step reaches: taken here as _StepState.__missing__
+    # takes it (the top frame copied, the frames below the input's), without its call and
+    # with the top frame's handler looked up once
+    stack = state["stack"][:]
     assert stack
     top = stack[-1]
+    mod = _LOADED.get(top["module"]) or st.handler(top)
+    top = stack[-1] = top.copy() if getattr(mod, "EDITS_BY_REPLACING", False) else _deep(top)
+    new.frames_shared = (stack, len(stack) - 1)
+    dict.__setitem__(new, "stack", stack)
     if "_menu" in top:
         # replaced, not edited: the frame may be copied one level deep only (_StepState)
         top["_menu"] = {k: v for k, v in top["_menu"].items() if k != role}
-    (_LOADED.get(top["module"]) or st.handler(top)).apply(new, role, found, top)
+    mod.apply(new, role, found, top)
     if not run(new) and (dict.__contains__(new, "castle") or dict.__contains__(new, "blocks")):
         # instant victory (2.1) reads the Alhambra's castle and where two blocks stand: a step
         # that reached neither left them as its input had them, after its own check
