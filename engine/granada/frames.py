@@ -12,7 +12,6 @@ from typing import Any
 
 from engine.api import RuleError, State, clone
 
-
 _FLAT = frozenset({str, int, float, bool, type(None)})
 _flat = _FLAT.issuperset
 _container = frozenset({dict, list}).__contains__

@@ -157,6 +157,8 @@ are replaced, not edited (:func:`add_entry`). The stored JSON is unchanged, key 
 from __future__ import annotations
 
 import functools
+import operator
+from itertools import repeat
 from typing import Any
 
 from engine import rng
@@ -454,23 +456,24 @@ def _settle(state: State, loc: str, idx: dict[str, list[str]], records: dict[str
     location's own pieces are the same in the input and in the step's copy), the number of
     disks there and the location's data."""
     ids = idx.get(loc, [])
-    white_out = white_in = grey = 0
-    black_out = black_in = 0
-    comps = data().blocks
-    for bid in ids:
-        rec = dict.__getitem__(records, bid)
-        colour = comps[bid].colour
-        if colour == "black":
-            if rec["inside"]:
-                black_in += 1
-            else:
-                black_out += 1
-        elif colour == "grey":
-            grey += 1
-        elif rec["inside"]:
-            white_in += 1
-        else:
-            white_out += 1
+    # counted at C speed (issue 33): the colours of the blocks there, and whether any of
+    # them is inside its castle (most places hold none); a Python loop only when one is
+    colour = _COLOURS or _colours()
+    colours = list(map(colour.__getitem__, ids))
+    grey = colours.count("grey")
+    black_out = colours.count("black")
+    white_out = len(colours) - grey - black_out
+    white_in = black_in = 0
+    someone_inside = any(map(_INSIDE, map(dict.__getitem__, repeat(records), ids)))
+    if someone_inside:
+        for bid, c in zip(ids, colours):
+            if c != "grey" and dict.__getitem__(records, bid)["inside"]:
+                if c == "black":
+                    black_in += 1
+                    black_out -= 1
+                else:
+                    white_in += 1
+                    white_out -= 1
     black_in += disks
     chris = white_out + white_in + grey
     mus = black_out + black_in
@@ -486,12 +489,14 @@ def _settle(state: State, loc: str, idx: dict[str, list[str]], records: dict[str
                 _put(state, control, "control", loc, None)
             if L.castle and castle.get(loc) == "muslim":
                 _put(state, castle, "castle", loc, None)
-        _outside(state, records, ids)
+        if someone_inside:
+            _outside(state, records, ids)
     elif mus and not chris:
         _put(state, control, "control", loc, "muslim")
         if L.castle:
             _put(state, castle, "castle", loc, "muslim")
-        _outside(state, records, ids)
+        if someone_inside:
+            _outside(state, records, ids)
     elif not mus and not chris:
         if L.castle:
             _put(state, castle, "castle", loc, natural(loc))
@@ -503,6 +508,16 @@ def _settle(state: State, loc: str, idx: dict[str, list[str]], records: dict[str
                 _put(state, control, "control", loc, None)
         elif chris and white_out + grey == 0 and black_out:
             _put(state, control, "control", loc, "muslim")
+
+
+_COLOURS: dict[str, str] = {}
+_INSIDE = operator.itemgetter("inside")
+
+
+def _colours() -> dict[str, str]:
+    """Every block's colour (static data): ``_settle`` counts them at C speed."""
+    _COLOURS.update((bid, b.colour) for bid, b in data().blocks.items())
+    return _COLOURS
 
 
 def _put(state: State, pieces: dict[str, Any], key: str, loc: str, side: str | None) -> None:
