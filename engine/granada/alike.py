@@ -120,6 +120,9 @@ def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None,
         if key == "blocks" and in_records is not None and value is blocks \
                 and a not in in_records and b not in in_records:
             continue            # their own records are equal (above); no record names either
+        cls = value.__class__
+        if cls in _SCALARS or (cls is str and value != a and value != b):
+            continue            # _invariant's answer for a scalar, without its call
         if _invariant(value, a, b):
             continue
         if key not in _UNORDERED or _as_set(_swap(value, a, b)) != _as_set(value):
@@ -187,7 +190,10 @@ def _invariant(value: Any, a: str, b: str) -> bool:
             distinct = None
         if distinct is not None and set(map(type, distinct)) <= _FLAT:
             return a not in distinct and b not in distinct
-    return all(_invariant(v, a, b) for v in items)
+    for v in items:  # noqa: SIM110 (a loop: all() over a generator left before its end closes it, an exception)
+        if not _invariant(v, a, b):
+            return False
+    return True
 
 
 def _facts(state: dict[str, Any], piece: str) -> dict[str, str]:
@@ -244,19 +250,11 @@ def one_per_effect(state: dict[str, Any], acts: list[Action]) -> tuple[list[Acti
     # most lists name no two pieces of one printed face in one field: then no class can have
     # two members, whatever the rest of the orders says, and the answer is ``acts`` (issue
     # 33: the full keys below were a fifth of a step)
-    present = _PIECES.intersection(chain.from_iterable(acts))   # their keys, looked at in C
-    if not present:
-        return acts, acts          # no order names a piece
+    if _PIECES.isdisjoint(chain.from_iterable(acts)):
+        return acts, acts          # no order names a piece (their keys, looked at in C)
+    # one pass, each piece's face looked up in a plain dict (no call, no key tuple per order:
+    # this loop runs at most listings, issue 33)
     known = _FACE_OF
-    if len(present) == 1:
-        # the usual list (takes, discards...): one field names the pieces, gathered and
-        # looked up at C speed, with no Python loop over the orders (issue 33)
-        field = next(iter(present))
-        pieces = [action[field] for action in acts if field in action]
-        faces = list(map(known.get, pieces)) if all(map(str.__instancecheck__, pieces)) else None
-        if faces is not None and None not in faces:
-            return (_classes(state, acts) if len(set(faces)) < len(faces) else (acts, acts))
-    # one pass, each piece's face looked up in a plain dict (no call, no key tuple per order)
     blocks: set[str | None] = set()
     cards: set[str | None] = set()
     fleets: set[str | None] = set()
@@ -288,7 +286,10 @@ def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], l
     """:func:`one_per_effect` for a list where two orders name pieces of one face."""
     classes: dict[tuple[Any, ...], list[Action]] = {}
     out: list[Action] = []
-    fields = [next((f for f in PIECE_FIELDS if f in action), None) for action in acts]
+    # the first of PIECE_FIELDS each order has, unrolled: a generator left before its end is
+    # closed by an exception, some four thousand instructions (issue 33)
+    fields = ["block" if "block" in action else "card" if "card" in action else "fleet" if "fleet" in action
+              else None for action in acts]
     # an order whose piece's face no other order names is a class of its own, whatever the
     # rest of it says: its full key (a sorted repr of the order) is not worked out (issue 33)
     seen: dict[tuple[str, str | None], int] = {}
@@ -309,10 +310,12 @@ def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], l
         kept = classes.setdefault(key, [])
         if kept and in_records is _UNSET:
             in_records = _record_values(state)
-        if any(interchangeable(state, other[field], action[field], in_records=in_records) for other in kept):
-            continue
-        kept.append(action)
-        out.append(action)
+        for other in kept:      # (a loop, not any() over a generator left before its end)
+            if interchangeable(state, other[field], action[field], in_records=in_records):
+                break
+        else:
+            kept.append(action)
+            out.append(action)
     if len(out) == len(acts) and all(len(g) == 1 for g in classes.values()):
         return acts, acts
     renamed: dict[int, Action] = {}

@@ -6,43 +6,43 @@ name, never by the file it lives in). The rules modules reach these through
 from __future__ import annotations
 
 import importlib
-from itertools import compress
 from types import ModuleType
 from typing import Any
 
 from engine.api import RuleError, State, clone
-
-_FLAT = frozenset({str, int, float, bool, type(None)})
-_flat = _FLAT.issuperset
-_container = frozenset({dict, list}).__contains__
 
 
 def deep_copy(value: Any) -> Any:
     """A deep copy of a small JSON value (a decision frame, "boabdil"...): for a kilobyte of
     nested frames, faster than a marshal round trip (:func:`engine.api.clone`), which builds
     every string anew. Each container is copied whole at C speed, then only its nested
-    containers are replaced, found at C speed by the types of its items (a frame's scalars
-    cost no turn of a Python loop); a nested container of scalars alone (most of a battle
-    frame's: each side's deployed blocks, impacts, losses...) is copied whole too, without
-    a call of its own (issue 33). What apply copies a frame with (engine.granada._StepState)."""
+    containers are replaced. A call is a thousand instructions, most of this copy (issue
+    33): an empty container is replaced without one, and a dict's dicts (a battle frame's
+    per-side impacts, deployed blocks, losses...) are copied here, one level down, rather
+    than by a call each. What apply copies a frame with (engine.granada._StepState)."""
     cls = value.__class__
     if cls is dict:
         out = value.copy()
-        for k in compress(value, map(_container, map(type, value.values()))):
-            v = value[k]
-            if v.__class__ is dict:
-                out[k] = v.copy() if _flat(map(type, v.values())) else deep_copy(v)
-            else:
-                out[k] = v[:] if _flat(map(type, v)) else deep_copy(v)
+        for k, v in value.items():
+            cls = v.__class__
+            if cls is dict:
+                if v:
+                    inner = out[k] = v.copy()
+                    for k2, v2 in v.items():
+                        cls = v2.__class__
+                        if cls is dict or cls is list:
+                            inner[k2] = deep_copy(v2) if v2 else cls()
+                else:
+                    out[k] = {}
+            elif cls is list:
+                out[k] = deep_copy(v) if v else []
         return out
     if cls is list:
         out_list = value[:]
-        for i in compress(range(len(value)), map(_container, map(type, value))):
-            v = value[i]
-            if v.__class__ is dict:
-                out_list[i] = v.copy() if _flat(map(type, v.values())) else deep_copy(v)
-            else:
-                out_list[i] = v[:] if _flat(map(type, v)) else deep_copy(v)
+        for i, v in enumerate(value):
+            cls = v.__class__
+            if cls is dict or cls is list:
+                out_list[i] = deep_copy(v)
         return out_list
     return clone(value)
 
@@ -163,8 +163,10 @@ def finish_frame(state: State, outcome: dict[str, Any] | None = None) -> dict[st
 def active_roles(state: State) -> list[str]:
     if state.get("result") is not None:
         return []
-    f = top(state)
-    if f is None:
+    stack = state["stack"]
+    if not stack:
         return []
-    roles: list[str] = handler(f).active(state, f)
+    # top() and handler() inline: asked before every step (a call is a thousand instructions)
+    f = stack[-1]
+    roles: list[str] = (_HANDLERS.get(f["module"]) or handler(f)).active(state, f)
     return roles

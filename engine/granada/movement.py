@@ -70,6 +70,11 @@ def size_penalty(n: int) -> int:
     return 0
 
 
+_PENALTY = tuple(size_penalty(n) for n in range(13))
+"""size_penalty(n) for n up to 12 (``_PENALTY[min(n, 12)]``): a look, not a call, in the loops
+over a moving stack's blocks (issue 33)."""
+
+
 def is_main(kind: str, side: str, grey: bool) -> bool:
     """4.7, 7.3.3: red roads; red-black (hybrid) ones only for Muslims and the grey army."""
     return kind == "main" or (kind == "hybrid" and (side == "muslim" or grey))
@@ -172,10 +177,10 @@ def actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
 
 
 @functools.cache
-def _activation_labels() -> dict[str, str]:
-    """The map's land locations, each with its activation's label (static data, asked at
-    every movement decision)."""
-    return {loc: f"Activate {_name(loc)}" for loc in sorted(st.data().locations)}
+def _activations() -> tuple[tuple[str, str], ...]:
+    """The map's land locations in id order, each with its activation's label (static data,
+    asked at every movement decision)."""
+    return tuple((loc, f"Activate {_name(loc)}") for loc in sorted(st.data().locations))
 
 
 def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[Action]:
@@ -190,18 +195,21 @@ def _top_actions(state: State, frame: dict[str, Any], hand: list[str]) -> list[A
             idx = st.by_location(state)
             blocks = state["blocks"]
             own = st.owners()
-            # the map's places where blocks stand and that are not activated yet, in the
-            # map's id order: found with set operations at C speed, rather than a look at
-            # each of the map's 46 places in a Python loop (issue 33)
-            labels = _activation_labels()
-            for loc in sorted(labels.keys() & idx.keys() - set(frame["activated"])):
-                for b in idx[loc]:
+            # a set: under total movement a dozen places are activated, and a list's
+            # membership test for each of the map's places was a fifth of this menu (issue 33)
+            activated = set(frame["activated"])
+            # the places where blocks stand, in the map's id order
+            for loc, label in _activations():
+                there = idx.get(loc)
+                if there is None or loc in activated:
+                    continue
+                for b in there:
                     if own[b] != side:
                         continue      # (the record is looked up for the side's blocks only)
                     rec = blocks[b]
                     if not rec["moved"] and not rec["fresh"] and (rec["carried_by"] is None or rec["inside"]):
                         # movable (not inside), or inside a castle and free to leave it
-                        acts.append({"type": "activate", "loc": loc, "label": labels[loc]})
+                        acts.append({"type": "activate", "loc": loc, "label": label})
                         break
             if frame["sea"] is None or frame["sea"] > 0:
                 for zone in naval.activatable_zones(state, side, frame["activated"]):
@@ -332,7 +340,7 @@ def _steps(frame: dict[str, Any], ms: dict[str, Any]) -> list[str]:
     # allowance() of each block after one more road, main or not, without building its info
     fit_main = fit_other = True
     for info in infos:
-        n = 1 + (1 if info["lead"] else 0) + force - size_penalty(max(info["maxg"], size))
+        n = 1 + (1 if info["lead"] else 0) + force - _PENALTY[min(max(info["maxg"], size), 12)]
         dist = info["dist"] + 1
         if dist > min(MAX_MOVE, n):
             fit_other = False
@@ -358,6 +366,14 @@ def _steps(frame: dict[str, Any], ms: dict[str, Any]) -> list[str]:
 def _roads(at: str) -> tuple[tuple[str, str, str], ...]:
     """The roads from ``at`` in the map's order: (neighbour, segment, kind) (static data)."""
     return tuple((to, segment(at, to), kind) for to, kind in st.data().adjacency.get(at, ()))
+
+
+@functools.cache
+def _road_kind(at: str, to: str) -> str:
+    """The kind of the road from ``at`` to ``to`` (static data, cached: a generator left
+    before its end at each step of a move is closed by an exception, some four thousand
+    instructions, issue 33)."""
+    return next(kind for n, _seg, kind in _roads(at) if n == to)
 
 
 @functools.cache
@@ -437,7 +453,11 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
 
 def advance(state: State, frame: dict[str, Any]) -> bool:
     returns = frame.pop("returns", None)
-    if special.needs_frame(state):
+    # special.needs_frame asked only when a 10.12 placement is pending at all (st.peek of
+    # "boabdil", inline: this runs after every movement step, and a call is a thousand
+    # instructions)
+    boabdil = dict.get(state, "boabdil") or (state if state.__class__ is dict else state._src)["boabdil"]  # type: ignore[attr-defined]
+    if boabdil["pending"] is not None and special.needs_frame(state):
         special.push_pending(state)
         return True
     if returns:
@@ -588,12 +608,13 @@ def _origin_actions_left(state: State, frame: dict[str, Any]) -> bool:
     castle. Asked after every movement step: a read-only look at the blocks there (the
     location index; dict.__getitem__: apply's copy-on-access records are not copied for it)."""
     side = frame["side"]
-    owner = st.owner
-    blocks = st.peek(state, "blocks")
+    own = st.owners()
+    # st.peek, inline (the records are never empty)
+    blocks = dict.get(state, "blocks") or (state if state.__class__ is dict else state._src)["blocks"]  # type: ignore[attr-defined]
     for b in st.by_location(state).get(frame["origin"], ()):
         rec = dict.__getitem__(blocks, b)
         if not rec["moved"] and not rec["fresh"] \
-                and (rec["inside"] or rec["carried_by"] is None) and owner(b) == side:
+                and (rec["inside"] or rec["carried_by"] is None) and own[b] == side:
             return True
     return False
 
@@ -652,7 +673,7 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
     side = frame["side"]
     ms = _own_stack(frame)
     at = ms["at"]
-    kind = next(k for n, k in st.data().adjacency[at] if n == to)
+    kind = _road_kind(at, to)
     main = is_main(kind, side, ms["grey"])
     size = len(ms["blocks"])
     declared_at: set[str] = set()
@@ -663,7 +684,7 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
         dist = info["dist"] = info["dist"] + 1
         info["main"] = info["main"] and main
         maxg = info["maxg"] = max(info["maxg"], size)
-        if dist > min(MAX_MOVE, 1 + (1 if info["main"] else 0) + force - size_penalty(maxg)) \
+        if dist > min(MAX_MOVE, 1 + (1 if info["main"] else 0) + force - _PENALTY[min(maxg, 12)]) \
                 and info["start"] not in declared_at:
             declared_at.add(info["start"])
             _declare_leader(state, frame, ms, info["start"])

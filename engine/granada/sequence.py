@@ -13,7 +13,6 @@ Frames handled here:
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from engine.api import Action, RuleError, State
@@ -98,14 +97,16 @@ def advance(state: State, frame: dict[str, Any]) -> bool:
         return True
     phase = frame["phase"]
     if phase == "bid":
-        if all(state["bids"][s] is not None for s in st.SIDES):
+        bids = state["bids"]
+        if bids["christian"] is not None and bids["muslim"] is not None:     # (st.SIDES)
             _resolve_bids(state, frame)
             return True
         return False
     if phase == "turn":
         return _turn_advance(state, frame)
     if phase == "reinforce":
-        if all(frame["owed"].get(s, 0) <= 0 for s in st.SIDES):
+        owed = frame["owed"]
+        if owed.get("christian", 0) <= 0 and owed.get("muslim", 0) <= 0:    # (st.SIDES)
             if not frame.get("extras_done"):
                 # 11.1, 11.2: optional rules of the Reinforcement Step, before the draws
                 frame["extras_done"] = True
@@ -269,12 +270,10 @@ def pending_battles(state: State, side: str, done: list[str] | None = None) -> l
     enemy = st.other(side)
     guarded = st.guard_defends(state, st.ALHAMBRA, side, idx)
     out = []
-    # the map's places where somebody stands, not fought over yet, in the map's order: found
-    # with set operations at C speed rather than a look at each of the map's places (every
-    # view of a Combat Phase asks, issue 13; issue 33)
-    rank = _map_rank()
-    for loc in sorted(rank.keys() & (idx.keys() | disks) - set(done or ()), key=rank.__getitem__):
+    for loc in st.data().locations:
         ids = idx.get(loc, ())
+        if (not ids and loc not in disks) or (done and loc in done):
+            continue            # nobody there (every view of a Combat Phase asks, issue 13)
         owners = list(map(own.__getitem__, ids))      # (at C speed: most places hold one side)
         if side not in owners and not (side == "muslim" and loc in disks):
             continue
@@ -282,16 +281,13 @@ def pending_battles(state: State, side: str, done: list[str] | None = None) -> l
         if not facing and not (guarded and loc == st.ALHAMBRA):
             continue            # (Christians at Granada face the Palace Guard in its box, 10.10)
         mine = [b for b, whose in zip(ids, owners) if whose == side]
-        if all(dict.__getitem__(records, b)["inside"] for b in mine):
+        for b in mine:          # (a loop, not all() over a generator left before its end)
+            if not dict.__getitem__(records, b)["inside"]:
+                break
+        else:
             continue            # active player's units stay inside their castle (8.7.2)
         out.append(loc)
     return out
-
-
-@functools.cache
-def _map_rank() -> dict[str, int]:
-    """Each map location's position in the map's order (static data)."""
-    return {loc: i for i, loc in enumerate(st.data().locations)}
 
 
 # The answer of the listing under way: a listing of a Combat Phase asks who acts and then
@@ -378,11 +374,16 @@ def _reinforce_draws(state: State) -> None:
         extra = 1 if resources[s] > resources[st.other(s)] else 0
         key = f"bag:{s}"
         drawn = 0
+        bag: list[str] | None = None
         for _ in range(n + extra):
-            bag = [b for b, rec in dict.items(state["blocks"]) if rec["loc"] == key]  # read only
+            if bag is None:
+                # the bag's blocks in the records' order, looked at once (read only): each
+                # draw takes one out, and nothing else here puts a block in or out of it
+                bag = [b for b, rec in dict.items(state["blocks"]) if rec["loc"] == key]
             if not bag:
                 break
             bid = rng.choice(state, bag)
+            bag.remove(bid)
             state["blocks"][bid]["loc"] = f"recruit:{s}"
             drawn += 1
             st.log_private(state, s, f"You draw {st.block_name(bid)} into your recruitment box.")
