@@ -249,7 +249,7 @@ class _CopyOnAccess(dict):
     __slots__ = ("_own", "_src")
 
     def __init__(self, records: dict[str, Any]) -> None:
-        super().__init__(records)
+        dict.__init__(self, records)
         self._own: set[str] = set()
         self._src = records
 

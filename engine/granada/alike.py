@@ -30,7 +30,6 @@ from engine.granada import state as st
 
 # the order fields that name a piece (one_per_effect has them unrolled, in this order)
 PIECE_FIELDS = ("block", "card", "fleet")
-_PIECES = frozenset(PIECE_FIELDS)
 
 # top-level keys of the state whose lists are sets: the order of their ids means nothing
 _UNORDERED = frozenset({"hands", "hand_known", "known", "discards", "battle_discard", "surrender"})
@@ -250,8 +249,13 @@ def one_per_effect(state: dict[str, Any], acts: list[Action]) -> tuple[list[Acti
     # most lists name no two pieces of one printed face in one field: then no class can have
     # two members, whatever the rest of the orders says, and the answer is ``acts`` (issue
     # 33: the full keys below were a fifth of a step)
-    if _PIECES.isdisjoint(chain.from_iterable(acts)):
-        return acts, acts          # no order names a piece (their keys, looked at in C)
+    for action in acts:
+        if "block" in action or "card" in action or "fleet" in action:     # (PIECE_FIELDS)
+            break
+    else:
+        # no order names a piece: three looks an order count fewer instructions than a
+        # chain over every key of every order (issue 33)
+        return acts, acts
     # one pass, each piece's face looked up in a plain dict (no call, no key tuple per order:
     # this loop runs at most listings, issue 33)
     known = _FACE_OF

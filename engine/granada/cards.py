@@ -166,7 +166,10 @@ def challengeable(card_id: str | None, block_ids: list[str]) -> bool:
     if card.kind in MORALE_PROOF_KINDS or card.kind not in ("faction", "double"):
         return False
     blocks = _blocks()
-    return any(not morale_immune(blocks[b]) for b in block_ids)
+    for b in block_ids:  # noqa: SIM110 (any() over a generator left before its end raises to close it)
+        if not morale_immune(blocks[b]):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- bookkeeping

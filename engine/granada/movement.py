@@ -600,7 +600,7 @@ def _activate(state: State, frame: dict[str, Any], loc: str) -> None:
     frame["activated"] = [*frame["activated"], loc]
     _use_activation(frame, sea=False)
     frame["origin"] = loc
-    st.log(state, f"{frame['side'].capitalize()} activates {_name(loc)}.")
+    state["log"].append({"text": f"{frame['side'].capitalize()} activates {_name(loc)}."})   # st.log, inline
 
 
 def _origin_actions_left(state: State, frame: dict[str, Any]) -> bool:
@@ -714,15 +714,17 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
         st.settle_location(state, to)
         _finish_stack(state, frame)
         return
-    if st.guard_defends(state, to, side, idx):
+    if to == st.ALHAMBRA and st.guard_defends(state, to, side, idx):
         # 10.10: the Nasrid Palace Guard will appear when the battle is declared; Granada is
         # attacked, as if enemy units stood there (RULINGS.md 30)
         st.log(state, f"{side.capitalize()} moves {plural(size, 'block')} from {_name(at)} to {_name(to)} "
                       "and must stop: the Nasrid Palace Guard defends Granada (10.10).")
         _finish_stack(state, frame)
         return
-    st.pass_through(state, to, side, ms["grey"], idx)
-    st.log(state, f"{side.capitalize()} moves {plural(size, 'block')} from {_name(at)} to {_name(to)}.")
+    # st.pass_through: neither enemies (above) nor the Palace Guard (guard_defends) stand there
+    st.take_control(state, to, side, ms["grey"])
+    # st.log, inline (the last of a step's calls that need not be one)
+    state["log"].append({"text": f"{side.capitalize()} moves {plural(size, 'block')} from {_name(at)} to {_name(to)}."})
 
 
 def _pick_up(state: State, frame: dict[str, Any], bid: str) -> None:

@@ -328,8 +328,13 @@ def units_at(state: State, loc: str, side: str, index: dict[str, list[str]] | No
 
 def enemy_units_at(state: State, loc: str, side: str,
                    index: dict[str, list[str]] | None = None) -> int:
-    # units_at(state, loc, other(side), index), without the two calls (asked at every move)
-    return units_at(state, loc, "muslim" if side == "christian" else "christian", index)
+    # units_at(state, loc, other(side), index), inline (asked at every move, and a call is a
+    # thousand instructions)
+    ids = (index if index is not None else by_location(state)).get(loc, ())
+    if side != "christian":     # (other(side))
+        return list(map((_OWNER or _owners()).__getitem__, ids)).count("christian")
+    disks = dict.get(state, "disks") or (state if state.__class__ is dict else state._src)["disks"]  # type: ignore[attr-defined]
+    return list(map((_OWNER or _owners()).__getitem__, ids)).count("muslim") + list(map(disks.get, DISKS)).count(loc)
 
 
 @functools.cache
@@ -561,6 +566,12 @@ def pass_through(state: State, loc: str, side: str, grey: bool,
     enemies its control pieces change (grey blocks only remove Muslim ones, 10.12.2)."""
     if enemy_units_at(state, loc, side, index) or guard_defends(state, loc, side, index):
         return
+    take_control(state, loc, side, grey)
+
+
+def take_control(state: State, loc: str, side: str, grey: bool) -> None:
+    """:func:`pass_through` where the caller has just found no enemy and no Palace Guard
+    there (a move's step: the same looks are not asked again, issue 33)."""
     L = data().locations[loc]
     if grey:
         if state["control"].get(loc) == "muslim":

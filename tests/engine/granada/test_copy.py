@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 import engine.granada as g
-from engine.granada import state as st
 from engine.api import clone
 from engine.check import containers
+from engine.granada import state as st
 from engine.rng import Generator
 from tests.engine.granada.core_helpers import random_states
 
