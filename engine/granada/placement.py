@@ -216,19 +216,6 @@ def remember(step: Any, records: Any, sealed: dict[str, Any]) -> None:
             break
 
 
-def _moved(state: State) -> list[str] | None:
-    """The blocks a step state's records put elsewhere than its input had them (None: the
-    step replaced the records or added one, so only a new scan can tell)."""
-    blocks = dict.get(state, "blocks")
-    if blocks is None:
-        return []                    # no record reached yet
-    moved = getattr(blocks, "moved", None)
-    if moved is None:
-        return None
-    found: list[str] | None = moved()
-    return found
-
-
 # The indexes of the placements seen last, most recent first: the same placement comes back
 # at every step (the legal actions of a state, then apply's checks) and between most steps
 # only a few blocks move, so the tuple of the blocks' locations is a cheap, exact key. It is
