@@ -149,6 +149,7 @@ def _same_swapped(state: dict[str, Any], a: str, b: str) -> bool:
 
 
 _SCALARS = frozenset({bool, int, float, type(None)})
+_FEW = 16
 _FLAT = _SCALARS | {str}
 
 
@@ -179,10 +180,12 @@ def _invariant(value: Any, a: str, b: str) -> bool:
     kinds = set(map(type, items))
     if kinds <= _FLAT:
         return a not in items and b not in items      # only a string equals a string
-    if kinds == {dict} and not any(map(operator.contains, items, repeat(a))) \
+    if kinds == {dict} and len(items) > _FEW and not any(map(operator.contains, items, repeat(a))) \
             and not any(map(operator.contains, items, repeat(b))):
         # the records' distinct values in one pass (a list among them is not hashable: then
-        # item by item below); of plain strings and numbers, only a string equals an id
+        # item by item below); of plain strings and numbers, only a string equals an id.
+        # Only for many dicts (the block records): a few (the decision frames, the entries)
+        # hold lists, and the TypeError that says so costs more than their loop (issue 33)
         try:
             distinct = set(chain.from_iterable(map(dict.values, items)))
         except TypeError:
@@ -320,7 +323,7 @@ def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], l
         else:
             kept.append(action)
             out.append(action)
-    if len(out) == len(acts) and all(len(g) == 1 for g in classes.values()):
+    if len(out) == len(acts) and max(map(len, classes.values()), default=0) <= 1:
         return acts, acts
     renamed: dict[int, Action] = {}
     for (field, _rest, printed), group in classes.items():

@@ -373,7 +373,10 @@ def _road_kind(at: str, to: str) -> str:
     """The kind of the road from ``at`` to ``to`` (static data, cached: a generator left
     before its end at each step of a move is closed by an exception, some four thousand
     instructions, issue 33)."""
-    return next(kind for n, _seg, kind in _roads(at) if n == to)
+    for n, _seg, kind in _roads(at):
+        if n == to:
+            return kind
+    raise KeyError(f"no road from {at} to {to}")
 
 
 @functools.cache
