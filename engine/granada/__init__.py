@@ -73,11 +73,6 @@ def setup(seed: int, options: dict[str, Any]) -> State:
     return result
 
 
-def active(state: State) -> list[str]:
-
-    return st.active_roles(state)
-
-
 def actions(state: State, role: str) -> list[Action]:
     """Every legal action of the role, at once (a front end pages a long list): one per class
     of orders with the same effect (alike.py), a new list each call, since callers may
@@ -169,7 +164,10 @@ def _list(state: State, role: str) -> tuple[list[Action], list[Action]]:
                 placement._MEMO = saved
             index = memo[1]
     acts, shown = alike.one_per_effect(state, acts)
-    _LEGAL_MEMO[role] = (state, _stamp(state), acts, list(map(dict.copy, acts)), index, shown)
+    stack = state.get("stack") or ()   # _stamp, inline (a call is a thousand instructions)
+    _LEGAL_MEMO[role] = (state, (len(state.get("log") or ()), state.get("rng"), state.get("reveals"), len(stack),
+                                 builtins.id(stack[-1]) if stack else None),
+                         acts, list(map(dict.copy, acts)), index, shown)
     return acts, shown
 
 
@@ -178,10 +176,22 @@ def _listed(state: State, role: str, action: Action) -> Action | None:
     hit = _LEGAL_MEMO.get(role)
     if hit is None or hit[0] is not state:
         return None
-    for candidate, listed in zip(hit[2], hit[3]):
-        if candidate is action:
-            return action if action == listed and hit[1] == _stamp(state) else None
-    return None
+    acts = hit[2]
+    # found at C speed: list.index stops at the order itself (an identical object is equal
+    # at once); an equal order listed before it, or none, leaves the loop below to decide
+    try:
+        i = acts.index(action)
+    except (ValueError, TypeError):
+        return None
+    if acts[i] is not action:
+        i = next((j for j in range(i + 1, len(acts)) if acts[j] is action), -1)
+        if i < 0:
+            return None
+    if action != hit[3][i]:
+        return None
+    stack = state.get("stack") or ()   # _stamp, inline
+    return action if hit[1] == (len(state.get("log") or ()), state.get("rng"), state.get("reveals"), len(stack),
+                                builtins.id(stack[-1]) if stack else None) else None
 
 
 # How apply copies each top-level key of the state (STATE SHAPE in state.py). A generic deep
@@ -239,7 +249,7 @@ class _CopyOnAccess(dict):
     __slots__ = ("_own", "_src")
 
     def __init__(self, records: dict[str, Any]) -> None:
-        super().__init__(records)
+        dict.__init__(self, records)
         self._own: set[str] = set()
         self._src = records
 
@@ -299,6 +309,15 @@ _STEP_HOW: dict[str, Any] = dict(_HOW, entries=dict.copy)
 
 _ABSENT = object()
 
+# handler module -> its EDITS_BY_REPLACING (False when it has none): asked at every step, and
+# a getattr that misses builds an AttributeError, six thousand instructions (issue 33)
+_REPLACING: dict[Any, bool] = {}
+
+
+def _replacing(mod: Any) -> bool:
+    found = _REPLACING[mod] = bool(getattr(mod, "EDITS_BY_REPLACING", False))
+    return found
+
 
 class _StepState(dict):
     """The state one apply is building, copied key by key as the step reaches it (issue 33):
@@ -340,7 +359,10 @@ class _StepState(dict):
                 # replaces it (EDITS_BY_REPLACING: the movement frame, most steps' frame),
                 # has its frame copied one level deep only
                 mod = _LOADED.get(top["module"]) or st.handler(top)
-                new[-1] = top.copy() if getattr(mod, "EDITS_BY_REPLACING", False) else _deep(top)
+                replacing = _REPLACING.get(mod)
+                if replacing is None:
+                    replacing = _replacing(mod)
+                new[-1] = top.copy() if replacing else _deep(top)
                 self.frames_shared = (new, len(new) - 1)
         else:
             copier = _STEP_HOW.get(key)
@@ -426,27 +448,44 @@ def apply(state: State, role: str, action: Action) -> State:
 def _step(state: State, role: str, found: Action, index: dict[str, list[str]] | None = None) -> State:
     """Apply a legal order (``found``, an entry of the role's legal list) to a copy;
     ``index`` is the location index of ``state`` when the listing computed it."""
-    new = _StepState(state, index)
+    # _StepState(state, index) without the call of its __init__ (the same four slots)
+    new = _StepState.__new__(_StepState)
+    new._src = state
+    new.base_index = index
+    new.shifted = None
     if "result" in state:
         # None (a finished game has no legal order): taken now, so that run's look after
         # the step is a plain dict's (it reads dict.get)
         dict.__setitem__(new, "result", state["result"])
-    stack = new["stack"]
+    # the decision stack, which every step reaches: taken here as _StepState.__missing__
+    # takes it (the top frame copied, the frames below the input's), without its call and
+    # with the top frame's handler looked up once
+    stack = state["stack"][:]
     assert stack
     top = stack[-1]
+    mod = _LOADED.get(top["module"]) or st.handler(top)
+    replacing = _REPLACING.get(mod)
+    if replacing is None:
+        replacing = _replacing(mod)
+    top = stack[-1] = top.copy() if replacing else _deep(top)
+    new.frames_shared = (stack, len(stack) - 1)   # (the fourth slot)
+    dict.__setitem__(new, "stack", stack)
     if "_menu" in top:
         # replaced, not edited: the frame may be copied one level deep only (_StepState)
         top["_menu"] = {k: v for k, v in top["_menu"].items() if k != role}
-    (_LOADED.get(top["module"]) or st.handler(top)).apply(new, role, found, top)
+    mod.apply(new, role, found, top)
     if not run(new) and (dict.__contains__(new, "castle") or dict.__contains__(new, "blocks")):
         # instant victory (2.1) reads the Alhambra's castle and where two blocks stand: a step
         # that reached neither left them as its input had them, after its own check
         victory.check_instant(new)
-    out = _seal(new)
+    # _seal, inline: the input's keys in its order, then those the step added in theirs
+    out = state.copy()
+    out.update(dict.items(new))
     records = dict.get(new, "blocks")
     if records.__class__ is _CopyOnAccess:
+        sealed = out["blocks"] = records.sealed()
         # the index of the new placement, known to the next listing without a scan
-        placement.remember(new, records, out["blocks"])
+        placement.remember(new, records, sealed)
     return out
 
 
@@ -540,3 +579,6 @@ def choose(state: State, role: str, seed: int) -> Action:
 from engine.granada import alike, menus, orders, placement, victory  # noqa: E402
 from engine.granada import state as st  # noqa: E402
 from engine.granada.frames import _HANDLERS as _LOADED  # noqa: E402  (name -> handler module, once loaded)
+from engine.granada.frames import active_roles as active  # noqa: E402
+# (the contract's active(state): the roles that must act now; bound to the function itself,
+# asked before every step, rather than wrapped in a call of its own)

@@ -31,11 +31,11 @@ from engine.granada import state as st
 
 
 def _blocks() -> dict[str, comp.Block]:
-    return comp.load().blocks
+    return st.data().blocks   # comp.load()'s: a C-level cached call, not two Python ones
 
 
 def _cards() -> dict[str, comp.Card]:
-    return comp.load().cards
+    return st.data().cards   # comp.load()'s: a C-level cached call, not two Python ones
 
 
 # ---------------------------------------------------------------- forces

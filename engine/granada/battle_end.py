@@ -27,7 +27,7 @@ from engine.granada import supply
 
 
 def _blocks() -> dict[str, comp.Block]:
-    return comp.load().blocks
+    return st.data().blocks   # comp.load()'s: a C-level cached call, not two Python ones
 
 
 def _name(loc: str) -> str:

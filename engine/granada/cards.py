@@ -34,11 +34,11 @@ MORALE_PROOF_KINDS = ("commander", "bombardment", "watchtower", "cavalry_charge"
 
 
 def _cards() -> dict[str, comp.Card]:
-    return comp.load().cards
+    return st.data().cards   # comp.load()'s: a C-level cached call, not two Python ones
 
 
 def _blocks() -> dict[str, comp.Block]:
-    return comp.load().blocks
+    return st.data().blocks   # comp.load()'s: a C-level cached call, not two Python ones
 
 
 def is_army_leader(b: comp.Block) -> bool:
@@ -48,7 +48,7 @@ def is_army_leader(b: comp.Block) -> bool:
 
 def any_faction(b: comp.Block) -> bool:
     """A block that any faction card matches (8.2.1, 10.8-10.12.2)."""
-    if b.special in ANY_FACTION_SPECIALS or is_army_leader(b):
+    if b.special in ANY_FACTION_SPECIALS or b.leader == 2:      # (is_army_leader, inline)
         return True
     return b.colour == "grey" and b.faction == "banu_sarray"
 
@@ -166,7 +166,10 @@ def challengeable(card_id: str | None, block_ids: list[str]) -> bool:
     if card.kind in MORALE_PROOF_KINDS or card.kind not in ("faction", "double"):
         return False
     blocks = _blocks()
-    return any(not morale_immune(blocks[b]) for b in block_ids)
+    for b in block_ids:  # noqa: SIM110 (any() over a generator left before its end raises to close it)
+        if not morale_immune(blocks[b]):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- bookkeeping

@@ -70,6 +70,11 @@ def size_penalty(n: int) -> int:
     return 0
 
 
+_PENALTY = tuple(size_penalty(n) for n in range(13))
+"""size_penalty(n) for n up to 12 (``_PENALTY[min(n, 12)]``): a look, not a call, in the loops
+over a moving stack's blocks (issue 33)."""
+
+
 def is_main(kind: str, side: str, grey: bool) -> bool:
     """4.7, 7.3.3: red roads; red-black (hybrid) ones only for Muslims and the grey army."""
     return kind == "main" or (kind == "hybrid" and (side == "muslim" or grey))
@@ -335,7 +340,7 @@ def _steps(frame: dict[str, Any], ms: dict[str, Any]) -> list[str]:
     # allowance() of each block after one more road, main or not, without building its info
     fit_main = fit_other = True
     for info in infos:
-        n = 1 + (1 if info["lead"] else 0) + force - size_penalty(max(info["maxg"], size))
+        n = 1 + (1 if info["lead"] else 0) + force - _PENALTY[min(max(info["maxg"], size), 12)]
         dist = info["dist"] + 1
         if dist > min(MAX_MOVE, n):
             fit_other = False
@@ -361,6 +366,17 @@ def _steps(frame: dict[str, Any], ms: dict[str, Any]) -> list[str]:
 def _roads(at: str) -> tuple[tuple[str, str, str], ...]:
     """The roads from ``at`` in the map's order: (neighbour, segment, kind) (static data)."""
     return tuple((to, segment(at, to), kind) for to, kind in st.data().adjacency.get(at, ()))
+
+
+@functools.cache
+def _road_kind(at: str, to: str) -> str:
+    """The kind of the road from ``at`` to ``to`` (static data, cached: a generator left
+    before its end at each step of a move is closed by an exception, some four thousand
+    instructions, issue 33)."""
+    for n, _seg, kind in _roads(at):
+        if n == to:
+            return kind
+    raise KeyError(f"no road from {at} to {to}")
 
 
 @functools.cache
@@ -440,7 +456,11 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
 
 def advance(state: State, frame: dict[str, Any]) -> bool:
     returns = frame.pop("returns", None)
-    if special.needs_frame(state):
+    # special.needs_frame asked only when a 10.12 placement is pending at all (st.peek of
+    # "boabdil", inline: this runs after every movement step, and a call is a thousand
+    # instructions)
+    boabdil = dict.get(state, "boabdil") or (state if state.__class__ is dict else state._src)["boabdil"]  # type: ignore[attr-defined]
+    if boabdil["pending"] is not None and special.needs_frame(state):
         special.push_pending(state)
         return True
     if returns:
@@ -583,7 +603,7 @@ def _activate(state: State, frame: dict[str, Any], loc: str) -> None:
     frame["activated"] = [*frame["activated"], loc]
     _use_activation(frame, sea=False)
     frame["origin"] = loc
-    st.log(state, f"{frame['side'].capitalize()} activates {_name(loc)}.")
+    state["log"].append({"text": f"{frame['side'].capitalize()} activates {_name(loc)}."})   # st.log, inline
 
 
 def _origin_actions_left(state: State, frame: dict[str, Any]) -> bool:
@@ -591,12 +611,13 @@ def _origin_actions_left(state: State, frame: dict[str, Any]) -> bool:
     castle. Asked after every movement step: a read-only look at the blocks there (the
     location index; dict.__getitem__: apply's copy-on-access records are not copied for it)."""
     side = frame["side"]
-    owner = st.owner
-    blocks = st.peek(state, "blocks")
+    own = st.owners()
+    # st.peek, inline (the records are never empty)
+    blocks = dict.get(state, "blocks") or (state if state.__class__ is dict else state._src)["blocks"]  # type: ignore[attr-defined]
     for b in st.by_location(state).get(frame["origin"], ()):
         rec = dict.__getitem__(blocks, b)
         if not rec["moved"] and not rec["fresh"] \
-                and (rec["inside"] or rec["carried_by"] is None) and owner(b) == side:
+                and (rec["inside"] or rec["carried_by"] is None) and own[b] == side:
             return True
     return False
 
@@ -655,7 +676,7 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
     side = frame["side"]
     ms = _own_stack(frame)
     at = ms["at"]
-    kind = next(k for n, k in st.data().adjacency[at] if n == to)
+    kind = _road_kind(at, to)
     main = is_main(kind, side, ms["grey"])
     size = len(ms["blocks"])
     declared_at: set[str] = set()
@@ -666,7 +687,7 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
         dist = info["dist"] = info["dist"] + 1
         info["main"] = info["main"] and main
         maxg = info["maxg"] = max(info["maxg"], size)
-        if dist > min(MAX_MOVE, 1 + (1 if info["main"] else 0) + force - size_penalty(maxg)) \
+        if dist > min(MAX_MOVE, 1 + (1 if info["main"] else 0) + force - _PENALTY[min(maxg, 12)]) \
                 and info["start"] not in declared_at:
             declared_at.add(info["start"])
             _declare_leader(state, frame, ms, info["start"])
@@ -696,15 +717,17 @@ def _step(state: State, frame: dict[str, Any], to: str) -> None:
         st.settle_location(state, to)
         _finish_stack(state, frame)
         return
-    if st.guard_defends(state, to, side, idx):
+    if to == st.ALHAMBRA and st.guard_defends(state, to, side, idx):
         # 10.10: the Nasrid Palace Guard will appear when the battle is declared; Granada is
         # attacked, as if enemy units stood there (RULINGS.md 30)
         st.log(state, f"{side.capitalize()} moves {plural(size, 'block')} from {_name(at)} to {_name(to)} "
                       "and must stop: the Nasrid Palace Guard defends Granada (10.10).")
         _finish_stack(state, frame)
         return
-    st.pass_through(state, to, side, ms["grey"], idx)
-    st.log(state, f"{side.capitalize()} moves {plural(size, 'block')} from {_name(at)} to {_name(to)}.")
+    # st.pass_through: neither enemies (above) nor the Palace Guard (guard_defends) stand there
+    st.take_control(state, to, side, ms["grey"])
+    # st.log, inline (the last of a step's calls that need not be one)
+    state["log"].append({"text": f"{side.capitalize()} moves {plural(size, 'block')} from {_name(at)} to {_name(to)}."})
 
 
 def _pick_up(state: State, frame: dict[str, Any], bid: str) -> None:

@@ -229,11 +229,13 @@ def advance(state: State, frame: dict[str, Any]) -> bool:
     frame.pop("returns", None)
     if frame["mode"] is None:
         side = frame["side"]
-        d = st.data()
         box = recruits(state, side)
-        land_left = not frame["land_done"] and any(not d.blocks[b].fleet for b in box) \
+        # which of the box are fleets, by the static set (any() over a generator left before
+        # its end closes it with an exception, some four thousand instructions, issue 33)
+        fleets = _fleets()
+        land_left = not frame["land_done"] and not fleets.issuperset(box) \
             and bool(eligible(state, side))
-        fleet_left = not frame["fleet_done"] and any(d.blocks[b].fleet for b in box) \
+        fleet_left = not frame["fleet_done"] and not fleets.isdisjoint(box) \
             and bool(fleet_zones(state, side))
         if not land_left and not fleet_left:
             st.finish_frame(state, {"kind": "muster", "side": side})

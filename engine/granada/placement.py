@@ -6,7 +6,7 @@ cheaply as the rules ask for it, and never stored (a derived view of ``state["bl
 * A scan of the records compares the tuple of their locations with the placements seen last
   (``_RECENT``): the same placement comes back at every step.
 * During an apply, the index of the input is shifted by the few blocks the step moved
-  (:func:`_shifted`) instead of built again: exactly what a scan would build.
+  (:func:`_shift`) instead of built again: exactly what a scan would build.
 * The records of a state apply returned are known by the identity of their dict
   (:func:`remember`): its index is the step's own, found without looking at a record. A scan
   reads the location of all 137 records, most of them out of the processor's caches by the
@@ -83,7 +83,13 @@ def by_location(state: State) -> dict[str, list[str]]:
         # an apply's step state: the index of its input (listed just before) serves as long
         # as no block the step reached has left the place it had there, and is shifted by the
         # few blocks that did rather than built again (issue 33)
-        moved = _moved(state)
+        # _moved, inline (a call is a thousand instructions; this runs at every look of a step)
+        blocks: Any = dict.get(state, "blocks")
+        if blocks is None:
+            moved: list[str] | None = []        # no record reached yet
+        else:
+            of = getattr(blocks, "moved", None)
+            moved = of() if of is not None else None
         if moved is not None:
             base = getattr(state, "base_index", None)
             if base is None:
@@ -91,7 +97,6 @@ def by_location(state: State) -> dict[str, list[str]]:
                 state.base_index = base           # type: ignore[attr-defined]
             if not moved:
                 return base
-            blocks: Any = dict.get(state, "blocks")
             # a step asks again and again after its moves: the same moves, the same index
             # (where each moved block went: a dict, equal whatever the order of the moves)
             went = {b: dict.__getitem__(blocks, b)["loc"] for b in moved}
@@ -99,7 +104,12 @@ def by_location(state: State) -> dict[str, list[str]]:
             if seen is not None and seen[0] == went and seen[1] is base:
                 again: dict[str, list[str]] = seen[2]
                 return again
-            shifted = _shifted(base, went)
+            # the placement the index came from, shifted by the moves (None when it is no
+            # longer known: then a scan builds it); _entry_of inline where found at once
+            entry = _ENTRIES.get(id(base))
+            if entry is None or entry[2] is not base:
+                entry = _entry_of(base)
+            shifted = _shift(entry, went)[2] if entry is not None else None
             if shifted is not None:
                 state.shifted = (went, base, shifted)   # type: ignore[attr-defined]
                 return shifted
@@ -178,31 +188,32 @@ def remember(step: Any, records: Any, sealed: dict[str, Any]) -> None:
     moved = records.moved()
     if moved is None:
         return
-    entry = _entry_of(base)
-    if entry is None:
-        return
-    went = {b: dict.__getitem__(records, b)["loc"] for b in moved}
-    if went:
+    # _entry_of and _keep inline where they are found at once (this runs after every step
+    # that reached a record, and a call is a thousand instructions, issue 33)
+    entry = _ENTRIES.get(id(base))
+    if entry is None or entry[2] is not base:
+        entry = _entry_of(base)
+        if entry is None:
+            return
+    if moved:
+        went = {b: dict.__getitem__(records, b)["loc"] for b in moved}
         seen = step.shifted
         shifted = seen[2] if seen is not None and seen[1] is base and seen[0] == went else None
-        after = _entry_of(shifted) if shifted is not None else None
+        after = None
+        if shifted is not None:
+            after = _ENTRIES.get(id(shifted))
+            if after is None or after[2] is not shifted:
+                after = _entry_of(shifted)
         known: tuple[Any, Any, Any] = (sealed, after, None) if after is not None else (sealed, None, (entry, went))
     else:
         known = (sealed, entry, None)
-    _keep(_SEALED, id(sealed), known, _SEALED_SIZE)
-
-
-def _moved(state: State) -> list[str] | None:
-    """The blocks a step state's records put elsewhere than its input had them (None: the
-    step replaced the records or added one, so only a new scan can tell)."""
-    blocks = dict.get(state, "blocks")
-    if blocks is None:
-        return []                    # no record reached yet
-    moved = getattr(blocks, "moved", None)
-    if moved is None:
-        return None
-    found: list[str] | None = moved()
-    return found
+    table = _SEALED
+    table[id(sealed)] = known
+    while len(table) > _SEALED_SIZE:
+        try:
+            table.popitem(last=False)
+        except KeyError:        # another thread emptied it first
+            break
 
 
 # The indexes of the placements seen last, most recent first: the same placement comes back
@@ -253,23 +264,12 @@ def _by_location(state: State) -> dict[str, list[str]]:
 _ORDER: tuple[tuple[str, ...], dict[str, int]] = ((), {})
 
 
-def _shifted(base: dict[str, list[str]], went: dict[str, str]) -> dict[str, list[str]] | None:
-    """The index of ``base``'s placement after the blocks of ``went`` went where it says
-    (each a block the step put elsewhere than its input had it): exactly what a new scan
-    would build (lists in the records' order, places in the order of their first block),
-    made from the few places that changed. None when ``base``'s placement is no longer known
-    (then a scan builds it)."""
-    entry = _entry_of(base)
-    if entry is None:
-        return None
-    shifted: dict[str, list[str]] = _shift(entry, went)[2]
-    return shifted
-
-
 def _shift(entry: tuple[tuple[str, ...], tuple[str, ...], dict[str, list[str]]],
            went: dict[str, str]) -> tuple[tuple[str, ...], tuple[str, ...], dict[str, list[str]]]:
-    """:func:`_shifted` from the placement ``entry`` (ids, locations, index) and where the
-    blocks that moved went: the placement after the moves."""
+    """The placement after the moves from the placement ``entry`` (ids, locations, index)
+    and where the blocks that moved went (each a block the step put elsewhere than its
+    input had it): exactly what a new scan would build (lists in the records' order, places
+    in the order of their first block), made from the few places that changed."""
     base = entry[2]
     ids, locs = entry[0], entry[1]
     global _ORDER
@@ -320,5 +320,11 @@ def _shift(entry: tuple[tuple[str, ...], tuple[str, ...], dict[str, list[str]]],
     entry = (ids, new_locs, out)
     _RECENT.insert(0, entry)
     del _RECENT[_RECENT_SIZE:]
-    _keep(_ENTRIES, id(out), entry, 2 * _SEALED_SIZE)
+    table = _ENTRIES            # _keep, inline
+    table[id(out)] = entry
+    while len(table) > 2 * _SEALED_SIZE:
+        try:
+            table.popitem(last=False)
+        except KeyError:        # another thread emptied it first
+            break
     return entry

@@ -97,14 +97,16 @@ def advance(state: State, frame: dict[str, Any]) -> bool:
         return True
     phase = frame["phase"]
     if phase == "bid":
-        if all(state["bids"][s] is not None for s in st.SIDES):
+        bids = state["bids"]
+        if bids["christian"] is not None and bids["muslim"] is not None:     # (st.SIDES)
             _resolve_bids(state, frame)
             return True
         return False
     if phase == "turn":
         return _turn_advance(state, frame)
     if phase == "reinforce":
-        if all(frame["owed"].get(s, 0) <= 0 for s in st.SIDES):
+        owed = frame["owed"]
+        if owed.get("christian", 0) <= 0 and owed.get("muslim", 0) <= 0:    # (st.SIDES)
             if not frame.get("extras_done"):
                 # 11.1, 11.2: optional rules of the Reinforcement Step, before the draws
                 frame["extras_done"] = True
@@ -279,7 +281,10 @@ def pending_battles(state: State, side: str, done: list[str] | None = None) -> l
         if not facing and not (guarded and loc == st.ALHAMBRA):
             continue            # (Christians at Granada face the Palace Guard in its box, 10.10)
         mine = [b for b, whose in zip(ids, owners) if whose == side]
-        if all(dict.__getitem__(records, b)["inside"] for b in mine):
+        for b in mine:          # (a loop, not all() over a generator left before its end)
+            if not dict.__getitem__(records, b)["inside"]:
+                break
+        else:
             continue            # active player's units stay inside their castle (8.7.2)
         out.append(loc)
     return out
@@ -369,11 +374,16 @@ def _reinforce_draws(state: State) -> None:
         extra = 1 if resources[s] > resources[st.other(s)] else 0
         key = f"bag:{s}"
         drawn = 0
+        bag: list[str] | None = None
         for _ in range(n + extra):
-            bag = [b for b, rec in dict.items(state["blocks"]) if rec["loc"] == key]  # read only
+            if bag is None:
+                # the bag's blocks in the records' order, looked at once (read only): each
+                # draw takes one out, and nothing else here puts a block in or out of it
+                bag = [b for b, rec in dict.items(state["blocks"]) if rec["loc"] == key]
             if not bag:
                 break
             bid = rng.choice(state, bag)
+            bag.remove(bid)
             state["blocks"][bid]["loc"] = f"recruit:{s}"
             drawn += 1
             st.log_private(state, s, f"You draw {st.block_name(bid)} into your recruitment box.")

@@ -93,19 +93,25 @@ def setup(seed: int, options: dict[str, Any]) -> State:
     state["disks"] = {name: loc for name, loc in d.setup.disks.items()}
     # 5.2.2 random blocks: drawn fleets are put aside and go back afterwards, which is the
     # same as drawing among the bag's land blocks.
+    # Each side's bag is looked at once: a draw takes its block out of the list, as a new
+    # look at the records would (nothing else moves a block in or out of the bag here).
     for side in st.SIDES:
+        land = [b for b in _bag(state, side) if not d.blocks[b].fleet]
         for loc in sorted(d.setup.random.get(side, {})):
             for _ in range(d.setup.random[side][loc]):
-                land = [b for b in _bag(state, side) if not d.blocks[b].fleet]
                 if not land:
                     raise ValueError(f"granada setup: {side} bag has no land block for {loc}")
-                state["blocks"][rng.choice(state, land)]["loc"] = loc
+                bid = rng.choice(state, land)
+                land.remove(bid)
+                state["blocks"][bid]["loc"] = loc
     # 5.2.3 first wave of reinforcements (fleets included).
     for side in st.SIDES:
+        bag = _bag(state, side)
         for _ in range(FIRST_WAVE[side]):
-            bag = _bag(state, side)
             if bag:
-                state["blocks"][rng.choice(state, bag)]["loc"] = f"recruit:{side}"
+                bid = rng.choice(state, bag)
+                bag.remove(bid)
+                state["blocks"][bid]["loc"] = f"recruit:{side}"
     st.settle(state)
     from engine.granada import pioneers
 

@@ -115,7 +115,8 @@ def free_b_towns(state: State) -> list[str]:
 
 def needs_frame(state: State) -> bool:
     """Is a 10.12 placement due now (checked by the core frames between decisions)?"""
-    pending = st.peek(state, "boabdil")["pending"]   # a look: not copied for it
+    # a look, not copied for it (st.peek, inline: "boabdil" is never empty)
+    pending = (dict.get(state, "boabdil") or (state if state.__class__ is dict else state._src)["boabdil"])["pending"]  # type: ignore[attr-defined]
     if pending == "place":
         if free_b_towns(state):
             return True

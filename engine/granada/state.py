@@ -157,6 +157,7 @@ are replaced, not edited (:func:`add_entry`). The stored JSON is unchanged, key 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from typing import Any
 
 from engine import rng
@@ -197,9 +198,11 @@ __all__ = [
 ]
 
 
+@functools.cache
 def data() -> comp.Components:
     """The cached components (map, blocks, cards): asked a dozen times a step, so held here
-    once loaded (comp.load caches the same object)."""
+    once loaded (comp.load caches the same object); a C-level cache, whose call costs a
+    fraction of a Python function's (issue 33)."""
     return _DATA if _DATA is not None else _load_data()
 
 
@@ -293,7 +296,11 @@ def add_entry(state: State, loc: str, side: str, came: str) -> None:
     record of the location is replaced by an edited copy, never edited in place: apply copies
     "entries" one level deep only (engine.granada._STEP_HOW, issue 33), so the records of the
     other locations stay the input state's."""
-    entries = state.setdefault("entries", {})
+    # state["entries"] (an apply's step state takes it in one call; its setdefault is three)
+    try:
+        entries = state["entries"]
+    except KeyError:
+        entries = state["entries"] = {}
     sides = entries.get(loc)
     sides = {} if sides is None else {s: v[:] for s, v in sides.items()}
     came_from = sides.setdefault(side, [])
@@ -313,17 +320,27 @@ def units_at(state: State, loc: str, side: str, index: dict[str, list[str]] | No
     ids = (index if index is not None else by_location(state)).get(loc, ())
     n = list(map((_OWNER or _owners()).__getitem__, ids)).count(side)
     if side == "muslim":
-        n += len(disks_at(state, loc))
+        # len(disks_at(...)), inline (st.peek: the disks are never empty)
+        disks = dict.get(state, "disks") or (state if state.__class__ is dict else state._src)["disks"]  # type: ignore[attr-defined]
+        n += list(map(disks.get, DISKS)).count(loc)
     return n
 
 
 def enemy_units_at(state: State, loc: str, side: str,
                    index: dict[str, list[str]] | None = None) -> int:
-    return units_at(state, loc, other(side), index)
+    # units_at(state, loc, other(side), index), inline (asked at every move, and a call is a
+    # thousand instructions)
+    ids = (index if index is not None else by_location(state)).get(loc, ())
+    if side != "christian":     # (other(side))
+        return list(map((_OWNER or _owners()).__getitem__, ids)).count("christian")
+    disks = dict.get(state, "disks") or (state if state.__class__ is dict else state._src)["disks"]  # type: ignore[attr-defined]
+    return list(map((_OWNER or _owners()).__getitem__, ids)).count("muslim") + list(map(disks.get, DISKS)).count(loc)
 
 
+@functools.cache
 def natural(loc: str) -> str:
-    """Natural alignment of a location: Muslim inside the Kingdom of Granada (4.3)."""
+    """Natural alignment of a location: Muslim inside the Kingdom of Granada (4.3); static
+    data, cached (asked wherever a castle is emptied)."""
     return "muslim" if data().locations[loc].kingdom else "christian"
 
 
@@ -440,11 +457,15 @@ def settle_location(state: State, loc: str, index: dict[str, list[str]] | None =
       nothing: the guard appears when the battle is declared (10.10, :func:`guard_defends`).
     """
     idx = index if index is not None else by_location(state)
-    # looks first (peek, dict.__getitem__): during apply, a record, the control or the castle
-    # pieces are copied only when this location really changes them (issue 33: settle()
-    # runs over every location after each Combat Phase)
-    _settle(state, loc, idx, peek(state, "blocks"), peek(state, "control"), peek(state, "castle"),
-            len(disks_at(state, loc)), data().locations[loc])
+    # looks first (peek, inline: a call is a thousand instructions; dict.__getitem__): during
+    # apply, a record, the control or the castle pieces are copied only when this location
+    # really changes them (issue 33: settle() runs over every location after each Combat Phase)
+    src = state if state.__class__ is dict else state._src   # type: ignore[attr-defined]
+    get = dict.get
+    disks = get(state, "disks") or src["disks"]
+    _settle(state, loc, idx, get(state, "blocks") or src["blocks"], get(state, "control") or src["control"],
+            get(state, "castle") or src["castle"], list(map(disks.get, DISKS)).count(loc),
+            data().locations[loc])
 
 
 def _settle(state: State, loc: str, idx: dict[str, list[str]], records: dict[str, Any],
@@ -452,46 +473,56 @@ def _settle(state: State, loc: str, idx: dict[str, list[str]], records: dict[str
     """:func:`settle_location` with what it looks at given (:func:`settle` looks once for
     every location): the records, control and castle pieces as :func:`peek` gives them (a
     location's own pieces are the same in the input and in the step's copy), the number of
-    disks there and the location's data."""
-    ids = idx.get(loc, [])
+    disks there and the location's data. A piece is set (``state[key][loc] = side``, which
+    copies the pieces during apply) only for a change (_put, inline: this runs after every
+    move, and a call is a thousand instructions)."""
+    ids = idx.get(loc, ())
     white_out = white_in = grey = 0
     black_out = black_in = 0
-    comps = data().blocks
+    inside = False              # a block there is inside its castle (then :func:`_outside`)
+    colour = _COLOURS or _colours()
+    record = dict.__getitem__
     for bid in ids:
-        rec = dict.__getitem__(records, bid)
-        colour = comps[bid].colour
-        if colour == "black":
-            if rec["inside"]:
+        c = colour[bid]
+        if c == "grey":
+            grey += 1
+            if record(records, bid)["inside"]:
+                inside = True
+        elif record(records, bid)["inside"]:
+            inside = True
+            if c == "black":
                 black_in += 1
             else:
-                black_out += 1
-        elif colour == "grey":
-            grey += 1
-        elif rec["inside"]:
-            white_in += 1
+                white_in += 1
+        elif c == "black":
+            black_out += 1
         else:
             white_out += 1
     black_in += disks
     chris = white_out + white_in + grey
     mus = black_out + black_in
-    if chris and not mus and guard_defends(state, loc, "christian", idx):
-        return                  # Granada is attacked, not taken: the guard will appear (10.10)
     if chris and not mus:
+        if loc == ALHAMBRA and guard_defends(state, loc, "christian", idx):
+            return              # Granada is attacked, not taken: the guard will appear (10.10)
         if white_out + white_in:
-            _put(state, control, "control", loc, "christian")
-            if L.castle:
-                _put(state, castle, "castle", loc, "christian")
+            if control.get(loc, _UNSET) != "christian":
+                state["control"][loc] = "christian"
+            if L.castle and castle.get(loc, _UNSET) != "christian":
+                state["castle"][loc] = "christian"
         else:  # grey alone
             if control.get(loc) == "muslim":
-                _put(state, control, "control", loc, None)
+                state["control"][loc] = None
             if L.castle and castle.get(loc) == "muslim":
-                _put(state, castle, "castle", loc, None)
-        _outside(state, records, ids)
+                state["castle"][loc] = None
+        if inside:
+            _outside(state, records, ids)
     elif mus and not chris:
-        _put(state, control, "control", loc, "muslim")
-        if L.castle:
-            _put(state, castle, "castle", loc, "muslim")
-        _outside(state, records, ids)
+        if control.get(loc, _UNSET) != "muslim":
+            state["control"][loc] = "muslim"
+        if L.castle and castle.get(loc, _UNSET) != "muslim":
+            state["castle"][loc] = "muslim"
+        if inside:
+            _outside(state, records, ids)
     elif not mus and not chris:
         if L.castle:
             _put(state, castle, "castle", loc, natural(loc))
@@ -505,6 +536,15 @@ def _settle(state: State, loc: str, idx: dict[str, list[str]], records: dict[str
             _put(state, control, "control", loc, "muslim")
 
 
+_COLOURS: dict[str, str] = {}
+
+
+def _colours() -> dict[str, str]:
+    """Every block's colour (static data), looked up at each block ``_settle`` counts."""
+    _COLOURS.update((bid, b.colour) for bid, b in data().blocks.items())
+    return _COLOURS
+
+
 def _put(state: State, pieces: dict[str, Any], key: str, loc: str, side: str | None) -> None:
     """``state[key][loc] = side``, copying the pieces (during apply) only for a change;
     ``pieces`` is what :func:`peek` gave for ``key``. A location not yet in the dict is set
@@ -513,7 +553,7 @@ def _put(state: State, pieces: dict[str, Any], key: str, loc: str, side: str | N
         state[key][loc] = side
 
 
-def _outside(state: State, records: dict[str, Any], ids: list[str]) -> None:
+def _outside(state: State, records: dict[str, Any], ids: Iterable[str]) -> None:
     """The blocks ``ids`` are no longer inside a castle (only records that were are reached)."""
     for bid in ids:
         if dict.__getitem__(records, bid)["inside"]:
@@ -526,6 +566,12 @@ def pass_through(state: State, loc: str, side: str, grey: bool,
     enemies its control pieces change (grey blocks only remove Muslim ones, 10.12.2)."""
     if enemy_units_at(state, loc, side, index) or guard_defends(state, loc, side, index):
         return
+    take_control(state, loc, side, grey)
+
+
+def take_control(state: State, loc: str, side: str, grey: bool) -> None:
+    """:func:`pass_through` where the caller has just found no enemy and no Palace Guard
+    there (a move's step: the same looks are not asked again, issue 33)."""
     L = data().locations[loc]
     if grey:
         if state["control"].get(loc) == "muslim":

@@ -127,16 +127,20 @@ def _royals() -> tuple[str, ...]:
 
 def check_instant(state: State) -> None:
     """2.1, checked after every step."""
-    if state.get("result") is not None:
+    # dict.get: apply's step state holds "result" from its start (engine.granada._step),
+    # and its own get is a Python call (a thousand instructions; this runs after every step)
+    if dict.get(state, "result") is not None:
         return
-    peek = st.peek
-    if peek(state, "castle").get("granada") == "christian":
+    # st.peek, inline: the step's own castle pieces and records if it reached them, else
+    # its input's (neither dict is ever empty)
+    src = state if state.__class__ is dict else state._src   # type: ignore[attr-defined]
+    if (dict.get(state, "castle") or src["castle"]).get("granada") == "christian":
         declare(state, "christian", "the Alhambra castle in Granada has fallen (2.1)")
         return
     royals = _ROYALS or _royals()
     if not royals:
         return
-    blocks = peek(state, "blocks")
+    blocks = dict.get(state, "blocks") or src["blocks"]
     # dict.__getitem__: a read, which need not copy apply's copy-on-access records
     for b in royals:
         if dict.__getitem__(blocks, b)["loc"] != "eliminated":

@@ -17,6 +17,7 @@ import pytest
 import engine.granada as g
 from engine.api import clone
 from engine.check import containers
+from engine.granada import state as st
 from engine.rng import Generator
 from tests.engine.granada.core_helpers import random_states
 
@@ -86,3 +87,31 @@ def test_no_later_step_changes_an_earlier_state(seed: int, options: dict[str, An
     assert g.result(state) is not None, "the game ended, so every frame and phase was popped at least once"
     changed = [i for i, (s, text) in enumerate(kept) if json.dumps(s) != text]
     assert not changed, f"states changed after apply returned them: steps {changed[:10]}"
+
+
+def test_deep_copy_is_equal_and_shares_no_container() -> None:
+    """frames.deep_copy (what apply copies a frame with) copies the containers of a dict's
+    dicts in its own loop, and replaces an empty container without a call (issue 33): at
+    every depth, empty or not, the copy must equal its source and share none of its lists
+    or dicts (an edited frame would otherwise change apply's input)."""
+    value = {"module": "battle", "n": None, "i": 3, "empty_dict": {}, "empty_list": [],
+             "sides": {"christian": ["K1", "K2"], "muslim": [], "nested": {"deep": [{"x": []}]}, "flat": 0},
+             "lists": [{"a": [1]}, [], [[]], "s"], "top": [[{"k": {}}]]}
+    before = json.dumps(value)
+    copied = st.deep_copy(value)
+    assert copied == value and json.dumps(value) == before
+    assert not (set(containers(copied)) & set(containers(value)))
+    for state in states(1, {}, steps=600)[::11]:
+        for frame in state["stack"]:
+            copied = st.deep_copy(frame)
+            assert copied == frame
+            assert not (set(containers(copied)) & set(containers(frame)))
+
+
+def test_the_listing_memo_stamps_the_state_as_stamp_does() -> None:
+    """_list and _listed build the memo's stamp inline (issue 33: a call less each); it must
+    stay what _stamp says, or apply would take an order listed for a state edited since."""
+    for state in states(2, {}, steps=300)[::13]:
+        for role in g.active(state):
+            g.legal_actions(state, role)
+            assert g._LEGAL_MEMO[role][1] == g._stamp(state)
