@@ -57,6 +57,27 @@ LATE_STEP = 600
 PLAYOUT_FROM_STEP = 300
 
 
+def playout_start(module: Any) -> State | None:
+    """The state playouts start from: after PLAYOUT_FROM_STEP random steps of the first
+    random game that lasts that long (None if none of 49 does)."""
+    for seed in range(1, 50):
+        game = play_random(module, seed, max_steps=PLAYOUT_FROM_STEP)
+        if not game.finished:
+            return game.state
+    return None
+
+
+def playout(module: Any, start: State, seed: int) -> int:
+    """Uniform random legal actions from ``start`` to the end (playout number ``seed``, the
+    same moves every run): the steps played."""
+    pick = Generator(10_000 + seed)
+    state, n = start, 0
+    while n < MAX_GAME_STEPS and (move := pick_move(module, state, pick)) is not None:
+        state = module.apply(state, *move)
+        n += 1
+    return n
+
+
 def engine_speed_figures(bench: Bench, game_id: str = "granada") -> None:
     """Issue 15's figures: whether a step's cost grows with the game's length, and how many
     random playouts a search could run per second.
@@ -80,12 +101,7 @@ def engine_speed_figures(bench: Bench, game_id: str = "granada") -> None:
                           meets_target=statistics.median(late) <= 1.2 * statistics.median(early)))
     else:
         bench.emit(skipped(f"engine.step.{game_id}.late", f"no random game went past {LATE_STEP} steps"))
-    start: State | None = None
-    for seed in range(1, 50):
-        game = play_random(module, seed, max_steps=PLAYOUT_FROM_STEP)
-        if not game.finished:
-            start = game.state
-            break
+    start = playout_start(module)
     if start is None:
         bench.emit(skipped(f"engine.playouts_per_s.{game_id}", f"every game ended before step {PLAYOUT_FROM_STEP}"))
         return
@@ -96,13 +112,9 @@ def engine_speed_figures(bench: Bench, game_id: str = "granada") -> None:
     began = time.perf_counter()
     seed = 0
     while len(rates) < 3 or time.perf_counter() - began < budget:
-        pick = Generator(10_000 + seed)
-        seed += 1
-        state, n = start, 0
         t0, c0 = time.perf_counter(), time.process_time()
-        while n < MAX_GAME_STEPS and (move := pick_move(module, state, pick)) is not None:
-            state = module.apply(state, *move)
-            n += 1
+        n = playout(module, start, seed)
+        seed += 1
         rates.append(1.0 / (time.perf_counter() - t0))
         cpu_rates.append(1.0 / max(time.process_time() - c0, 1e-9))
         steps.append(n)
