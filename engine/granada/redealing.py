@@ -48,14 +48,12 @@ _MASK = (1 << 64) - 1
 def _tables() -> tuple[dict[str, tuple[tuple[str, bool], ...]], frozenset[str]]:
     """Per side, the blocks a re-deal for the other side may draw again (not grey, not an
     optional piece), in id order, each with whether it is a fleet; and the public places."""
-    from engine.granada.views import PUBLIC_PLACES
-
     d = st.data()
     cands = {side: tuple((bid, d.blocks[bid].fleet) for bid in sorted(d.blocks)
                          if d.blocks[bid].side == side and d.blocks[bid].colour != "grey"
                          and not d.blocks[bid].optional)
              for side in st.SIDES}
-    return cands, frozenset(PUBLIC_PLACES)
+    return cands, frozenset(st.PUBLIC_PLACES)
 
 
 def redeal(state: State, role: str, seed: int) -> State:

@@ -181,6 +181,10 @@ from engine.granada.placement import peek as peek
 
 SIDES = ("christian", "muslim")
 YEARS = ("1482", "1483-1484", "1485", "1486", "1487-1488", "1489-1490", "1491-1492")
+PUBLIC_PLACES = ("eliminated", "palace", "boabdil_box", "aside", "captured", "removed",
+                 "mercenaries:christian", "mercenaries:muslim")
+"""Places off the map whose blocks both players see face up: a view shows them, and a
+re-deal (redealing.py) never draws their blocks again."""
 # Every turn of the game in order: (year index, turn). 1482 has only turn II, 1491-1492 only I.
 TURNS: tuple[tuple[int, int], ...] = ((0, 2),) + tuple(
     (y, t) for y in range(1, 6) for t in (1, 2)) + ((6, 1),)

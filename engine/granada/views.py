@@ -121,8 +121,7 @@ from engine.granada import options as opt
 from engine.granada import redealing as dealing
 from engine.granada import state as st
 
-PUBLIC_PLACES = ("eliminated", "palace", "boabdil_box", "aside", "captured", "removed",
-                 "mercenaries:christian", "mercenaries:muslim")
+PUBLIC_PLACES = st.PUBLIC_PLACES   # the name engine/ai/granada.py reads
 BATTLE_MODULES = ("battle", "siege", "seabattle", "cards")
 
 
