@@ -193,34 +193,52 @@ def _rename(value: Any, mapping: dict[str, str]) -> Any:
     return value
 
 
-# The log lines a role keeps, by role and game (the identity of the log's first entry): the
-# log only grows along a game and its entries are never changed, so the next re-deal of the
-# same game (or of the same state: the search re-deals one state again and again) filters
-# only the new lines. Used only when the old log is a prefix of the new one, entry for entry.
-_LOGS: OrderedDict[tuple[str, int], tuple[list[dict[str, Any]], list[dict[str, Any]]]] = OrderedDict()
-_LOGS_KEPT = 64
+# The log lines each role may read, by role (None: a spectator) and game (the identity of the
+# log's first entry), shared by views.py's log and the re-deal's: the log only grows along a
+# game and its entries are never changed, so the next view or re-deal of the same game (the
+# search re-deals one state again and again; a server draws the views of many games in turn)
+# filters only the new lines (issue 13). Used only when the old log is a prefix of the new
+# one, entry for entry, so a branch's log is just filtered afresh; the games seen last kept.
+_LOGS: OrderedDict[tuple[str | None, int], tuple[list[dict[str, Any]], list[dict[str, Any]], list[int]]] = \
+    OrderedDict()
+_LOGS_KEPT = 512
 
 
-def _readable(log: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
-    """The lines of ``log`` that are public or ``role``'s (a new list; entries shared)."""
+def readable_lines(log: list[dict[str, Any]], role: str | None) -> tuple[list[dict[str, Any]], list[int]]:
+    """The lines of ``log`` that are public or ``role``'s (the state's own entries), and the
+    places among them of the lines addressed to someone (views copies their "to"). Both lists
+    are the memo's: read them, do not change them."""
     if not log:
-        return []
+        return [], []
     key = (role, id(log[0]))  # the memo keeps log[0] alive, so its id names it meanwhile
     memo = _LOGS.pop(key, None)
-    kept: list[dict[str, Any]] | None = None
+    readable: list[dict[str, Any]] | None = None
     if memo is not None:
         seen = memo[0]
         n = len(seen)
-        if n <= len(log) and log[n - 1] is seen[n - 1] and log[:n] == seen:
-            kept = memo[1]
+        # the same entry objects first (a cheap miss for a log read anew from storage), then
+        # the whole prefix, equal entry for entry
+        if n and n <= len(log) and log[0] is seen[0] and log[n - 1] is seen[n - 1] and log[:n] == seen:
+            readable, private = memo[1], memo[2]
             if n < len(log):
-                kept = kept + [e for e in log[n:] if "to" not in e or role in e["to"]]
-    if kept is None:
-        kept = [e for e in log if "to" not in e or role in e["to"]]
-    _LOGS[key] = (log[:], kept)
+                readable, private = readable[:], private[:]
+                for e in log[n:]:
+                    if "to" not in e:
+                        readable.append(e)
+                    elif role is not None and role in e["to"]:
+                        private.append(len(readable))
+                        readable.append(e)
+    if readable is None:
+        if role is None:
+            readable = [e for e in log if "to" not in e]
+            private = []
+        else:
+            readable = [e for e in log if "to" not in e or role in e["to"]]
+            private = [i for i, e in enumerate(readable) if "to" in e]
+    _LOGS[key] = (log[:], readable, private)
     while len(_LOGS) > _LOGS_KEPT:
         _LOGS.popitem(last=False)
-    return kept[:]
+    return readable, private
 
 
 def deal(state: State, role: str, gen: rng.Generator | None) -> State:
@@ -342,7 +360,7 @@ def deal(state: State, role: str, gen: rng.Generator | None) -> State:
             f = stack[i] = deep_copy(f)
             hook(new, role, f, hooks_gen)
     # lines only the opponent reads may name what was re-dealt: keep role's and public ones
-    new["log"] = _readable(state["log"], role)
+    new["log"] = readable_lines(state["log"], role)[0][:]
     new["rng"] = rng.seed_state(gen.randbelow(1 << 62) if gen is not None else 0)
     return new
 

@@ -108,7 +108,6 @@ Frames may re-deal their own hidden data with ``redeal(state, role, frame, gen)`
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -262,52 +261,12 @@ def _card(cid: str) -> dict[str, Any]:
     return out
 
 
-# The log lines each role read in its last view of each game: (the log then, as a list of
-# its entries; the entries it could read; where the private ones among them are), by role and
-# game (the identity of the log's first entry, which every later state of the game shares).
-# The log only grows from one state to the next (apply appends to a copy, sharing the
-# entries, which are never changed once written: engine.granada._copy), so the next view of
-# the same game filters only the new lines (issue 13), also when a server draws the views of
-# many games in turn. The memo is used only when the old log is a prefix of the new one,
-# entry for entry, so a branch's view just filters afresh; it keeps the games seen last.
-_LOGS: OrderedDict[tuple[str | None, int], tuple[list[dict[str, Any]], list[dict[str, Any]], list[int]]] = \
-    OrderedDict()
-_LOGS_KEPT = 512
-
 
 def _log(log: list[dict[str, Any]], role: str | None) -> list[dict[str, Any]]:
     """The log lines ``role`` may read (engine.api.visible_log), each a copy: a view shares
     nothing with the state, so a front end may edit it (the entries' one container, "to",
-    is copied too)."""
-    if not log:
-        return []
-    key = (role, id(log[0]))  # the memo keeps log[0] alive, so its id names it meanwhile
-    memo = _LOGS.pop(key, None)
-    readable: list[dict[str, Any]] | None = None
-    if memo is not None:
-        seen = memo[0]
-        n = len(seen)
-        # the same entry objects first (a cheap miss for a log read anew from storage), then
-        # the whole prefix, equal entry for entry
-        if n and n <= len(log) and log[0] is seen[0] and log[n - 1] is seen[n - 1] and log[:n] == seen:
-            readable = memo[1][:]
-            private = memo[2][:]
-            for e in log[n:]:
-                if "to" not in e:
-                    readable.append(e)
-                elif role is not None and role in e["to"]:
-                    private.append(len(readable))
-                    readable.append(e)
-    if readable is None:
-        if role is None:
-            readable = [e for e in log if "to" not in e]
-            private = []
-        else:
-            readable = [e for e in log if "to" not in e or role in e["to"]]
-            private = [i for i, e in enumerate(readable) if "to" in e]
-    _LOGS[key] = (log[:], readable, private)
-    while len(_LOGS) > _LOGS_KEPT:
-        _LOGS.popitem(last=False)
+    is copied too). The filtering is remembered by game (redealing.readable_lines)."""
+    readable, private = dealing.readable_lines(log, role)
     out = list(map(dict.copy, readable))
     for i in private:
         out[i]["to"] = list(out[i]["to"])
