@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import time
 
 import engine
@@ -39,6 +40,11 @@ def main() -> None:
     if not args.gc:
         gc.disable()
     module = engine.get("granada")
+    # every frame handler imported in both runs: one a game reaches late (a sea battle) is
+    # otherwise compiled inside the games' count (PYTHONDONTWRITEBYTECODE leaves no .pyc)
+    from engine.granada.frames import HANDLERS
+    for name in HANDLERS.values():
+        importlib.import_module(name)
     play_random(module, 1000)          # warm-up: caches of static data, filled once a process
     begin = playout_start(module) if args.playouts else None
     if args.playouts and begin is None:

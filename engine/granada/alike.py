@@ -26,6 +26,7 @@ from itertools import chain, repeat
 from typing import Any
 
 from engine.api import MARKERS, Action
+from engine.granada import placement
 from engine.granada import state as st
 
 # the order fields that name a piece (one_per_effect has them unrolled, in this order)
@@ -142,6 +143,36 @@ def _record_values(state: dict[str, Any]) -> set[Any] | None:
     return found
 
 
+# the fields of a block record (STATE SHAPE, engine.granada.state): of their values only
+# "loc" and "carried_by" are strings, the others flags
+_RECORD_FIELDS = frozenset({"loc", "revealed", "inside", "carried_by", "moved", "fresh"})
+_LOC = operator.itemgetter("loc")
+_CARRIER = operator.itemgetter("carried_by")
+
+
+def _record_strings(state: dict[str, Any]) -> set[Any] | None:
+    """:func:`_record_values` for what an id can equal (a string): the field names, the
+    places and the carrying fleets of the records, at C speed from the two fields that hold
+    strings (STATE SHAPE) rather than from every value of every record, which was half of a
+    menu's comparison of two alike pieces (issue 33). The tests (placement.VERIFY) check it
+    against :func:`_record_values` at every use."""
+    blocks = state.get("blocks")
+    if blocks.__class__ is not dict:
+        return _record_values(state)
+    records = blocks.values()
+    try:
+        found = set(map(_LOC, records))
+        found.update(map(_CARRIER, records))
+    except (KeyError, TypeError):
+        return _record_values(state)
+    found |= _RECORD_FIELDS
+    if placement.VERIFY:
+        every = _record_values(state)
+        assert every is not None and {v for v in every if v.__class__ is str} <= found, (
+            "a block record holds a string outside its fields loc and carried_by (STATE SHAPE)")
+    return found
+
+
 def _same_swapped(state: dict[str, Any], a: str, b: str) -> bool:
     """The definition of :func:`interchangeable`'s last test, on the whole state."""
     rest = {k: v for k, v in state.items() if k not in _IGNORED}
@@ -192,8 +223,17 @@ def _invariant(value: Any, a: str, b: str) -> bool:
             distinct = None
         if distinct is not None and set(map(type, distinct)) <= _FLAT:
             return a not in distinct and b not in distinct
-    for v in items:  # noqa: SIM110 (a loop: all() over a generator left before its end closes it, an exception)
-        if not _invariant(v, a, b):
+    for v in items:
+        # a scalar is answered here, without a call (a decision frame is mostly scalars, and
+        # a call is a thousand instructions, issue 33)
+        cls = v.__class__
+        if cls is str:
+            if v == a or v == b:
+                return False
+        elif cls is list and set(map(type, v)) <= _FLAT:
+            if a in v or b in v:          # a list of ids (a hand, a deck...): only a string equals an id
+                return False
+        elif cls not in _SCALARS and not _invariant(v, a, b):
             return False
     return True
 
@@ -316,7 +356,7 @@ def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], l
         key = (field, rest, _printed(action[field]))
         kept = classes.setdefault(key, [])
         if kept and in_records is _UNSET:
-            in_records = _record_values(state)
+            in_records = _record_strings(state)
         for other in kept:      # (a loop, not any() over a generator left before its end)
             if interchangeable(state, other[field], action[field], in_records=in_records):
                 break
