@@ -135,6 +135,18 @@ def card_targets(state: State, frame: dict[str, Any], side: str, card_id: str,
     return out
 
 
+def _deployable(card_id: str, ctx: cd.Context, free: list[str]) -> bool:
+    """Whether :func:`card_targets` would list a pair: the play menu asks this of every card
+    in hand, and stops at the first block the card may deploy (issue 33)."""
+    card = _cards()[card_id]
+    blocks = _blocks()
+    special = cd.deploy_special
+    for b in free:
+        if special(card, blocks[b], ctx) is not None:
+            return True
+    return False
+
+
 def watchtower_allowed(state: State, frame: dict[str, Any], side: str) -> bool:
     """10.3: the defender of a field combat at a watchtower he controls, once per combat."""
     loc = frame["loc"]
@@ -188,7 +200,8 @@ def play_actions(state: State, frame: dict[str, Any], side: str, may_finish: boo
     for c in state["hands"][side]:
         card = cards[c]
         if card.kind == "bombardment":
-            if eliminated_artillery(state) or card_targets(state, frame, side, c, ctx, free):
+            # (the blocks at hand first: the eliminated ones are a look at every record)
+            if _deployable(c, ctx, free) or eliminated_artillery(state):
                 acts.append({"type": "bombard", "card": c, "label": f"Play {st.card_choice(c)} (10.2)"})
         elif card.kind == "watchtower":
             if watchtower_allowed(state, frame, side):
@@ -196,7 +209,7 @@ def play_actions(state: State, frame: dict[str, Any], side: str, may_finish: boo
                              "label": f"Play {st.card_choice(c)}: +4 impacts (10.3)"})
         elif card.kind == "naval_bombardment":
             acts.extend(naval_bombardment_actions(state, frame, side, [c]))
-        elif card.kind in cd.DEPLOYING_KINDS and card_targets(state, frame, side, c, ctx, free):
+        elif card.kind in cd.DEPLOYING_KINDS and _deployable(c, ctx, free):
             acts.append({"type": "play", "card": c, "label": f"Play {st.card_choice(c)}"})
     if may_finish:
         acts.append({"type": "finish", "label": "Deploy no more blocks in this battle (8.2.4)"})

@@ -600,9 +600,15 @@ def settle(state: State) -> None:
         where = disks.get(d)
         counts[where] = counts.get(where, 0) + 1
     for loc, L in data().locations.items():
-        # a location nobody stands at changes only its castle (settle_location's last case)
-        if loc in idx or loc in on or L.castle:
+        if loc in idx or loc in on:
             _settle(state, loc, idx, records, control, castle, counts.get(loc, 0), L)
+        elif L.castle:
+            # nobody there: the castle reverts to its alignment (_settle's last case, inline:
+            # most castles are empty, and three calls each were a tenth of a step that ends a
+            # Combat Phase, issue 33)
+            side = "muslim" if L.kingdom else "christian"     # natural(loc)
+            if castle.get(loc, _UNSET) != side:
+                state["castle"][loc] = side
 
 
 # ---------------------------------------------------------------- cards
