@@ -45,7 +45,10 @@ def fleets_in(state: State, zone: str, side: str | None = None) -> list[str]:
 
 
 def carried_by(state: State, fleet: str) -> list[str]:
-    return sorted(b for b, rec in dict.items(state["blocks"]) if rec["carried_by"] == fleet)  # read only
+    # read only (dict.items: no copy-on-access); "is not None" first: most records carry
+    # nothing, and None == str is a slow comparison, a third of this look (issue 33)
+    return sorted(b for b, rec in dict.items(state["blocks"])
+                  if rec["carried_by"] is not None and rec["carried_by"] == fleet)
 
 
 def blockaded(state: State, loc: str, besieged: str) -> bool:
