@@ -255,7 +255,7 @@ def _invariant(value: Any, a: str, b: str) -> bool:
         # a call is a thousand instructions, issue 33)
         cls = v.__class__
         if cls is str:
-            if v == a or v == b:
+            if v in (a, b):
                 return False
         elif cls is list and set(map(type, v)) <= _FLAT:
             if a in v or b in v:          # a list of ids (a hand, a deck...): only a string equals an id
