@@ -211,6 +211,33 @@ def _fulls(records: dict[str, Any], ids: Iterable[str]) -> list[dict[str, Any]]:
     return [shown(bid, _FLAGS(records[bid])).copy() for bid in ids]
 
 
+class _Memo:
+    """A memo of at most twice ``size`` entries, the used lately kept: when the new generation
+    is full it becomes the old one (the one before it is dropped), and an entry found in the
+    old is put in the new again. No bookkeeping at a hit in the new one, unlike an LRU's."""
+
+    __slots__ = ("new", "old", "size")
+
+    def __init__(self, size: int) -> None:
+        self.new: dict[Any, Any] = {}
+        self.old: dict[Any, Any] = {}
+        self.size = size
+
+    def old_get(self, key: Any) -> Any:
+        """The entry of ``key`` in the old generation (put in the new), else None: what a miss
+        in ``new`` asks next."""
+        found = self.old.get(key)
+        if found is not None:
+            self.put(key, found)
+        return found
+
+    def put(self, key: Any, value: Any) -> None:
+        if len(self.new) >= self.size:
+            self.old = self.new
+            self.new = {}
+        self.new[key] = value
+
+
 _FLAGS = operator.itemgetter("inside", "revealed", "moved", "fresh")
 """What a view reads of a block's record (its place aside, which the location index gives):
 the public flags a visible block shows, "inside" and "moved" of a concealed one, and whether
@@ -299,8 +326,7 @@ def _log(log: list[dict[str, Any]], role: str | None) -> list[dict[str, Any]]:
 # games in turn, so the memo is keyed by content, not by game: any state of any game whose
 # location reads the same is drawn by copying the kept dicts. Nothing of a state is kept (its
 # flags are copied into the key), so editing a state in place cannot fool it.
-_DRAWN: dict[tuple[Any, ...], tuple[list[dict[str, Any]], list[dict[str, Any]], int, bool]] = {}
-_DRAWN_KEPT = 16384    # some 200 games' locations for two roles (a few hundred bytes each)
+_DRAWN = _Memo(8192)    # a few hundred bytes an entry; a generation: some 150 games, two roles each
 _OVER = "over"          # the role key of a finished game's views (every role sees everything)
 
 
@@ -347,7 +373,7 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
     known = faces.every if over else faces.seen_by[role]
     key = _OVER if over else role
     drawn = _DRAWN
-    kept_drawing = drawn.get
+    kept_drawing = drawn.new.get
     record = state["blocks"].__getitem__
     flagged = _FLAGS
     copy = dict.copy
@@ -366,9 +392,11 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
             what = (key, loc, tuple(ids), flags)
             kept = kept_drawing(what)
             if kept is None:
-                if len(drawn) >= _DRAWN_KEPT:
-                    drawn.clear()
-                kept = drawn[what] = _draw(ids, flags, known, loc)
+                kept = drawn.old_get(what)
+                if kept is None:
+                    kept = _draw(ids, flags, known, loc)
+                    drawn.put(what, kept)
+                kept_drawing = drawn.new.get        # a new generation may have begun
             shown = {"christian": list(map(copy, kept[0])), "muslim": list(map(copy, kept[1]))}
             chris = kept[2]
             if chris:
@@ -414,8 +442,7 @@ def _seas(state: State, role: str | None, idx: dict[str, list[str]], over: bool)
 # The drawing of a box (and of the optional rules' boxes), by its ids and their flags
 # (:data:`_FLAGS`), as :data:`_DRAWN` keeps the map's: the eliminated and captured blocks
 # pile up over a game, and a box is the same at most steps.
-_BOXES: dict[tuple[tuple[str, ...], tuple[tuple[Any, ...], ...]], list[dict[str, Any]]] = {}
-_BOXES_KEPT = 4096
+_BOXES = _Memo(1024)     # some 200 games' boxes (eliminated: dozens of blocks, a few KB)
 
 
 def _box(records: dict[str, Any], ids: list[str] | tuple[str, ...]) -> list[dict[str, Any]]:
@@ -424,11 +451,12 @@ def _box(records: dict[str, Any], ids: list[str] | tuple[str, ...]) -> list[dict
         return []
     ids = tuple(ids)
     what = (ids, tuple(map(_FLAGS, map(records.__getitem__, ids))))
-    kept = _BOXES.get(what)
+    kept = _BOXES.new.get(what)
     if kept is None:
-        if len(_BOXES) >= _BOXES_KEPT:
-            _BOXES.clear()
-        kept = _BOXES[what] = list(map(_shown, ids, what[1]))
+        kept = _BOXES.old_get(what)
+        if kept is None:
+            kept = list(map(_shown, ids, what[1]))
+            _BOXES.put(what, kept)
     return list(map(dict.copy, kept))
 
 
