@@ -17,6 +17,7 @@ from bot.models import Game, Move, Outbox, Seat, dumps, loads, utcnow
 from bot.service import ratings
 from bot.service.deltas import state_hash
 from bot.service.forced import FORCED_LIMIT, _forced_tells, confirms_forced, is_auto
+from bot.service.marks import Reached, forced_step
 from bot.service.sql import (
     _INSERT_OUTBOX,
     _LAST_STANDING_STEPS,
@@ -25,7 +26,7 @@ from bot.service.sql import (
     _run,
     _Sql,
 )
-from bot.service.storage import Storage, _Loaded, _module, _UndoFacts
+from bot.service.storage import Storage, _Hot, _Loaded, _module, _UndoFacts
 from bot.service.types import (
     GameInfo,
     NotAllowed,
@@ -459,17 +460,37 @@ class ServiceCore(Storage):
         confirm such steps (:data:`CONFIRM_FORCED`), with its action and the state after it.
         The built-in player's seats choose for themselves, as always. A step is left to the
         player when taking it at once would tell another seat something it cannot see
-        (:func:`_forced_tells`)."""
+        (:func:`_forced_tells`).
+
+        A role offered one action has it marked on the way (``marks.forced_step``): the marking
+        goes with ``loaded`` (``_Loaded.reached``) and, once the state is the game's, with the
+        game kept hot (:meth:`_keep`), for the view and the step that follow."""
         module = loaded.module
+        marked: dict[str, Reached] | None = None
         for who in module.active(state):
             seat = loaded.seats.get(who)
             if seat is None or seat.is_bot or confirms_forced(seat.prefs):
                 continue
-            found = module.forced_step(state, who)
+            found, reached = forced_step(module, state, who)
             if found is not None and not _forced_tells(module, state, who, [r for r in loaded.seats if r != who],
                                                        _bot_seed(loaded.game.seed, loaded.game.version, who)):
                 return who, found[0], found[1]
+            if reached is not None:
+                if marked is None:
+                    kept = loaded.reached or {}
+                    marked = loaded.reached = {r: m for r, m in kept.items() if m.state is state}
+                marked[who] = reached
         return None
+
+    def _keep(self, loaded: _Loaded) -> _Hot:
+        """``Storage._keep``, with the markings a command made of the state it leaves the game
+        in (:meth:`_forced_next`), which the next view of their role takes."""
+        hot = super()._keep(loaded)
+        if loaded.reached and loaded.game.id is not None:
+            for role, reached in loaded.reached.items():
+                if reached.state is hot.state and (hot.reached is None or role not in hot.reached):
+                    self._kept_reached(loaded.game.id, hot, role, reached)
+        return hot
 
     @staticmethod
     def _people(loaded: _Loaded) -> list[Seat]:

@@ -102,12 +102,40 @@ def marked_view(module: GameModule, state: State, role: str | None,
     actions = view_actions(seen)
     if known is not None and known.mark(state, actions):
         return seen, known
+    return seen, _marking(module, state, role, actions)
+
+
+def _marking(module: GameModule, state: State, role: str, actions: list[Action]) -> Reached:
+    """The marking of ``actions`` (``role``'s, offered in ``state``): they are marked in place
+    (:func:`marked_steps`), and what it reached is returned."""
     reached = Reached(state)
     reached.offered = [action.copy() for action in actions]
-    afters = marked_steps(game, state, role, actions)
+    afters = marked_steps(module, state, role, actions)
     for index, (action, offered, after) in enumerate(zip(actions, reached.offered, afters, strict=True)):
         if len(action) != len(offered):
             reached.marks.extend((index, key) for key in action if key not in offered)
         if after is not None:
             reached.steps.append((offered if ADDED_MARKS.isdisjoint(offered) else _unmarked(offered), after))
-    return seen, reached
+    return reached
+
+
+def forced_step(module: GameModule, state: State, role: str) -> tuple[tuple[Action, State] | None, Reached | None]:
+    """``module.forced_step(state, role)`` (``engine.api.Game.forced_step``: the only action
+    offered, navigation aside, when it is not ``ask``, the game takes it and it can be taken
+    back), found by the marking of ``role``'s actions when they are one (the marking marks it
+    ``forced`` exactly then), with that marking; (None, None) when more are offered (nothing
+    is applied, as by the engine's).
+
+    A step the service does not take by itself (it is final, ``ask``, or would tell another
+    seat something) is offered to its player next, whose view marks the same one action by
+    applying it again: the marking kept with the game spares that (:meth:`Reached.mark`)."""
+    actions = module.actions(state, role)
+    offered = [i for i, action in enumerate(actions) if not module.is_nav(action)]
+    if len(offered) != 1:
+        return None, None
+    only = offered[0]
+    reached = _marking(adapt(module), state, role, actions)
+    if (only, "forced") not in reached.marks:
+        return None, reached
+    # the one action applied is the one step reached (navigation reaches none)
+    return (dict(reached.offered[only]), reached.steps[0][1]), reached

@@ -70,12 +70,15 @@ def parts_of(module: GameModule, text: str) -> list[str]:
 
 
 def plan(module: GameModule, state: State, role: str, text: str,
-         view: Callable[[State, str], View] | None = None) -> list[Action]:
+         view: Callable[[State, str], View] | None = None,
+         after: Callable[[State, Action], State] | None = None) -> list[Action]:
     """The engine steps a typed order stands for, each checked on a copy of the state after
     the steps before it; raises (RuleError, OrderRefused) when the chain does not fit whole.
 
     ``view``: the seat's view of a state, its actions marked (default ``module.view``; the
-    service gives its own marking, which knows the marks of the state it keeps hot)."""
+    service gives its own marking, which knows the marks of the state it keeps hot).
+    ``after``: the state one of the view's actions leads to (default ``module.apply``; the
+    service takes the state its marking of the view reached)."""
     seen = module.view if view is None else view
     parts = parts_of(module, text)
     if not parts:
@@ -105,7 +108,7 @@ def plan(module: GameModule, state: State, role: str, text: str,
             if n == 0:
                 raise
             raise RuleError(f"step {n + 1} of the order: {exc}", exc.rule, exc.allowed) from None
-        current = module.apply(current, role, action)
+        current = module.apply(current, role, action) if after is None else after(current, action)
         steps.append(action)
     if not steps:
         raise OrderRefused("Nothing in that order fits your choices now.")

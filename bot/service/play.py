@@ -25,7 +25,7 @@ from bot.service.core import (
 )
 from bot.service.forced import is_auto
 from bot.service.levels import PREF, check_level, game_level, seat_level
-from bot.service.marks import marked_view
+from bot.service.marks import Reached, marked_view
 from bot.service.sql import (
     _GAME_FIELDS,
     _GAME_ID_AT,
@@ -49,7 +49,7 @@ from bot.service.types import (
     UndoRefused,
 )
 from bot.thinking import Decision, InlineThinker, Thinking
-from engine.api import GameModule, RuleError, State, View, clone
+from engine.api import Action, GameModule, RuleError, State, View, clone
 from engine.players import choose
 from engine.text import role_name
 
@@ -202,28 +202,49 @@ class PlayCommands(ServiceCore):
             self._require_holder(loaded, role, user_id)
             if expected_version is not None:
                 self._require_version(loaded, expected_version, role)
-            steps = orders.plan(loaded.module, loaded.state, role, text, self._order_view(loaded))
+            markings: dict[int, Reached] = {}
+            steps = orders.plan(loaded.module, loaded.state, role, text, self._order_view(loaded, markings),
+                                self._order_after(loaded, role, markings))
             # The forced steps after the chain are taken by the service; those inside it were
             # typed, or the chain would not have fitted (``orders.plan`` checks it as it stands).
-            done = [replace(await self._step(session, loaded, role, action, user_id, settle=n == len(steps) - 1),
-                            action=action)
-                    for n, action in enumerate(steps)]
+            # Each step takes the state its view's marking reached, as plan did.
+            done = []
+            for n, action in enumerate(steps):
+                marking = markings.get(id(loaded.state))
+                if marking is not None and marking.state is loaded.state:
+                    loaded.reached = {**(loaded.reached or {}), role: marking}
+                step = await self._step(session, loaded, role, action, user_id, settle=n == len(steps) - 1)
+                done.append(replace(step, action=action))
         self._keep(loaded)
         return done
 
     @staticmethod
-    def _order_view(loaded: _Loaded) -> Callable[[State, str], View]:
+    def _order_view(loaded: _Loaded, markings: dict[int, Reached]) -> Callable[[State, str], View]:
         """The seat's views a typed order is matched against (``orders.plan``), marked by the
         service's marking (bot/service/marks.py): the game's state as loaded takes the marks
         its last view found (no action applied again), and its marking is kept with the
-        command's game, for the order's first step to take its state from (``_step``)."""
+        command's game, for the order's first step to take its state from (``_step``). Every
+        marking goes into ``markings`` (by the id of its state, which it holds), for the
+        states that follow (:meth:`_order_after`) and the order's steps."""
         def view(state: State, role: str) -> View:
             known = loaded.reached.get(role) if loaded.reached is not None else None
             seen, reached = marked_view(loaded.module, state, role, known)
-            if reached is not None and state is loaded.state and reached is not known:
-                loaded.reached = {**(loaded.reached or {}), role: reached}
+            if reached is not None:
+                markings[id(state)] = reached
+                if state is loaded.state and reached is not known:
+                    loaded.reached = {**(loaded.reached or {}), role: reached}
             return seen
         return view
+
+    @staticmethod
+    def _order_after(loaded: _Loaded, role: str, markings: dict[int, Reached]) -> Callable[[State, Action], State]:
+        """The state an action of a typed order leads to (``orders.plan``): the one the
+        marking of the view it was matched in reached (:meth:`_order_view`), else applied."""
+        def after(state: State, action: Action) -> State:
+            marking = markings.get(id(state))
+            found = marking.after(state, action) if marking is not None else None
+            return found if found is not None else loaded.module.apply(state, role, action)
+        return after
 
     async def play_bots(self, game_pk: int, max_steps: int | None = None, batch: int = 20, *,
                         thinker: Thinking | None = None,

@@ -108,6 +108,8 @@ Frames may re-deal their own hidden data with ``redeal(state, role, frame, gen)`
 from __future__ import annotations
 
 import functools
+import operator
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -205,16 +207,59 @@ def _visible(state: State, bid: str, role: str | None) -> bool:
 def _fulls(records: dict[str, Any], ids: Iterable[str]) -> list[dict[str, Any]]:
     """Visible blocks, in that order: each its printed face and its record's public flags (new
     dicts; the boxes hold dozens late in a game)."""
-    face = _faces().face
-    out = []
-    for bid in ids:
-        rec = records[bid]
-        shown = face[bid].copy()
-        shown["inside"] = rec["inside"]
-        shown["revealed"] = rec["revealed"]
-        shown["moved"] = rec["moved"]
-        shown["fresh"] = rec["fresh"]
-        out.append(shown)
+    shown = _shown
+    return [shown(bid, _FLAGS(records[bid])).copy() for bid in ids]
+
+
+class _Memo:
+    """A memo of at most twice ``size`` entries, the used lately kept: when the new generation
+    is full it becomes the old one (the one before it is dropped), and an entry found in the
+    old is put in the new again. No bookkeeping at a hit in the new one, unlike an LRU's."""
+
+    __slots__ = ("new", "old", "size")
+
+    def __init__(self, size: int) -> None:
+        self.new: dict[Any, Any] = {}
+        self.old: dict[Any, Any] = {}
+        self.size = size
+
+    def old_get(self, key: Any) -> Any:
+        """The entry of ``key`` in the old generation (put in the new), else None: what a miss
+        in ``new`` asks next."""
+        found = self.old.get(key)
+        if found is not None:
+            self.put(key, found)
+        return found
+
+    def put(self, key: Any, value: Any) -> None:
+        if len(self.new) >= self.size:
+            self.old = self.new
+            self.new = {}
+        self.new[key] = value
+
+
+_FLAGS = operator.itemgetter("inside", "revealed", "moved", "fresh")
+"""What a view reads of a block's record (its place aside, which the location index gives):
+the public flags a visible block shows, "inside" and "moved" of a concealed one, and whether
+it is "revealed"."""
+
+# A visible block as views draw it, by its id and flags (:data:`_FLAGS`): a view hands out
+# copies. 137 blocks, 16 flag values each at most; shared by the memos below, so that what
+# they keep costs little more than their lists.
+_SHOWN: dict[tuple[str, tuple[Any, ...]], dict[str, Any]] = {}
+_SHOWN_KEPT = 4096
+
+
+def _shown(bid: str, flags: tuple[Any, ...]) -> dict[str, Any]:
+    """The visible block ``bid`` with ``flags``, as kept in :data:`_SHOWN` (read only)."""
+    key = (bid, flags)
+    out = _SHOWN.get(key)
+    if out is None:
+        out = _faces().face[bid].copy()
+        out["inside"], out["revealed"], out["moved"], out["fresh"] = flags
+        if len(_SHOWN) >= _SHOWN_KEPT:
+            _SHOWN.clear()
+        _SHOWN[key] = out
     return out
 
 
@@ -273,40 +318,33 @@ def _log(log: list[dict[str, Any]], role: str | None) -> list[dict[str, Any]]:
     return out
 
 
-# What each location showed each role lately, by role (a finished game's views under
-# "over") and location: (the ids there, copies of their records, the Christians' and the
-# Muslims' drawn blocks, how many are Christian, whether one is inside). Between two steps
-# most locations keep their blocks and records, and drawing them was half of a view (issue
-# 33): a location whose ids and records are equal to those kept (compared at C speed, key by
-# key: the copies are never the state's own records, so editing a state in place cannot
-# fool it) is drawn by copying the kept dicts. What is compared is all the drawing reads
-# (the printed faces aside, which never change), so any state of any game may hit; entries
-# are replaced whole.
-_DRAWN: dict[str | None, dict[str, tuple[Any, ...]]] = {}
-_OVER = "over"          # the key of a finished game's views (every role sees everything)
+# How a location was drawn for a role, by what the drawing reads: the role (a finished game's
+# views under "over", which show every block), the location, the ids there and their records'
+# flags (:data:`_FLAGS`) -> the Christians' and the Muslims' drawn blocks, how many are
+# Christian, whether one is inside. Between two steps most locations keep their blocks and
+# flags, and drawing them was half of a view (issue 33); a server draws the views of many
+# games in turn, so the memo is keyed by content, not by game: any state of any game whose
+# location reads the same is drawn by copying the kept dicts. Nothing of a state is kept (its
+# flags are copied into the key), so editing a state in place cannot fool it.
+_DRAWN = _Memo(8192)    # a few hundred bytes an entry; a generation: some 150 games, two roles each
+_OVER = "over"          # the role key of a finished game's views (every role sees everything)
 
 
-def _draw(records: dict[str, Any], ids: list[str], known: frozenset[str], loc: str,
-          recs: list[dict[str, Any]]) -> tuple[Any, ...]:
+def _draw(ids: list[str], flags: tuple[tuple[Any, ...], ...], known: frozenset[str],
+          loc: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int, bool]:
     """A location's :data:`_DRAWN` entry, drawn afresh: :func:`_blocks_for` for both sides,
     inlined."""
     faces = _faces()
-    face, owner, colour = faces.face, faces.owner, faces.colour
+    owner, colour = faces.owner, faces.colour
     christian: list[dict[str, Any]] = []
     muslim: list[dict[str, Any]] = []
     shown = {"christian": christian, "muslim": muslim}
     hidden: list[tuple[Any, ...]] = []
-    for bid in sorted(ids):
-        rec = records[bid]
-        if bid in known or rec["revealed"]:
-            out = face[bid].copy()
-            out["inside"] = rec["inside"]
-            out["revealed"] = rec["revealed"]
-            out["moved"] = rec["moved"]
-            out["fresh"] = rec["fresh"]
-            shown[owner[bid]].append(out)
+    for bid, flag in sorted(zip(ids, flags)):
+        if bid in known or flag[1]:
+            shown[owner[bid]].append(_shown(bid, flag))
         else:
-            hidden.append((colour[bid], rec["inside"], rec["moved"], owner[bid]))
+            hidden.append((colour[bid], flag[0], flag[2], owner[bid]))
     chris = len(christian)
     if hidden:
         # numbered per side in the order of what anyone sees (the sides' own orders, since
@@ -323,23 +361,21 @@ def _draw(records: dict[str, Any], ids: list[str], known: frozenset[str], loc: s
                 muslim.append({"key": f"muslim:{loc}:{nm}", "side": side,
                                "colour": col, "inside": ins, "moved": moved})
         chris += nc
-    return (ids[:], [r.copy() for r in recs], christian, muslim, chris,
-            any(r["inside"] for r in recs))
+    return christian, muslim, chris, any(flag[0] for flag in flags)
 
 
 def _map(state: State, role: str | None, idx: dict[str, list[str]],
          over: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The "locations" and "contested" keys, in one pass over the map: each location's
-    blocks from :data:`_DRAWN` when they are as drawn last for this role, else
+    blocks from :data:`_DRAWN` when it kept a drawing of what they read, else
     :func:`_draw`."""
     faces = _faces()
     known = faces.every if over else faces.seen_by[role]
     key = _OVER if over else role
-    drawn = _DRAWN.get(key)
-    if drawn is None:
-        drawn = _DRAWN[key] = {}
-    records = state["blocks"]
-    record = records.__getitem__
+    drawn = _DRAWN
+    kept_drawing = drawn.new.get
+    record = state["blocks"].__getitem__
+    flagged = _FLAGS
     copy = dict.copy
     control, castle = state["control"].get, state["castle"].get
     disks_at: dict[str, list[str]] = {}
@@ -352,18 +388,23 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
     for loc, has_castle in faces.locations:
         ids = idx.get(loc)
         if ids:
-            recs = list(map(record, ids))
-            kept = drawn.get(loc)
-            if kept is None or kept[0] != ids or kept[1] != recs:
-                kept = drawn[loc] = _draw(records, ids, known, loc, recs)
-            shown = {"christian": list(map(copy, kept[2])), "muslim": list(map(copy, kept[3]))}
-            chris = kept[4]
+            flags = tuple(map(flagged, map(record, ids)))
+            what = (key, loc, tuple(ids), flags)
+            kept = kept_drawing(what)
+            if kept is None:
+                kept = drawn.old_get(what)
+                if kept is None:
+                    kept = _draw(ids, flags, known, loc)
+                    drawn.put(what, kept)
+                kept_drawing = drawn.new.get        # a new generation may have begun
+            shown = {"christian": list(map(copy, kept[0])), "muslim": list(map(copy, kept[1]))}
+            chris = kept[2]
             if chris:
                 # st.units_at: the Muslims' units are their blocks and disks (8.7.4)
                 mus = len(ids) - chris
                 disks = disks_at.get(loc) if disks_at else None
                 if mus or disks:
-                    contested.append({"loc": loc, "siege": kept[5] or bool(disks and not mus)})
+                    contested.append({"loc": loc, "siege": kept[3] or bool(disks and not mus)})
                 elif st.guard_defends(state, loc, "christian", idx):
                     contested.append({"loc": loc, "siege": False})  # the Palace Guard will appear (10.10)
         else:
@@ -398,21 +439,25 @@ def _seas(state: State, role: str | None, idx: dict[str, list[str]], over: bool)
     return seas
 
 
-# The drawing of each box (and of the optional rules' boxes) lately, by name: (its ids, copies
-# of their records, its drawn blocks), reused while its ids and records are equal (as
-# :data:`_DRAWN` is for the map): the eliminated and captured blocks pile up over a game.
-_BOXES: dict[str, tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]] = {}
+# The drawing of a box (and of the optional rules' boxes), by its ids and their flags
+# (:data:`_FLAGS`), as :data:`_DRAWN` keeps the map's: the eliminated and captured blocks
+# pile up over a game, and a box is the same at most steps.
+_BOXES = _Memo(1024)     # some 200 games' boxes (eliminated: dozens of blocks, a few KB)
 
 
-def _box(records: dict[str, Any], ids: list[str] | tuple[str, ...], name: str) -> list[dict[str, Any]]:
-    """:func:`_fulls` of the box ``name``, from :data:`_BOXES` when it holds the same."""
+def _box(records: dict[str, Any], ids: list[str] | tuple[str, ...]) -> list[dict[str, Any]]:
+    """:func:`_fulls` of a box's ``ids``, from :data:`_BOXES` when it holds the same."""
     if not ids:
         return []
-    recs = list(map(records.__getitem__, ids))
-    kept = _BOXES.get(name)
-    if kept is None or kept[0] != ids or kept[1] != recs:
-        kept = _BOXES[name] = (list(ids), [r.copy() for r in recs], _fulls(records, ids))
-    return list(map(dict.copy, kept[2]))
+    ids = tuple(ids)
+    what = (ids, tuple(map(_FLAGS, map(records.__getitem__, ids))))
+    kept = _BOXES.new.get(what)
+    if kept is None:
+        kept = _BOXES.old_get(what)
+        if kept is None:
+            kept = list(map(_shown, ids, what[1]))
+            _BOXES.put(what, kept)
+    return list(map(dict.copy, kept))
 
 
 def _boxes(state: State, role: str | None, idx: dict[str, list[str]], over: bool) -> dict[str, Any]:
@@ -423,7 +468,7 @@ def _boxes(state: State, role: str | None, idx: dict[str, list[str]], over: bool
     for s in st.SIDES:
         ids = idx.get(f"recruit:{s}", [])
         if role == s or over:
-            recruit[s] = _box(records, ids, f"recruit:{s}")
+            recruit[s] = _box(records, ids)
         else:
             recruit[s] = {"count": len(ids)}
     optional = _faces().optional
@@ -431,11 +476,11 @@ def _boxes(state: State, role: str | None, idx: dict[str, list[str]], over: bool
     return {
         "recruit": recruit,
         "bag": {s: len(idx.get(f"bag:{s}", ())) for s in st.SIDES},
-        "palace": _box(records, idx.get("palace", ()), "palace"),
-        "boabdil_box": _box(records, idx.get("boabdil_box", ()), "boabdil_box"),
-        "aside": _box(records, [b for b in aside if b not in optional], "aside") if aside else [],
-        "eliminated": _box(records, idx.get("eliminated", ()), "eliminated"),
-        "captured": _box(records, idx.get("captured", ()), "captured"),
+        "palace": _box(records, idx.get("palace", ())),
+        "boabdil_box": _box(records, idx.get("boabdil_box", ())),
+        "aside": _box(records, [b for b in aside if b not in optional]) if aside else [],
+        "eliminated": _box(records, idx.get("eliminated", ())),
+        "captured": _box(records, idx.get("captured", ())),
     }
 
 
@@ -574,21 +619,33 @@ def _rules(options: dict[str, Any], state: State) -> list[str]:
     return list(found)
 
 
-# The victory-point breakdowns of the control pieces seen lately (most recent first): every
-# view carries one, and control changes at few steps. Equal dicts are compared at C speed
-# (victory.breakdown keys its own memo on tuples of their items, which a view paid for).
-_VP: list[tuple[dict[str, Any], dict[str, Any], dict[str, dict[str, Any]]]] = []
+# The victory-point breakdown of each game's view lately, by game (the identity of its log's
+# first entry, which the memo keeps alive, so that its id names it meanwhile; 0 for a state
+# without a log): (that entry, copies of the control and castle pieces, the breakdown). Every
+# view carries one, control changes at few steps, and a server draws the views of many games
+# in turn, which a few entries shared by all games could not keep (victory.breakdown's memo
+# neither: the breakdown walks the map). Equal pieces give the same breakdown whatever the
+# game, so a state of another branch or game that hits is still right.
+_VP: OrderedDict[int, tuple[Any, dict[str, Any], dict[str, Any], dict[str, dict[str, Any]]]] = OrderedDict()
+_VP_KEPT = 512
 
 
 def _vp(state: State) -> dict[str, dict[str, Any]]:
     """victory.breakdown(state): it reads only the control and castle pieces (fresh dicts)."""
     control, castle = state["control"], state["castle"]
-    for seen_control, seen_castle, kept in _VP:
-        if seen_control == control and seen_castle == castle:
-            return {s: dict(counts) for s, counts in kept.items()}
-    out = victory.breakdown(state)
-    _VP.insert(0, (dict(control), dict(castle), out))
-    del _VP[8:]
+    log = state["log"]
+    first = log[0] if log else None
+    game = id(first) if log else 0
+    kept = _VP.get(game)
+    if kept is not None and kept[0] is first and kept[1] == control and kept[2] == castle:
+        _VP.move_to_end(game)
+        out = kept[3]
+    else:
+        out = victory.breakdown(state)
+        _VP[game] = (first, dict(control), dict(castle), out)
+        _VP.move_to_end(game)
+        if len(_VP) > _VP_KEPT:
+            _VP.popitem(last=False)
     return {s: dict(counts) for s, counts in out.items()}
 
 
@@ -605,7 +662,7 @@ def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
         "rules": rules,
         "out_of_supply": supply.out_of_supply(state) if "out_of_supply" in rules else {},
         "pioneers": pioneers.where(state),
-        "mercenaries": {s: _box(records, idx.get(f"mercenaries:{s}", ()), f"mercenaries:{s}")
+        "mercenaries": {s: _box(records, idx.get(f"mercenaries:{s}", ()))
                         for s in opt.mercenary_sides(state)},
         "crusaders": _fulls(records, [b for b in idx.get("aside", ()) if b in extras.crusaders()])
         if bull else [],

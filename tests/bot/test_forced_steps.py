@@ -17,6 +17,7 @@ import pytest
 import engine
 from bot.local import play
 from bot.service import CONFIRM_FORCED, GameService, UndoRefused
+from bot.service.forced import FORCED_SAMPLES
 from tests.bot import forcedgame
 from tests.bot.test_local import Keyboard
 
@@ -166,6 +167,39 @@ async def test_a_step_that_cannot_be_taken_back_says_so_and_is_never_forced(serv
     step = await service.apply(pk, "red", {"type": "draw", "label": "Draw a bonus point", "final": True}, 1, ALICE)
     assert step.barrier
     assert not (await service.view(pk, "red", ALICE)).can_undo
+
+
+
+async def test_a_step_left_to_its_player_is_marked_once_by_the_check_that_left_it(
+        service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check for a forced step applies a role's one action to mark it (as a view marks
+    it): a step left to its player (here forced, but a hidden hand would tell) is marked and
+    reached by that check, and the player's view and step that follow take its marks and the
+    state it reached instead of applying the action again (bot/service/marks.py)."""
+    pk = await race(service, joker="nobody")
+    await service.apply(pk, "red", {"type": "add", "n": 2}, 1, ALICE)
+    game = engine.get(forcedgame.id)
+    applied: list[tuple[str, str]] = []
+    real = game.apply
+
+    def counted(state: dict[str, Any], role: str, action: dict[str, Any]) -> dict[str, Any]:
+        applied.append((role, action["type"]))
+        return real(state, role, action)
+
+    monkeypatch.setattr(game, "apply", counted)
+    await service.apply(pk, "red", {"type": "add", "n": 2}, 2, ALICE)
+    assert applied == [("red", "add"), ("red", "bank")], "the step, then the check's marking of Bank"
+    red = await service.view(pk, "red", ALICE)
+    state = (await service.state(pk))[1]
+    assert red.view == game.own_view(state, "red") | {"actions": red.view["actions"]}
+    assert red.view["actions"] == [{"type": "bank", "label": "Bank 4 points", "forced": True}]
+    assert len(applied) == 2, "the view took the check's marks"
+    step = await service.apply(pk, "red", red.view["actions"][0], 3, ALICE)
+    # the bank took the state the check reached; blue's forced start was marked, then checked
+    # in the worlds red cannot tell apart
+    assert applied[2:] == [("blue", "start")] * (1 + FORCED_SAMPLES)
+    assert [(f.role, f.automatic) for f in step.forced] == [("blue", True)]
+    assert (await service.replay_check(pk)).ok
 
 
 # ------------------------------------------------------------------ the terminal table

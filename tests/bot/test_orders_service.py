@@ -78,8 +78,9 @@ async def test_an_order_after_a_view_takes_that_views_marks_and_the_state_they_r
         service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
     """A typed order is matched against the seat's marked view (bot/service/marks.py): of the
     state the game is kept hot at, the marks its last view found (no action applied again to
-    mark them), and its first step takes the state that marking reached; the later parts of a
-    chain are marked afresh. The steps are those of the same order without a view before it."""
+    mark them); the later parts of a chain are marked afresh; the plan and every step take the
+    states the markings reached, applying nothing again. The steps are those of the same order
+    without a view before it."""
     import engine
     from bot.service import marks
     from tests.bot import toygame
@@ -103,9 +104,9 @@ async def test_an_order_after_a_view_takes_that_views_marks_and_the_state_they_r
     applied.clear()
     again = await service.apply_order(other, "red", "add 2 > bank", 0, ANN)  # no view before
     assert with_view[0] == 1 and len(marked) == 2, "the first state takes the view's marks"
-    # 'add 2' and 'bank' applied in the plan, the second state's actions to mark them, and
-    # 'bank' by its step: the first step takes the state the view's marking reached
-    assert with_view[1] == 3 + second
+    # only the second state's actions, to mark them: 'add 2' and 'bank' were applied by the
+    # markings, which the plan and the steps take the states of
+    assert with_view[1] == second
     assert len(applied) == with_view[1] + len(seen.view["actions"]), "without a view: the first state marked"
     assert [(s.version, s.action, s.active) for s in steps] == [(s.version, s.action, s.active) for s in again]
     assert (await service.state(pk))[1] == (await service.state(other))[1]

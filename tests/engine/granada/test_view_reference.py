@@ -239,3 +239,40 @@ def test_points_and_supply_markers_follow_control_changed_in_place() -> None:
     assert cut == supply._out_of_supply(s, st.by_location(s))
     assert cut["muslim"], "Muslim stacks on Christian ground with no line to their territory"
     assert cut != after["optional"]["out_of_supply"]
+
+
+@pytest.mark.rule("3.1", "3.3")
+def test_views_of_games_viewed_in_turn_are_those_drawn_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The drawings of the map and of the boxes are remembered by what they read, for every
+    game at once, in two generations (views._Memo): views of several games drawn in turn,
+    through memos so small that their generations turn over every view or two, are the views
+    drawn with nothing remembered, and each still reads its own state; a position edited in
+    place between two views (a block revealed) is drawn afresh."""
+    from engine.granada import views
+
+    games = [states(seed, {}, steps=200) for seed in (3, 7)]
+    order = random.Random(11)
+    seen = []
+    monkeypatch.setattr(views, "_DRAWN", views._Memo(30))
+    monkeypatch.setattr(views, "_BOXES", views._Memo(4))
+    for step in range(0, 200, 9):
+        for game in order.sample(games, len(games)):
+            state = game[min(step, len(game) - 1)]
+            for role in order.sample(ROLES, len(ROLES)):
+                seen.append((state, role, json.dumps(g.view(state, role))))
+    for state, role, text in seen:
+        monkeypatch.setattr(views, "_DRAWN", views._Memo(30))
+        monkeypatch.setattr(views, "_BOXES", views._Memo(4))
+        assert json.dumps(g.view(state, role)) == text
+        check_view(state, role, json.loads(text))
+    monkeypatch.setattr(views, "_DRAWN", views._Memo(8192))
+    s = json.loads(json.dumps(games[0][120]))
+    hidden = next(bid for bid, rec in s["blocks"].items()
+                  if rec["loc"] in D.locations and st.owner(bid) == "muslim" and not rec["revealed"]
+                  and D.blocks[bid].colour != "grey")
+    before = g.view(s, "christian")
+    assert hidden not in json.dumps(before["locations"])
+    s["blocks"][hidden]["revealed"] = True
+    after = g.view(s, "christian")
+    assert hidden in json.dumps(after["locations"]), "drawn afresh: the block is face up now"
+    check_view(s, "christian", after)
