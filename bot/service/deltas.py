@@ -10,8 +10,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from bot.models import dumps, loads
-from bot.service.canon import Canonical, by_parts, kept_prefix, same_text
+from bot.models import loads
+from bot.service.canon import Canonical, by_parts, kept_prefix, quick_dumps, same_text
 from bot.service.canon import state_hash as state_hash  # where the service has always taken it from
 
 SNAPSHOT_EVERY = 32
@@ -122,7 +122,7 @@ def _replayed(text: str, snapshot: int, version: int, rows: Sequence[Any],
             state = apply_delta(state, loads(r.delta))
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             return text, None, f"the delta of move {r.seq} does not apply ({exc})."
-    canon = by_parts(state) if parts else Canonical(state, dumps(state), None)
+    canon = by_parts(state) if parts else Canonical(state, quick_dumps(state), None)
     if canon.hash != rows[-1].state_hash:
         return text, None, (f"its snapshot (version {snapshot}) and the deltas after it do not lead to the "
                             f"state move {version} recorded.")

@@ -10,7 +10,15 @@ import pytest
 
 import engine
 from bot.models import dumps, loads
-from bot.service.canon import Canonical, _dumps, by_parts, canonical, same_text, text_delta, text_delta_text
+from bot.service.canon import (
+    Canonical,
+    by_parts,
+    canonical,
+    quick_dumps,
+    same_text,
+    text_delta,
+    text_delta_text,
+)
 from bot.service.deltas import apply_delta, state_hash
 from engine.api import clone
 from tests.engine.games import random_game
@@ -186,7 +194,7 @@ def test_the_hash_read_on_from_the_last_state_is_the_hash_of_the_text() -> None:
 
 
 def test_the_direct_encoder_writes_what_dumps_writes() -> None:
-    """The canonical texts of parts are made by the C encoder called straight (``_dumps``):
+    """The canonical texts of parts are made by the C encoder called straight (``quick_dumps``):
     the very text of ``dumps`` for every kind of JSON value, and the same refusals."""
     rng = random.Random(7)
     leaves: list[Any] = [0, -1, 2**70, True, False, None, 0.0, -0.0, 1e16, 0.1 + 0.2, 1e-300, "", "a\"b\\",
@@ -202,9 +210,9 @@ def test_the_direct_encoder_writes_what_dumps_writes() -> None:
 
     for _ in range(3000):
         v = value(4)
-        assert _dumps(v) == dumps(v), v
+        assert quick_dumps(v) == dumps(v), v
     for bad in (float("nan"), [float("inf")], {"a": object()}, {1: 2, "a": 3}):
         with pytest.raises((ValueError, TypeError)):
             dumps(bad)
         with pytest.raises((ValueError, TypeError)):
-            _dumps(bad)
+            quick_dumps(bad)
