@@ -33,10 +33,10 @@ class _Group:
     KB), and the checkpointer then copies them into the file: most of a step's cost in
     SQLite (issue 13). Steps made while a group is open (in the same turn of the event loop,
     as happens when many games are played at once) join it, each inside a SAVEPOINT of its
-    own (left open until the commit), so that one step's failure takes back only its own
-    statements; the group commits once, at the next turn of the loop, and only then does
-    any of its steps return (nothing is acknowledged before it is committed, so a crash
-    still loses no step anyone was told of). A step alone, the usual case, costs one turn of the loop more than a commit of its
+    own, so that one step's failure takes back only its own statements; the group commits
+    once, at the next turn of the loop, and only then does any of its steps return (nothing
+    is acknowledged before it is committed, so a crash still loses no step anyone was told
+    of). A step alone, the usual case, costs one turn of the loop more than a commit of its
     own."""
 
     __slots__ = ("done", "states", "savepoints")
@@ -169,9 +169,7 @@ class Transactions:
                 await raw.execute(f"ROLLBACK TO {name}")
                 await raw.execute(f"RELEASE {name}")
                 raise
-            # Left open on success: the group's COMMIT releases every savepoint, and a later
-            # step's ROLLBACK TO its own takes back only what came after it (one statement a
-            # step fewer).
+            await raw.execute(f"RELEASE {name}")
             group.states.update(raw.pending)
             if group.savepoints >= GROUP_STEPS:  # full: commit now, the next step opens another
                 await self._end_group(group, gate)
