@@ -15,45 +15,166 @@ and keeps the text of the part it copies, instead of being encoded again (issue 
 what was left of a step's canonical text).
 
 The result is exactly ``dumps(state)`` (tests/bot/test_canon.py): each part is encoded by
-``dumps`` itself, and only the joining of sorted keys and items is done here, as ``dumps``
-does it (sorted keys, no spaces).
+``dumps``' own encoder (called straight, :func:`_direct_encoder`), and only the joining of
+sorted keys and items is done here, as ``dumps`` does it (sorted keys, no spaces).
+
+A step needs the whole text only for its hash, and a snapshot every few moves: the hash is
+read on from the digest of the last state's text before the first part the step changed
+(:class:`Canonical`), and the text joined only when asked for (issue 33).
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
+import json.encoder
 import operator
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from itertools import compress
 from typing import Any
 
-from bot.models import dumps
+from bot.models import _CANONICAL, dumps
 
-_key = json.JSONEncoder(ensure_ascii=True).encode
+
+def _direct_encoder() -> Callable[[Any], str]:
+    """``dumps``, calling the C encoder straight: ``JSONEncoder.encode`` builds a new C
+    encoder at every call, which cost more than encoding a small part (a step encodes some
+    ten). The very options of ``dumps``' encoder (sorted keys, no spaces, ASCII, no NaN), so
+    the very text (tests/bot/test_canon.py); only a value that holds itself, which no state
+    does, fails otherwise (RecursionError, not ValueError: no circular check)."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # a Python without the C accelerator
+        return dumps
+    encode = make(None, _CANONICAL.default, json.encoder.encode_basestring_ascii, None, ":", ",",
+                  True, False, False)
+
+    def text(value: Any) -> str:
+        return str(encode(value, 0)[0])
+    return text
+
+
+quick_dumps = _direct_encoder()
+"""``dumps``, quicker: the text of a part or an item."""
+
+_key: Callable[[str], str] = json.encoder.encode_basestring_ascii
 """The text of a dict key, as ``dumps`` writes it (keys are strings: states are JSON)."""
 
+_LONG = 256
+"""A part whose text was at least this long has its items' texts kept, whatever its number of
+items (a stack of two frames, of which a step changes one): encoding it whole again costs
+more than reusing the texts of the items the step did not change."""
 
-@dataclass(frozen=True)
+
 class _Part:
-    value: Any
-    text: str
-    listed: tuple[list[Any], list[str]] | None = None
-    """A list's items (the list itself: states are never changed) and their texts."""
-    keyed: tuple[list[str], list[Any], list[str]] | None = None
-    """A dict's keys in canonical (sorted) order, its values and their pieces ``"key":text``
-    in that order (lists, so that a step's changes are found by comparing them at C speed)."""
+    """A part of a state and its text (a plain class with slots: a step makes several, and a
+    frozen dataclass's ``__init__`` costs several times a plain one's)."""
+
+    __slots__ = ("value", "text", "listed", "keyed")
+
+    def __init__(self, value: Any, text: str, listed: tuple[list[Any], list[str]] | None = None,
+                 keyed: tuple[list[str], list[Any], list[str]] | None = None) -> None:
+        self.value = value
+        self.text = text
+        self.listed = listed
+        """A list's items (the list itself: states are never changed) and their texts."""
+        self.keyed = keyed
+        """A dict's keys in canonical (sorted) order, its values and their pieces
+        ``"key":text`` in that order (lists, so that a step's changes are found by comparing
+        them at C speed)."""
 
 
-@dataclass(frozen=True)
 class Canonical:
     """A state, its canonical text, and its parts by key, with their pieces ``"key":text``
-    (to make the next state's)."""
+    (to make the next state's), and the hash of its text (``bot.service.deltas.state_hash``).
 
-    state: Any
-    text: str
-    parts: dict[str, tuple[_Part, str]] | None
-    """None when the text was made whole (no state before it was known)."""
+    A state made by parts has its text joined only when asked for (a step needs it only for a
+    snapshot, every ``SNAPSHOT_EVERY`` moves), and its hash made from where its text first
+    differs from the last state's: SHA-256 reads its input in order, so the digest of the text
+    before the first piece a step changed is the last state's, kept at a few points
+    (``marks``), and only the rest is read again (most of a Granada step's changes are in
+    its last parts: the stack, the log, the discards)."""
+
+    __slots__ = ("state", "parts", "pieces", "marks", "_text", "_hash")
+
+    def __init__(self, state: Any, text: str | None, parts: dict[str, tuple[_Part, str]] | None,
+                 pieces: list[str] | None = None, marks: list[tuple[int, Any]] | None = None,
+                 digest: str | None = None) -> None:
+        self.state = state
+        self.parts = parts
+        """None when the text was made whole (no state before it was known)."""
+        self.pieces = pieces
+        """The pieces of ``parts`` in their (sorted) order, when made by parts."""
+        self.marks = marks
+        """(i, the SHA-256 of the text before piece i) at a few i, in order, when made by parts."""
+        self._text = text
+        self._hash = digest
+
+    @property
+    def text(self) -> str:
+        """The canonical text, ``dumps(state)``."""
+        if self._text is None:
+            assert self.pieces is not None
+            self._text = _braced(self.pieces.copy())
+        return self._text
+
+    @property
+    def hash(self) -> str:
+        """``bot.service.deltas.state_hash(self.text)``."""
+        if self._hash is None:
+            self._hash = _digest(hashlib.sha256(self.text.encode()))
+        return self._hash
+
+
+_HASHED = 16
+"""The hex digits of a state's hash (``bot.service.deltas.state_hash``)."""
+
+_MARK_EVERY = 2048
+"""Characters of a text between two kept digests of its start (``Canonical.marks``): a copy
+of a digest costs about what reading some hundred characters does."""
+
+
+def _digest(hasher: Any) -> str:
+    return str(hasher.hexdigest()[:_HASHED])
+
+
+def state_hash(text: str) -> str:
+    """A short fingerprint of a state's canonical text, kept with every move (a state made by
+    parts has it made as its text is: ``Canonical.hash``)."""
+    return _digest(hashlib.sha256(text.encode()))
+
+
+def _hashed(pieces: list[str], marks: list[tuple[int, Any]] | None, pieces_before: list[str] | None) -> tuple[
+        list[tuple[int, Any]], str]:
+    """The marks and the hash of the text ``"{" + ",".join(pieces) + "}"``, reading it from
+    the last of ``marks`` (those of the text of the pieces ``pieces_before``) before the
+    first piece that is not the very one it was there."""
+    start, hasher, kept = 0, None, []
+    if marks and pieces_before is not None and len(pieces_before) == len(pieces):
+        first = next(compress(range(len(pieces)), map(operator.is_not, pieces, pieces_before)), len(pieces))
+        for mark in marks:
+            if mark[0] > first:
+                break
+            kept.append(mark)
+        if kept:
+            start, hasher = kept[-1]
+            hasher = hasher.copy()
+    if hasher is None:
+        hasher = hashlib.sha256(b"{")
+        kept = [(0, hasher.copy())]
+    n = len(pieces)
+    i = start
+    while i < n:
+        # the pieces up to the next mark, some _MARK_EVERY characters on
+        j, size = i, 0
+        while j < n and size < _MARK_EVERY:
+            size += len(pieces[j]) + 1
+            j += 1
+        hasher.update((",".join(pieces[i:j]) + ("," if j < n else "}")).encode())
+        if j < n:
+            kept.append((j, hasher.copy()))
+        i = j
+    if not pieces:
+        hasher.update(b"}")
+    return kept, _digest(hasher)
 
 
 def canonical(state: Any, before: Canonical | None = None, *, learn: bool = True) -> Canonical:
@@ -71,7 +192,7 @@ def canonical(state: Any, before: Canonical | None = None, *, learn: bool = True
     cold, whose state's text is made by parts from the start (:func:`by_parts`), and whose
     command's steps then re-encode only the parts they change (issue 33)."""
     if before is None or state.__class__ is not dict:
-        return Canonical(state, dumps(state), None)
+        return Canonical(state, quick_dumps(state), None)
     old = before.parts or {}
     last_state = before.state
     if old and last_state.__class__ is dict and len(old) == len(state) and last_state.keys() == state.keys():
@@ -86,7 +207,7 @@ def canonical(state: Any, before: Canonical | None = None, *, learn: bool = True
         parts = {}
         changed = iter(keys)
     else:
-        return Canonical(state, dumps(state), None)
+        return Canonical(state, quick_dumps(state), None)
     for key in changed:
         value = state[key]
         last = old.get(key)
@@ -97,7 +218,19 @@ def canonical(state: Any, before: Canonical | None = None, *, learn: bool = True
             # a copy keeps the very text, and so the piece, of the part it copies
             parts[key] = (part, last[1] if last is not None and part.text is last[0].text
                           else _key(key) + ":" + part.text)
-    return Canonical(state, "{" + ",".join(map(_piece, parts.values())) + "}", parts)
+    pieces = list(map(_piece, parts.values()))
+    marks, digest = _hashed(pieces, before.marks, before.pieces)
+    return Canonical(state, None, parts, pieces, marks, digest)
+
+
+def _braced(pieces: list[str]) -> str:
+    """``"{" + ",".join(pieces) + "}"``, copying the long text once, not three times (the
+    braces go on the first and last pieces, which are short)."""
+    if not pieces:
+        return "{}"
+    pieces[0] = "{" + pieces[0]
+    pieces[-1] += "}"
+    return ",".join(pieces)
 
 
 _piece = operator.itemgetter(1)
@@ -160,61 +293,67 @@ def by_parts(state: Any) -> Canonical:
 
 def _part(value: Any, last: _Part | None, learn: bool = True) -> _Part:
     kind = value.__class__
-    small = (kind is not list and kind is not dict) or len(value) < _ITEMISED
+    if kind is not list and kind is not dict:
+        # a leaf: encoding it costs no more than comparing it
+        return _Part(value, quick_dumps(value))
+    small = len(value) < _ITEMISED and (last is None or len(last.text) < _LONG)
     if last is not None and (same_text(value, last.value) if small else _shallow_copy_of(value, last.value)):
         # a copy the step did not change: the old text, and the old items' texts (the next
         # step compares its items with the old ones, which the copy holds too, or equals;
         # a large part a step changed deep inside is compared item by item below)
         return _Part(value, last.text, last.listed, last.keyed)
-    if small and (kind is list or kind is dict):
-        return _Part(value, dumps(value))
+    if small:
+        return _Part(value, quick_dumps(value))
     if not learn and (last is None or (last.listed is None and last.keyed is None)):
         if (last is not None and kind is list and last.value.__class__ is list and len(last.value) <= len(value)
                 and all(map(operator.is_, last.value, value))):
             # it only grew (a log): the old text, cut before its "]", goes on
-            extra = [dumps(v) for v in value[len(last.value):]]
-            return _Part(value, last.text[:-1] + ("," if last.value else "") + ",".join(extra) + "]" if extra
-                         else last.text)
-        return _Part(value, dumps(value))
+            return _Part(value, _grown(last.text, len(last.value), list(map(quick_dumps, value[len(last.value):]))))
+        return _Part(value, quick_dumps(value))
     if kind is list:
         listed = last.listed if last is not None else None
         olds, texts = listed if listed is not None else ([], [])
         n = len(olds)
         if last is not None and listed is not None and n <= len(value) and all(map(operator.is_, olds, value)):
             # it only grew (a log): the old text, cut before its "]", goes on
-            extra = [dumps(v) for v in value[n:]]
-            text = last.text if not extra else last.text[:-1] + ("," if n else "") + ",".join(extra) + "]"
-            return _Part(value, text, listed=(value, texts + extra))
-        texts = [texts[i] if i < n and (olds[i] is v or same_text(v, olds[i])) else dumps(v)
+            extra = list(map(quick_dumps, value[n:]))
+            return _Part(value, _grown(last.text, n, extra), listed=(value, texts + extra))
+        texts = [texts[i] if i < n and (olds[i] is v or same_text(v, olds[i])) else quick_dumps(v)
                  for i, v in enumerate(value)]
         return _Part(value, "[" + ",".join(texts) + "]", listed=(value, texts))
-    if kind is dict:
-        keyed = last.keyed if last is not None else None
-        if keyed is not None and last is not None and last.value.keys() == value.keys():
-            # the same keys (in keyed's order): only the values that are not the very ones
-            # of the last state are looked at
-            keys, olds, pieces = keyed
-            news = list(map(value.__getitem__, keys))
-            replaced = False
-            for i in compress(range(len(news)), map(operator.is_not, news, olds)):
-                v = news[i]
-                if not same_text(v, olds[i]):
-                    if not replaced:
-                        pieces, replaced = pieces.copy(), True
-                    pieces[i] = _key(keys[i]) + ":" + dumps(v)
-            return _Part(value, "{" + ",".join(pieces) + "}" if replaced else last.text, keyed=(keys, news, pieces))
-        if not all(k.__class__ is str for k in value):
-            return _Part(value, dumps(value))
-        was = dict(zip(keyed[0], zip(keyed[1], keyed[2], strict=True), strict=True)) if keyed is not None else {}
-        keys = sorted(value)
-        news = [value[k] for k in keys]
-        pieces = []
-        for k, v in zip(keys, news, strict=True):
-            seen = was.get(k)
-            pieces.append(seen[1] if seen is not None and (seen[0] is v or same_text(v, seen[0]))
-                          else _key(k) + ":" + dumps(v))
-        return _Part(value, "{" + ",".join(pieces) + "}", keyed=(keys, news, pieces))
-    return _Part(value, dumps(value))
+    keyed = last.keyed if last is not None else None
+    if keyed is not None and last is not None and last.value.keys() == value.keys():
+        # the same keys (in keyed's order): only the values that are not the very ones
+        # of the last state are looked at
+        keys, olds, pieces = keyed
+        news = list(map(value.__getitem__, keys))
+        replaced = False
+        for i in compress(range(len(news)), map(operator.is_not, news, olds)):
+            v = news[i]
+            if not same_text(v, olds[i]):
+                if not replaced:
+                    pieces, replaced = pieces.copy(), True
+                pieces[i] = _key(keys[i]) + ":" + quick_dumps(v)
+        return _Part(value, _braced(pieces.copy()) if replaced else last.text, keyed=(keys, news, pieces))
+    if not all(k.__class__ is str for k in value):
+        return _Part(value, quick_dumps(value))
+    was = dict(zip(keyed[0], zip(keyed[1], keyed[2], strict=True), strict=True)) if keyed is not None else {}
+    keys = sorted(value)
+    news = [value[k] for k in keys]
+    pieces = []
+    for k, v in zip(keys, news, strict=True):
+        seen = was.get(k)
+        pieces.append(seen[1] if seen is not None and (seen[0] is v or same_text(v, seen[0]))
+                      else _key(k) + ":" + quick_dumps(v))
+    return _Part(value, _braced(pieces.copy()), keyed=(keys, news, pieces))
+
+
+def _grown(text: str, n: int, extra: list[str]) -> str:
+    """The text of a list of ``n`` items, ``text``, with the items of texts ``extra`` after
+    them (a log that grew), copying the long text once."""
+    if not extra:
+        return text
+    return "".join((text[:-1], ",", ",".join(extra), "]") if n else ("[", ",".join(extra), "]"))
 
 
 def text_delta(before: Canonical, after: Canonical) -> dict[str, Any]:
@@ -244,6 +383,17 @@ def text_delta_text(before: Canonical, after: Canonical) -> str:
     if before.parts is None or after.parts is None:
         raise ValueError("a delta by texts needs the texts of both states' parts")
     keys: list[str] = []
+    olds, news = before.pieces, after.pieces
+    if olds is not None and news is not None and len(olds) == len(news) and before.parts.keys() == after.parts.keys():
+        # the same keys, in the same (sorted) order: only the pieces that are not the very
+        # ones of the state before are looked at, found at C speed
+        entries = list(after.parts.values())
+        lasts = list(before.parts.values())
+        for i in compress(range(len(news)), map(operator.is_not, news, olds)):
+            part, piece = entries[i]
+            if olds[i] != piece:
+                keys.append(piece[:len(piece) - len(part.text)] + _part_delta_text(lasts[i][0], part))
+        return '{"{":{' + ",".join(keys) + "}}"
     for key, (part, piece) in after.parts.items():
         last = before.parts.get(key)
         if last is None:
@@ -253,13 +403,13 @@ def text_delta_text(before: Canonical, after: Canonical) -> str:
     # after.parts holds its keys sorted (canonical), as dumps writes them
     changed = "{" + ",".join(keys) + "}"
     gone = [key for key in before.parts if key not in after.parts]
-    return '{"-":' + dumps(gone) + ',"{":' + changed + "}" if gone else '{"{":' + changed + "}"
+    return '{"-":' + quick_dumps(gone) + ',"{":' + changed + "}" if gone else '{"{":' + changed + "}"
 
 
 def _part_delta_text(old: _Part, new: _Part) -> str:
     """``dumps(_part_delta(old, new))``, from the texts of ``new``'s items."""
     if old.listed is None and old.keyed is None and _large(old.value) and _large(new.value):
-        return dumps(_value_delta(old.value, new.value))  # made whole: the items' texts unknown
+        return quick_dumps(_value_delta(old.value, new.value))  # made whole: the items' texts unknown
     if old.listed is not None and new.listed is not None:
         new_texts = new.listed[1]
         keep = _kept(old.listed[1], new_texts)
@@ -269,7 +419,7 @@ def _part_delta_text(old: _Part, new: _Part) -> str:
         changed = _changed_items(old, new)
         pieces = ",".join([_with_value(k, piece) for k, _v, piece in changed])
         gone = [k for k in old.keyed[0] if k not in new.value]
-        return ('{"-":' + dumps(gone) + ',"{":{' + pieces + "}}" if gone else '{"{":{' + pieces + "}}")
+        return ('{"-":' + quick_dumps(gone) + ',"{":{' + pieces + "}}" if gone else '{"{":{' + pieces + "}}")
     return '{"=":' + new.text + "}"
 
 

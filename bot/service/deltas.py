@@ -5,24 +5,19 @@ move keeps (issue 13)."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
 
-from bot.models import dumps, loads
-from bot.service.canon import Canonical, by_parts, kept_prefix, same_text
+from bot.models import loads
+from bot.service.canon import Canonical, by_parts, kept_prefix, quick_dumps, same_text
+from bot.service.canon import state_hash as state_hash  # where the service has always taken it from
 
 SNAPSHOT_EVERY = 32
 """Moves between two snapshots of a game's whole state (issue 13): the moves in between store
 only what they changed, so a step writes a few hundred bytes instead of the 20-65 KB state,
 and a game loaded cold applies at most this many deltas."""
-
-
-def state_hash(text: str) -> str:
-    """A short fingerprint of a state's canonical text, kept with every move."""
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def state_delta(old: Any, new: Any) -> dict[str, Any]:
@@ -127,8 +122,8 @@ def _replayed(text: str, snapshot: int, version: int, rows: Sequence[Any],
             state = apply_delta(state, loads(r.delta))
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             return text, None, f"the delta of move {r.seq} does not apply ({exc})."
-    canon = by_parts(state) if parts else Canonical(state, dumps(state), None)
-    if state_hash(canon.text) != rows[-1].state_hash:
+    canon = by_parts(state) if parts else Canonical(state, quick_dumps(state), None)
+    if canon.hash != rows[-1].state_hash:
         return text, None, (f"its snapshot (version {snapshot}) and the deltas after it do not lead to the "
                             f"state move {version} recorded.")
     return canon.text, canon, None

@@ -18,9 +18,9 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col
 
 import engine
-from bot.models import Game, Move, RulesUpgrade, Seat, dumps, loads, utcnow
-from bot.service.canon import Canonical, canonical, text_delta_text
-from bot.service.deltas import SNAPSHOT_EVERY, _replayed, state_delta, state_hash
+from bot.models import Game, Move, RulesUpgrade, Seat, loads, utcnow
+from bot.service.canon import Canonical, canonical, quick_dumps, text_delta_text
+from bot.service.deltas import SNAPSHOT_EVERY, _replayed, state_delta
 from bot.service.marks import Reached
 from bot.service.sql import (
     _DELTAS,
@@ -427,23 +427,22 @@ class Storage(Transactions):
         canon = self._texts[game.id] = canonical(new_state, prior, learn=not loaded.cold)
         while len(self._texts) > _STATE_CACHE_SIZE:
             self._texts.popitem(last=False)
-        text = canon.text
         version = game.version + 1
         if now is None:
             now = utcnow()
         snapshot = result is not None or version - loaded.snapshot >= SNAPSHOT_EVERY
         await _run(session, _INSERT_MOVE, {
-            "game_pk": game.id, "seq": version, "role": role, "user_id": user_id, "action": dumps(action),
-            "kind": kind, "undoes_seq": undoes_seq, "barrier": barrier, "state_hash": state_hash(text),
+            "game_pk": game.id, "seq": version, "role": role, "user_id": user_id, "action": quick_dumps(action),
+            "kind": kind, "undoes_seq": undoes_seq, "barrier": barrier, "state_hash": canon.hash,
             "created_at": now, "delta": None if snapshot else (
                 text_delta_text(prior, canon) if prior is not None and prior.parts is not None
-                else dumps(state_delta(before, new_state)))})
+                else quick_dumps(state_delta(before, new_state)))})
         if snapshot:
-            await _run(session, _UPDATE_SNAPSHOT, {"snapshot_pk": game.id, "version": version, "state": text,
+            await _run(session, _UPDATE_SNAPSHOT, {"snapshot_pk": game.id, "version": version, "state": canon.text,
                                                   "updated_at": now})
-        values: dict[str, Any] = {"version": version, "active": dumps(active), "updated_at": now}
+        values: dict[str, Any] = {"version": version, "active": quick_dumps(active), "updated_at": now}
         if result is not None:
-            values.update(status="finished", result=dumps(result))
+            values.update(status="finished", result=quick_dumps(result))
         await _run(session, _UPDATE_GAME, {"game_pk": game.id, **values})
         for name, value in values.items():
             # The row object says what the database now holds, without an ORM flush.

@@ -10,8 +10,16 @@ import pytest
 
 import engine
 from bot.models import dumps, loads
-from bot.service.canon import by_parts, canonical, same_text, text_delta, text_delta_text
-from bot.service.deltas import apply_delta
+from bot.service.canon import (
+    Canonical,
+    by_parts,
+    canonical,
+    quick_dumps,
+    same_text,
+    text_delta,
+    text_delta_text,
+)
+from bot.service.deltas import apply_delta, state_hash
 from engine.api import clone
 from tests.engine.games import random_game
 
@@ -20,10 +28,12 @@ from tests.engine.games import random_game
 def test_the_text_made_step_by_step_is_the_canonical_text(game_id: str) -> None:
     for seed in (1, 2):
         states = random_game(game_id, seed, {}, stop=400)
-        memo = None
+        memo: Canonical | None = None
+        last: Canonical | None
         for state in states:
             last, memo = memo, canonical(state, memo)
             assert memo.text == dumps(state)
+            assert memo.hash == state_hash(dumps(state))
             if last is not None and last.parts is not None:  # the delta, read back, rebuilds the state
                 delta = loads(dumps(text_delta(last, memo)))
                 assert dumps(apply_delta(loads(last.text), delta)) == memo.text
@@ -46,6 +56,7 @@ def test_a_game_loaded_cold_encodes_its_steps_by_parts_without_learning(game_id:
             for n, state in enumerate(states[start + 1:start + 8]):
                 last, memo = memo, canonical(state, memo, learn=n >= 3)  # three steps cold, then hot
                 assert memo.text == dumps(state)
+                assert memo.hash == state_hash(dumps(state))
                 assert last.parts is not None
                 delta = loads(dumps(text_delta(last, memo)))
                 assert dumps(apply_delta(loads(last.text), delta)) == memo.text
@@ -154,3 +165,54 @@ def test_two_values_have_one_text_exactly_when_same_text_says_so() -> None:
         assert same_text(b, a) is same and same_text(a, b) is same, (a, b)
         agreed[same] += 1
     assert min(agreed.values()) > 500  # both answers were put to the test
+
+
+def test_the_hash_read_on_from_the_last_state_is_the_hash_of_the_text() -> None:
+    """A state's hash is read on from the digest of the last state's text before the first
+    piece a step changed (``Canonical.marks``): a change at any place of a long text, a part
+    added or removed, and a memo of another state all give the hash of the whole text."""
+    rng = random.Random(33)
+    state: dict[str, Any] = {k: list(range(i * 1000, i * 1000 + 300)) for i, k in enumerate("abcdefgh")}
+    state["log"] = [{"text": "x" * 50}] * 40
+    memo = canonical(state, canonical(state))
+    assert memo.marks is not None and len(memo.marks) > 3, "the text is long enough to be read from several marks"
+    others = [memo]
+    for _ in range(300):
+        new = dict(state)
+        key = rng.choice([*"abcdefgh", "log", "new"])
+        if key == "log":
+            new["log"] = [*state["log"], {"text": str(rng.random())}]
+        elif key in new and rng.random() < 0.1:
+            del new[key]
+        else:
+            new[key] = [*state.get(key, [])[:-1], rng.randrange(10**6)]
+        memo = canonical(new, rng.choice(others) if rng.random() < 0.1 else memo)
+        assert memo.hash == state_hash(dumps(new)), key
+        assert memo.text == dumps(new)
+        others.append(memo)
+        state = new
+
+
+def test_the_direct_encoder_writes_what_dumps_writes() -> None:
+    """The canonical texts of parts are made by the C encoder called straight (``quick_dumps``):
+    the very text of ``dumps`` for every kind of JSON value, and the same refusals."""
+    rng = random.Random(7)
+    leaves: list[Any] = [0, -1, 2**70, True, False, None, 0.0, -0.0, 1e16, 0.1 + 0.2, 1e-300, "", "a\"b\\",
+                         "\u00e9\u4e2d\U0001f600", "\n\t\x00", "</script>"]
+
+    def value(depth: int) -> Any:
+        pick = rng.random()
+        if depth == 0 or pick < 0.3:
+            return rng.choice(leaves)
+        if pick < 0.6:
+            return [value(depth - 1) for _ in range(rng.randrange(5))]
+        return {rng.choice(["b", "a", "é", "10", "9", ""]): value(depth - 1) for _ in range(rng.randrange(5))}
+
+    for _ in range(3000):
+        v = value(4)
+        assert quick_dumps(v) == dumps(v), v
+    for bad in (float("nan"), [float("inf")], {"a": object()}, {1: 2, "a": 3}):
+        with pytest.raises((ValueError, TypeError)):
+            dumps(bad)
+        with pytest.raises((ValueError, TypeError)):
+            quick_dumps(bad)
