@@ -42,10 +42,14 @@ async def test_a_due_deadline_claimed_by_a_dead_process_is_handled_once_its_leas
         clocked_table: Harness, clock: Clock, svc: GameService) -> None:
     h = clocked_table
     thread = await h.open_game("relay", side="north", pace="24h", at_deadline="remind", options="laps=2", seed=1)
+    # The deadline is committed before the claim under which it was set is released: wait for
+    # both (under load the release can come a moment after the deadline is seen).
     for _ in range(100):
-        if (await svc.game(1)).deadline_at is not None:
+        if (await svc.game(1)).deadline_at is not None and \
+                [(c.kind, c.claimed_by) for c in await svc.claims(1)] == [("deadline", None)]:
             break
         await h.si.wait_quiet(0.1)
+    assert (await svc.game(1)).deadline_at is not None, "the game's clock is set"
     assert [(c.kind, c.claimed_by) for c in await svc.claims(1)] == [("deadline", None)], \
         "the bot claims the game's clock to set it, and releases it"
     # Another process claims the game's clock for an hour, and dies.
