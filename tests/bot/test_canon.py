@@ -4,6 +4,7 @@ along whole random games of every registered game, whatever memo it is given."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -140,6 +141,19 @@ def test_a_copy_keeps_its_text_only_when_its_leaves_print_the_same() -> None:
             assert text_delta_text(same, after) == dumps(text_delta(same, after)), (old_leaf, new_leaf, size)
 
 
+def random_json(rng: random.Random, depth: int, leaves: Sequence[Any], keys: Sequence[str], *, width: int,
+                leaf_below: float, list_below: float) -> Any:
+    """A random JSON value of at most ``depth`` levels: a leaf, a list or an object of fewer
+    than ``width`` items, as a draw falls below ``leaf_below``, ``list_below`` or above."""
+    pick = rng.random()
+    if depth == 0 or pick < leaf_below:
+        return rng.choice(leaves)
+    def inner() -> Any:
+        return random_json(rng, depth - 1, leaves, keys, width=width, leaf_below=leaf_below, list_below=list_below)
+    if pick < list_below:
+        return [inner() for _ in range(rng.randrange(width))]
+    return {rng.choice(keys): inner() for _ in range(rng.randrange(width))}
+
 def test_two_values_have_one_text_exactly_when_same_text_says_so() -> None:
     """``same_text`` is the one test behind both the text reuse and the move delta: on pairs
     of JSON values, equal or not, copies or not, it must agree with ``dumps`` itself."""
@@ -148,12 +162,7 @@ def test_two_values_have_one_text_exactly_when_same_text_says_so() -> None:
                          1e16, 10000000000000000, "0", "1", "", "a"]
 
     def value(depth: int) -> Any:
-        pick = rng.random()
-        if depth == 0 or pick < 0.4:
-            return rng.choice(leaves)
-        if pick < 0.7:
-            return [value(depth - 1) for _ in range(rng.randrange(4))]
-        return {rng.choice("abc"): value(depth - 1) for _ in range(rng.randrange(4))}
+        return random_json(rng, depth, leaves, "abc", width=4, leaf_below=0.4, list_below=0.7)
 
     agreed = {True: 0, False: 0}
     for _ in range(4000):
@@ -201,12 +210,8 @@ def test_the_direct_encoder_writes_what_dumps_writes() -> None:
                          "\u00e9\u4e2d\U0001f600", "\n\t\x00", "</script>"]
 
     def value(depth: int) -> Any:
-        pick = rng.random()
-        if depth == 0 or pick < 0.3:
-            return rng.choice(leaves)
-        if pick < 0.6:
-            return [value(depth - 1) for _ in range(rng.randrange(5))]
-        return {rng.choice(["b", "a", "é", "10", "9", ""]): value(depth - 1) for _ in range(rng.randrange(5))}
+        return random_json(rng, depth, leaves, ["b", "a", "é", "10", "9", ""], width=5, leaf_below=0.3,
+                           list_below=0.6)
 
     for _ in range(3000):
         v = value(4)
