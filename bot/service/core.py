@@ -9,6 +9,7 @@ import hashlib
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -89,6 +90,13 @@ def _roles_of(module: GameModule, options: str | None) -> tuple[str, ...]:
             _roles_kept.clear()
         found = _roles_kept[key] = (module, tuple(module.roles(loads(options))))
     return found[1]
+
+
+@lru_cache(maxsize=256)
+def _roles_in(text: str | None) -> tuple[str, ...]:
+    """The roles a game's stored ``active`` text names, parsed once per text: every view of a
+    game kept hot builds its info anew, and a game's active roles are one of a few texts."""
+    return tuple(loads(text) or ())
 
 
 def _new_lines(before: State, after: State) -> list[dict[str, Any]]:
@@ -205,7 +213,7 @@ class ServiceCore(Storage):
             status=game.status,
             version=game.version,
             roles=roles,
-            active=loads(game.active) or [],
+            active=list(_roles_in(game.active)),
             seats=seats,
             result=loads(game.result),
             created_by=game.created_by,

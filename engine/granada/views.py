@@ -397,14 +397,15 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
                     kept = _draw(ids, flags, known, loc)
                     drawn.put(what, kept)
                 kept_drawing = drawn.new.get        # a new generation may have begun
-            shown = {"christian": list(map(copy, kept[0])), "muslim": list(map(copy, kept[1]))}
-            chris = kept[2]
+            christian, muslim, chris, inside = kept
+            shown = {"christian": list(map(copy, christian)) if christian else [],
+                     "muslim": list(map(copy, muslim)) if muslim else []}
             if chris:
                 # st.units_at: the Muslims' units are their blocks and disks (8.7.4)
                 mus = len(ids) - chris
                 disks = disks_at.get(loc) if disks_at else None
                 if mus or disks:
-                    contested.append({"loc": loc, "siege": kept[3] or bool(disks and not mus)})
+                    contested.append({"loc": loc, "siege": inside or bool(disks and not mus)})
                 elif st.guard_defends(state, loc, "christian", idx):
                     contested.append({"loc": loc, "siege": False})  # the Palace Guard will appear (10.10)
         else:
