@@ -650,6 +650,13 @@ def _vp(state: State) -> dict[str, dict[str, Any]]:
     return {s: dict(counts) for s, counts in out.items()}
 
 
+@functools.cache
+def _crusaders() -> frozenset[str]:
+    """The Crusader blocks (11.2), tabled once: a view asked extras.crusaders, which sorts
+    every block, for each block aside."""
+    return frozenset(extras.crusaders())
+
+
 def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
     """The public pieces of the optional rules in play (section 11, see VIEW KEYS)."""
     options = state.get("options")
@@ -665,7 +672,7 @@ def _optional(state: State, idx: dict[str, list[str]]) -> dict[str, Any]:
         "pioneers": pioneers.where(state),
         "mercenaries": {s: _box(records, idx.get(f"mercenaries:{s}", ()))
                         for s in opt.mercenary_sides(state)},
-        "crusaders": _fulls(records, [b for b in idx.get("aside", ()) if b in extras.crusaders()])
+        "crusaders": _fulls(records, [b for b in idx.get("aside", ()) if b in _crusaders()])
         if bull else [],
         "papal_bull": None if "papal_bull" not in rules else {
             "card": bull, "playable_now": extras.bull_playable(state),
