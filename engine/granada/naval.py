@@ -38,10 +38,11 @@ def _fleet_name(fleet: str) -> str:
     return name if fleet in name else f"{name} ({fleet})"
 
 def fleets_in(state: State, zone: str, side: str | None = None) -> list[str]:
-    key = f"sea:{zone}"
+    # the blocks there from the location index (st.by_location), not a look at all 137
+    # records (issue 33)
     comps = st.data().blocks
-    return sorted(b for b, rec in dict.items(state["blocks"])   # read only: no copy-on-access
-                  if rec["loc"] == key and comps[b].fleet and (side is None or comps[b].side == side))
+    return sorted(b for b in st.by_location(state).get(f"sea:{zone}", ())
+                  if comps[b].fleet and (side is None or comps[b].side == side))
 
 
 def carried_by(state: State, fleet: str) -> list[str]:
