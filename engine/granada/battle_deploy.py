@@ -465,6 +465,10 @@ def weight(action: Action) -> float:
 # builds a new one: ``frame["lost"] = {**frame["lost"], side: [...]}``): copy_frame shares them
 _REPLACED = frozenset({"colour", "impacts", "first_card", "finished", "to_lose", "lost", "challenge",
                        "follow", "queue", "retreats", "avoid", "naval", "placed"})
+# the keys whose values are scalars (nothing in them to edit in place): not looked at either
+_SHARED = _REPLACED | {"module", "kind", "loc", "attacker", "defender", "step", "mode", "castle_owner",
+                       "initiative", "watchtower", "winner", "loss_side", "castle_done", "castle_mode",
+                       "fire_done", "lost_disks", "sortie", "pioneer", "threshold"}
 
 
 def copy_frame(frame: dict[str, Any]) -> dict[str, Any]:
@@ -477,9 +481,10 @@ def copy_frame(frame: dict[str, Any]) -> dict[str, Any]:
     ``deployed`` (:func:`refresh`, a Double Shield's second block, a conceded Morale
     Challenge) rather than edit them: keep it so."""
     out = frame.copy()
-    for k, v in frame.items():
+    for k in frame.keys() - _SHARED:    # "deployed", "pending" and any key not known here
+        v = frame[k]
         cls = v.__class__
-        if (cls is dict or cls is list) and k not in _REPLACED:
+        if cls is dict or cls is list:
             if k == "deployed" and cls is dict:
                 out[k] = {side: deps[:] if deps.__class__ is list else deep_copy(deps) for side, deps in v.items()}
             else:
