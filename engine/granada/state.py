@@ -666,7 +666,7 @@ def pass_tiles(state: State, block_id: str, loc: str) -> None:
 def void_capture_card(state: State) -> None:
     """11.4: once Boabdil has been captured, the Boabdil Is Captured in Combat card no longer
     applies: held by the Christian, it is discarded (face up) and replaced from the deck."""
-    if not state["boabdil"]["captures"]:
+    if not peek(state, "boabdil")["captures"]:    # (a read: apply copies nothing for it)
         return
     cards = data().cards
     void = [c for c in state["hands"]["christian"] if cards[c].kind == "boabdil_captured"]
