@@ -382,9 +382,10 @@ def _reinforce_draws(state: State) -> None:
         bag: list[str] | None = None
         for _ in range(n + extra):
             if bag is None:
-                # the bag's blocks in the records' order, looked at once (read only): each
-                # draw takes one out, and nothing else here puts a block in or out of it
-                bag = [b for b, rec in dict.items(state["blocks"]) if rec["loc"] == key]
+                # the bag's blocks in the records' order (the location index's order), looked
+                # at once: each draw takes one out, and nothing else here puts a block in or
+                # out of it (the index, not a look at all 137 records, issue 33)
+                bag = list(st.by_location(state).get(key, ()))
             if not bag:
                 break
             bid = rng.choice(state, bag)
