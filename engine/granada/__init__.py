@@ -309,13 +309,16 @@ _STEP_HOW: dict[str, Any] = dict(_HOW, entries=dict.copy)
 
 _ABSENT = object()
 
-# handler module -> its EDITS_BY_REPLACING (False when it has none): asked at every step, and
-# a getattr that misses builds an AttributeError, six thousand instructions (issue 33)
-_REPLACING: dict[Any, bool] = {}
+# handler module -> how apply copies its frame on top: dict.copy for a handler that
+# EDITS_BY_REPLACING, its own COPY_FRAME if it has one (battle.py), else the deep copy. Asked
+# at every step, and a getattr that misses builds an AttributeError, six thousand
+# instructions (issue 33)
+_FRAME_COPY: dict[Any, Any] = {}
 
 
-def _replacing(mod: Any) -> bool:
-    found = _REPLACING[mod] = bool(getattr(mod, "EDITS_BY_REPLACING", False))
+def _frame_copy(mod: Any) -> Any:
+    found = _FRAME_COPY[mod] = (dict.copy if getattr(mod, "EDITS_BY_REPLACING", False)
+                                else getattr(mod, "COPY_FRAME", None) or _deep)
     return found
 
 
@@ -357,12 +360,10 @@ class _StepState(dict):
                 top = new[-1]
                 # a handler that never edits a container inside its frame in place, but
                 # replaces it (EDITS_BY_REPLACING: the movement frame, most steps' frame),
-                # has its frame copied one level deep only
+                # has its frame copied one level deep only (_FRAME_COPY)
                 mod = _LOADED.get(top["module"]) or st.handler(top)
-                replacing = _REPLACING.get(mod)
-                if replacing is None:
-                    replacing = _replacing(mod)
-                new[-1] = top.copy() if replacing else _deep(top)
+                copier = _FRAME_COPY.get(mod) or _frame_copy(mod)
+                new[-1] = copier(top)
                 self.frames_shared = (new, len(new) - 1)
         else:
             copier = _STEP_HOW.get(key)
@@ -464,10 +465,7 @@ def _step(state: State, role: str, found: Action, index: dict[str, list[str]] | 
     assert stack
     top = stack[-1]
     mod = _LOADED.get(top["module"]) or st.handler(top)
-    replacing = _REPLACING.get(mod)
-    if replacing is None:
-        replacing = _replacing(mod)
-    top = stack[-1] = top.copy() if replacing else _deep(top)
+    top = stack[-1] = (_FRAME_COPY.get(mod) or _frame_copy(mod))(top)
     new.frames_shared = (stack, len(stack) - 1)   # (the fourth slot)
     dict.__setitem__(new, "stack", stack)
     if "_menu" in top:

@@ -34,6 +34,8 @@ from engine.granada import state as st
 from engine.text import plural
 
 RULE = "8.2"
+COPY_FRAME = bd.copy_frame
+"""How apply copies this handler's frame (engine.granada._step): its deployments shared."""
 
 
 def _blocks() -> dict[str, comp.Block]:
@@ -180,7 +182,7 @@ def _avoid_to_actions(state: State, frame: dict[str, Any]) -> list[Action]:
 def after_deployment(state: State, frame: dict[str, Any], side: str, outcome: str | None) -> None:
     """After a deployment step of the side holding the initiative (8.2.4, 8.4.1)."""
     if outcome == "finish":
-        frame["finished"][side] = True
+        frame["finished"] = {**frame["finished"], side: True}
         st.log(state, f"{side.capitalize()} deploys no more blocks (8.2.4).")
         _pass_initiative(state, frame)
         return
@@ -260,7 +262,7 @@ def _apply_morale(state: State, frame: dict[str, Any], side: str, action: Action
         _pass_initiative(state, frame)
         return
     cd.play_to_battle(state, side, action["card"], "to challenge the morale of that deployment (8.4)")
-    ch["card"] = action["card"]
+    frame["challenge"] = {**ch, "card": action["card"]}
     frame["step"] = "respond"
 
 
@@ -275,7 +277,9 @@ def _apply_respond(state: State, frame: dict[str, Any], side: str, action: Actio
                       f"it returns to his hand (8.4.1{', 10.1' if kind == 'deny' else ''}).")
     else:
         blocks = _blocks()
-        dep["out"] = [b for b in dep["blocks"] if not cd.morale_immune(blocks[b])]
+        # a new entry, not an edit (the entries may be the input state's: bd.copy_frame)
+        dep = frame["deployed"][side][ch["dep"]] = {
+            **dep, "out": [b for b in dep["blocks"] if not cd.morale_immune(blocks[b])]}
         bd.refresh(frame)
         names = ", ".join(st.block_name(b) for b in dep["out"])
         st.log(state, f"{side.capitalize()} cannot refute: {names} does not fight in this battle "
@@ -334,7 +338,7 @@ def _actions(state: State, role: str, frame: dict[str, Any]) -> list[Action]:
 def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> None:
     step = frame["step"]
     if step == "colour":
-        frame["colour"]["christian"] = action["colour"]
+        frame["colour"] = {**frame["colour"], "christian": action["colour"]}
         st.log(state, f"The Christian {action['colour']} blocks fight at {_name(frame['loc'])} (10.12.2).")
         _castle(state, frame)
     elif step == "castle":

@@ -28,6 +28,7 @@ from engine.granada import cards as cd
 from engine.granada import components as comp
 from engine.granada import pioneers
 from engine.granada import state as st
+from engine.granada.frames import deep_copy
 
 
 def _blocks() -> dict[str, comp.Block]:
@@ -96,9 +97,12 @@ def refresh(frame: dict[str, Any]) -> None:
     siege = frame.get("mode") == "siege"
     for side in st.SIDES:
         deps = frame["deployed"][side]
-        for dep, values in zip(deps, imp.deployment_impacts(deps, _blocks(), siege)):
-            dep["impacts"] = values
-        frame["impacts"][side] = impacts(frame, side)
+        for i, values in enumerate(imp.deployment_impacts(deps, _blocks(), siege)):
+            # a new entry, not an edit (the entries may be the input state's: copy_frame);
+            # an entry whose impacts are unchanged is kept as it is
+            if deps[i].get("impacts") != values:
+                deps[i] = {**deps[i], "impacts": values}
+        frame["impacts"] = {**frame["impacts"], side: impacts(frame, side)}
 
 
 # ---------------------------------------------------------------- what may be played
@@ -350,7 +354,7 @@ def apply(state: State, frame: dict[str, Any], side: str, action: Action) -> str
         how = "takes" if frame.get("mode") == "siege" and side == frame["defender"] else "adds"
         cd.play_to_battle(state, side, action["card"],
                           f"(Naval Bombardment: {how} {value} impacts, 11.6)")
-        frame.setdefault("naval", {})[side] = value
+        frame["naval"] = {**frame.get("naval", {}), side: value}
         refresh(frame)
         return "event"
     if kind == "cancel":
@@ -369,7 +373,7 @@ def apply(state: State, frame: dict[str, Any], side: str, action: Action) -> str
     if kind == "deploy" and p["stage"] == "block":
         special = dict(card_targets(state, frame, side, card_id))[action["block"]]
         cd.play_to_battle(state, side, card_id, "")
-        frame["first_card"][side] = True
+        frame["first_card"] = {**frame["first_card"], side: True}
         _record(state, frame, side, action["block"], card_id, special)
         if card.kind == "double" and not cd.any_faction(_blocks()[action["block"]]):
             p["stage"] = "second"                      # the entry grows in place
@@ -378,8 +382,9 @@ def apply(state: State, frame: dict[str, Any], side: str, action: Action) -> str
         frame["pending"] = None
         return "deployed"
     if kind == "deploy" and p["stage"] == "second":
-        dep = frame["deployed"][side][p["dep"]]
-        dep["blocks"].append(action["block"])
+        deps = frame["deployed"][side]
+        # a new entry, not an edit (the entries may be the input state's: copy_frame)
+        deps[p["dep"]] = {**deps[p["dep"]], "blocks": [*deps[p["dep"]]["blocks"], action["block"]]}
         _reveal_deployed(state, frame, side, action["block"], "")
         frame["pending"] = None
         return "deployed"
@@ -402,7 +407,7 @@ def apply(state: State, frame: dict[str, Any], side: str, action: Action) -> str
                       f"to {st.data().locations[action['loc']].name} (10.2).")
         p["placed"] += 1
         p["place_locs"].append(action["loc"])
-        frame.setdefault("placed", []).append(bid)
+        frame["placed"] = [*frame.get("placed", []), bid]
         p["stage"] = "place"
         if p["placed"] >= 2 or not eliminated_artillery(state):
             _after_placing(state, frame, side)
@@ -411,7 +416,7 @@ def apply(state: State, frame: dict[str, Any], side: str, action: Action) -> str
         _after_placing(state, frame, side)
         return None
     if kind == "deploy" and p["stage"] == "bomb_deploy":
-        frame["first_card"][side] = True
+        frame["first_card"] = {**frame["first_card"], side: True}
         _record(state, frame, side, action["block"], card_id, "artillery")
         frame["pending"] = None
         return "deployed"
@@ -455,6 +460,37 @@ def weight(action: Action) -> float:
 
 
 # ---------------------------------------------------------------- the frame and its view
+
+# the containers of a battle frame that are replaced, never edited in place (each change
+# builds a new one: ``frame["lost"] = {**frame["lost"], side: [...]}``): copy_frame shares them
+_REPLACED = frozenset({"colour", "impacts", "first_card", "finished", "to_lose", "lost", "challenge",
+                       "follow", "queue", "retreats", "avoid", "naval", "placed"})
+# the keys whose values are scalars (nothing in them to edit in place): not looked at either
+_SHARED = _REPLACED | {"module", "kind", "loc", "attacker", "defender", "step", "mode", "castle_owner",
+                       "initiative", "watchtower", "winner", "loss_side", "castle_done", "castle_mode",
+                       "fire_done", "lost_disks", "sortie", "pioneer", "threshold"}
+
+
+def copy_frame(frame: dict[str, Any]) -> dict[str, Any]:
+    """The copy of a battle frame an apply edits (engine.granada._step; battle.py's
+    ``COPY_FRAME``): the containers named in :data:`_REPLACED` and the entries of
+    ``deployed`` are shared with the input (the per-side lists of ``deployed`` are copied),
+    every other container is deep-copied. The deep copy of a battle frame was about a
+    twentieth of a random step (issue 33). So the battle modules (this one, battle.py,
+    battle_end.py, siege.py) replace those containers and the recorded entries of
+    ``deployed`` (:func:`refresh`, a Double Shield's second block, a conceded Morale
+    Challenge) rather than edit them: keep it so."""
+    out = frame.copy()
+    for k in frame.keys() - _SHARED:    # "deployed", "pending" and any key not known here
+        v = frame[k]
+        cls = v.__class__
+        if cls is dict or cls is list:
+            if k == "deployed" and cls is dict:
+                out[k] = {side: deps[:] if deps.__class__ is list else deep_copy(deps) for side, deps in v.items()}
+            else:
+                out[k] = deep_copy(v)
+    return out
+
 
 def new_frame(loc: str, attacker: str) -> dict[str, Any]:
     """A land battle frame at ``loc`` (battle.py); step "open" until battle.py opens it."""

@@ -74,8 +74,8 @@ def loss_candidates(state: State, frame: dict[str, Any], side: str) -> list[str]
 
 def lose_block(state: State, frame: dict[str, Any], side: str, b: str) -> None:
     st.eliminate(state, b)
-    frame["lost"][side].append(b)
-    frame["to_lose"][side] -= 1
+    frame["lost"] = {**frame["lost"], side: [*frame["lost"][side], b]}
+    frame["to_lose"] = {**frame["to_lose"], side: frame["to_lose"][side] - 1}
     st.log(state, f"{side.capitalize()} loses {st.block_name(b)} (8.5).")
 
 
@@ -86,7 +86,7 @@ def _progress_losses(state: State, frame: dict[str, Any]) -> None:
         while frame["to_lose"][side] > 0:
             cands = loss_candidates(state, frame, side)
             if not cands:
-                frame["to_lose"][side] = 0
+                frame["to_lose"] = {**frame["to_lose"], side: 0}
                 break
             if len(cands) > frame["to_lose"][side]:
                 frame["loss_side"] = side
@@ -107,7 +107,7 @@ def after_losses(state: State, frame: dict[str, Any]) -> None:
         if b in used and blocks[b].gun:
             st.log(state, f"{st.block_name(b)} cannot retreat with its guns (8.6.4).")
             st.eliminate(state, b)
-            frame["lost"][lose].append(b)
+            frame["lost"] = {**frame["lost"], lose: [*frame["lost"][lose], b]}
     left = bd.force(state, frame, lose)
     boabdil = [b for b in left if cd.is_boabdil(blocks[b])]
     if boabdil and len(left) == 1 and blocks[boabdil[0]].colour == "black":
@@ -204,7 +204,7 @@ def next_retreat(state: State, frame: dict[str, Any]) -> None:
     while frame["queue"]:
         g = group(state, frame)
         if not g:
-            frame["queue"].pop(0)
+            frame["queue"] = frame["queue"][1:]
             continue
         if frame["queue"][0] == "fight" and not frame["castle_done"] and castle_room(state, frame):
             frame["step"] = "castle_retreat"
@@ -218,7 +218,7 @@ def next_retreat(state: State, frame: dict[str, Any]) -> None:
                 if b in boabdil:
                     continue
                 st.eliminate(state, b)
-                frame["lost"][side].append(b)
+                frame["lost"] = {**frame["lost"], side: [*frame["lost"][side], b]}
             if boabdil and _blocks()[boabdil[0]].colour == "black":
                 # every block accompanying him is now eliminated: captured, never eliminated
                 from engine.granada import special
@@ -226,13 +226,13 @@ def next_retreat(state: State, frame: dict[str, Any]) -> None:
                 st.log(state, "Every block accompanying Boabdil is eliminated: Boabdil is "
                               "captured (10.12.1).")
                 special.capture_boabdil(state)
-            frame["queue"].pop(0)
+            frame["queue"] = frame["queue"][1:]
             continue
         if len(dests) == 1:                      # nothing to choose (the map is public)
             follow = rt.arrive(state, frame["loc"], side, g, dests[0])
             if follow and follow not in frame["follow"]:
-                frame["follow"].append(follow)
-            frame["queue"].pop(0)
+                frame["follow"] = [*frame["follow"], follow]
+            frame["queue"] = frame["queue"][1:]
             continue
         frame["step"] = "retreat"
         return
@@ -243,8 +243,8 @@ def _retreat_to(state: State, frame: dict[str, Any], dest: str) -> None:
     side = loser(frame)
     follow = rt.arrive(state, frame["loc"], side, group(state, frame), dest)
     if follow and follow not in frame["follow"]:
-        frame["follow"].append(follow)
-    frame["queue"].pop(0)
+        frame["follow"] = [*frame["follow"], follow]
+    frame["queue"] = frame["queue"][1:]
     next_retreat(state, frame)
 
 

@@ -155,7 +155,9 @@ def finish_frame(state: State, outcome: dict[str, Any] | None = None) -> dict[st
             if f.get("module") == "sequence" and f.get("kind") == "combat":
                 if outcome["loc"] not in f["done"]:
                     own_frames(state, stack, i)
-                    stack[i]["done"].append(outcome["loc"])
+                    # a new list (sequence.py EDITS_BY_REPLACING: apply may have copied
+                    # this frame one level deep only)
+                    stack[i]["done"] = [*stack[i]["done"], outcome["loc"]]
                 break
     return frame
 

@@ -27,6 +27,10 @@ from engine.granada import state as st
 from engine.text import plural
 
 RULE = "7.2"
+EDITS_BY_REPLACING = True
+"""This module never edits a list or dict inside its frame in place: it replaces it (the
+blocks chosen), so that apply may copy the frame one level deep only (engine.granada._step,
+issue 33). A new in-place edit of the frame's containers here would change apply's input."""
 
 
 def recruitment_locations(side: str, faction: str | None = None) -> list[str]:
@@ -205,7 +209,7 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
             place(state, side, frame["chosen"], frame["loc"], shown=False)
             _land_finished(frame)
     elif kind == "bring":
-        frame["chosen"].append(action["block"])
+        frame["chosen"] = [*frame["chosen"], action["block"]]   # replaced (EDITS_BY_REPLACING)
         if not any(d.blocks[b].faction == frame["faction"] and b not in frame["chosen"]
                    for b in recruits(state, side)):
             place(state, side, frame["chosen"], frame["loc"], shown=True)

@@ -28,6 +28,11 @@ RULE = "7.5"
 MAX_FLEETS = 2       # 7.5.1
 MAX_ZONES = 3        # 7.5.1
 CAPACITY = 2         # 7.5.2
+EDITS_BY_REPLACING = True
+"""This module never edits a list or dict inside its frame in place: it replaces it (the
+fleets, the blocks embarked), so that apply may copy the frame one level deep only
+(engine.granada._step, issue 33). A new in-place edit of the frame's containers here would
+change apply's input."""
 
 
 
@@ -38,10 +43,11 @@ def _fleet_name(fleet: str) -> str:
     return name if fleet in name else f"{name} ({fleet})"
 
 def fleets_in(state: State, zone: str, side: str | None = None) -> list[str]:
-    key = f"sea:{zone}"
+    # the blocks there from the location index (st.by_location), not a look at all 137
+    # records (issue 33)
     comps = st.data().blocks
-    return sorted(b for b, rec in dict.items(state["blocks"])   # read only: no copy-on-access
-                  if rec["loc"] == key and comps[b].fleet and (side is None or comps[b].side == side))
+    return sorted(b for b in st.by_location(state).get(f"sea:{zone}", ())
+                  if comps[b].fleet and (side is None or comps[b].side == side))
 
 
 def carried_by(state: State, fleet: str) -> list[str]:
@@ -157,7 +163,7 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
     kind = action["type"]
     d = st.data()
     if kind == "take_fleet":
-        frame["fleets"].append(action["fleet"])
+        frame["fleets"] = [*frame["fleets"], action["fleet"]]   # replaced (EDITS_BY_REPLACING)
     elif kind == "cancel":
         st.finish_frame(state, {"kind": "sea_move", "side": side})
     elif kind == "confirm":
@@ -171,7 +177,7 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
         fleet = min((f for f in frame["fleets"] if len(carried_by(state, f)) < CAPACITY),
                     key=lambda f: len(carried_by(state, f)))
         state["blocks"][b].update(loc=f"sea:{frame['at']}", carried_by=fleet, moved=True)
-        frame["embarked"].append(b)
+        frame["embarked"] = [*frame["embarked"], b]   # replaced (EDITS_BY_REPLACING)
         port = d.sea_zones[frame["at"]].port
         st.log(state, f"{side.capitalize()} embarks a block at {d.locations[port].name} (7.5.2).")
         st.settle_location(state, port)       # a castle left empty reverts (4.3)

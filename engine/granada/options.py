@@ -71,9 +71,20 @@ def check(options: dict[str, Any]) -> None:
             raise RuleError(f"option {name} is true or false, not {value!r}")
 
 
+def _options(state: State) -> dict[str, Any]:
+    """The options of ``state``, read only: during an apply, the input's own rather than the
+    copy a ``state.get`` takes (engine.granada._StepState; issue 33)."""
+    value = dict.get(state, "options")
+    if value is None and state.__class__ is not dict:
+        src = getattr(state, "_src", None)
+        if src is not None:
+            value = src.get("options")
+    return value or {}
+
+
 def on(state: State, name: str) -> bool:
     """Whether the optional rule ``name`` is in play (``all`` plays every one)."""
-    opts = state.get("options") or {}
+    opts = _options(state)
     if opts.get("all"):
         return True
     value = opts.get(name, OPTIONS[name]["default"])
@@ -84,7 +95,7 @@ def on(state: State, name: str) -> bool:
 
 def mercenary_sides(state: State) -> tuple[str, ...]:
     """The sides with Mercenaries (11.1: both; 11.1.1: one)."""
-    opts = state.get("options") or {}
+    opts = _options(state)
     value = "both" if opts.get("all") else opts.get("mercenaries", "off")
     return {"off": (), "both": ("christian", "muslim"), "christian": ("christian",),
             "muslim": ("muslim",)}[value]

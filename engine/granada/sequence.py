@@ -20,6 +20,11 @@ from engine.granada import extras, movement, placement, special, victory
 from engine.granada import state as st
 
 RULE = "6.1"
+EDITS_BY_REPLACING = True
+"""This module never edits a list or dict inside its frames in place: it replaces it (the
+cards owed, the battles done; frames.finish_frame too), so that apply may copy the frame one
+level deep only (engine.granada._step, issue 33). A new in-place edit of the frames'
+containers here would change apply's input."""
 CARDS_PER_YEAR = 6                    # 6.4
 # Recruitment numbers of the Turn track at the end of each year (6.4). The text gives 3 for
 # 1483-1484, 1485, 1486 and 1487-1488; the numbers of 1482 and 1489-1490 are only printed on
@@ -83,7 +88,7 @@ def apply(state: State, role: str, action: Action, frame: dict[str, Any]) -> Non
         frame["step"] = 0
     elif kind == "discard":
         st.discard_cards(state, role, [action["card"]], "(Reinforcement Step, 6.4)")
-        frame["owed"][role] -= 1
+        frame["owed"] = {**frame["owed"], role: frame["owed"][role] - 1}   # replaced (EDITS_BY_REPLACING)
     else:  # pragma: no cover - actions() lists nothing else
         raise RuleError(f"unknown action {kind}", RULE)
 
@@ -313,7 +318,7 @@ def _pending(state: State, frame: dict[str, Any]) -> list[str]:
 
 def _declare(state: State, frame: dict[str, Any], loc: str) -> None:
     side = frame["side"]
-    frame["done"].append(loc)
+    frame["done"] = [*frame["done"], loc]   # replaced (EDITS_BY_REPLACING)
     st.log(state, f"{side.capitalize()} declares the battle at {st.data().locations[loc].name}.")
     special.palace_guard_join(state, loc, side)
     battle = st.handler({"module": "battle"})
@@ -377,9 +382,10 @@ def _reinforce_draws(state: State) -> None:
         bag: list[str] | None = None
         for _ in range(n + extra):
             if bag is None:
-                # the bag's blocks in the records' order, looked at once (read only): each
-                # draw takes one out, and nothing else here puts a block in or out of it
-                bag = [b for b, rec in dict.items(state["blocks"]) if rec["loc"] == key]
+                # the bag's blocks in the records' order (the location index's order), looked
+                # at once: each draw takes one out, and nothing else here puts a block in or
+                # out of it (the index, not a look at all 137 records, issue 33)
+                bag = list(st.by_location(state).get(key, ()))
             if not bag:
                 break
             bid = rng.choice(state, bag)

@@ -206,7 +206,7 @@ def _fire_offered(state: State, frame: dict[str, Any]) -> bool:
 def _after_attacker(state: State, frame: dict[str, Any], outcome: str | None) -> None:
     att = frame["attacker"]
     if outcome == "finish":
-        frame["finished"][att] = True
+        frame["finished"] = {**frame["finished"], att: True}
         st.log(state, f"{att.capitalize()} ends the assault with {frame['impacts'][att]} impacts (8.7.5).")
         if _fire_offered(state, frame):
             frame["step"] = "fire_final"
@@ -253,7 +253,7 @@ def _progress(state: State, frame: dict[str, Any]) -> None:
             continue
         boabdil = [b for b in bd.force(state, frame, dfn) if cd.is_boabdil(blocks[b])]
         if boabdil:
-            frame["to_lose"][dfn] -= 1
+            frame["to_lose"] = {**frame["to_lose"], dfn: frame["to_lose"][dfn] - 1}
             if blocks[boabdil[0]].colour == "black":
                 st.log(state, "Boabdil cannot be eliminated: he is captured in his castle (10.12.1).")
                 special.capture_boabdil(state)
@@ -262,10 +262,10 @@ def _progress(state: State, frame: dict[str, Any]) -> None:
             continue
         disks = st.disks_at(state, frame["loc"])
         if not disks:
-            frame["to_lose"][dfn] = 0
+            frame["to_lose"] = {**frame["to_lose"], dfn: 0}
             break
         state["disks"][disks[0]] = "eliminated"
-        frame["to_lose"][dfn] -= 1
+        frame["to_lose"] = {**frame["to_lose"], dfn: frame["to_lose"][dfn] - 1}
         frame["lost_disks"] = frame.get("lost_disks", 0) + 1
         state["reveals"] += 1
         st.log(state, f"The disk of {st.data().disks[disks[0]].name} is lost, the last unit of the "

@@ -72,7 +72,7 @@ def palace_guard_join(state: State, loc: str, attacker: str) -> None:
 
 def grey_in_play(state: State) -> bool:
     """The Boabdil Mixed Army is allied to the Christians (on the map or waiting aside)."""
-    return bool(state["boabdil"]["grey"])
+    return bool(st.peek(state, "boabdil")["grey"])     # (a read: apply copies nothing for it)
 
 
 def capture_boabdil(state: State) -> None:
@@ -174,7 +174,7 @@ def return_to_muslims(state: State, why: str) -> None:
 
 def end_of_turn(state: State) -> None:
     """10.12.1: the grey army leaves at the END of the marked turn."""
-    bo = state["boabdil"]
+    bo = st.peek(state, "boabdil")      # (a read: apply copies nothing for it)
     if grey_in_play(state) and bo["allied_until"] is not None and st.turn_index(state) >= bo["allied_until"]:
         return_to_muslims(state, "The alliance is over")
 

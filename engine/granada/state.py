@@ -89,6 +89,11 @@ and may define:
     prompt(state, role, frame) -> str # the sentence shown to role
     view(state, role, frame) -> dict  # what role may see of this frame (battle board etc.)
     choose_weight(action) -> float    # weight of an action for the built-in player
+    EDITS_BY_REPLACING = True         # apply copies the frame on top one level deep only:
+                                      # the handler replaces its containers, never edits them
+    COPY_FRAME(frame) -> dict         # how apply copies the frame on top otherwise (default:
+                                      # a deep copy; battle.py shares the containers its steps
+                                      # replace, battle_deploy.copy_frame)
 
 Dispatch (engine/granada/__init__.py): ``actions(state, role)`` calls the top frame's
 module; ``apply`` matches the action against the legal ones, copies the state once, calls
@@ -661,7 +666,7 @@ def pass_tiles(state: State, block_id: str, loc: str) -> None:
 def void_capture_card(state: State) -> None:
     """11.4: once Boabdil has been captured, the Boabdil Is Captured in Combat card no longer
     applies: held by the Christian, it is discarded (face up) and replaced from the deck."""
-    if not state["boabdil"]["captures"]:
+    if not peek(state, "boabdil")["captures"]:    # (a read: apply copies nothing for it)
         return
     cards = data().cards
     void = [c for c in state["hands"]["christian"] if cards[c].kind == "boabdil_captured"]
