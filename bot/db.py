@@ -243,7 +243,8 @@ class PgDrivers:
     def _next_transaction(self, conn: Any) -> asyncio.Future[Any] | None:
         """The next one waiting, taken out of line, if it waits for a transaction and ``conn``
         may serve it (open, and young enough: ``recycle_s``)."""
-        if self._closed or conn.is_closed() or time.monotonic() - self._born.get(conn, 0.0) > self.recycle_s:
+        now = time.monotonic()
+        if self._closed or conn.is_closed() or now - self._born.get(conn, now) > self.recycle_s:
             return None
         while self._waiting:
             transaction, waiter = self._waiting[0]
