@@ -284,7 +284,8 @@ class _PgWrite(_RawWrite):
 
     The writes wait, and go as one statement (:func:`_one_statement`) before the next read
     or the commit: a step is BEGIN, the locked read, its writes and COMMIT, four round trips
-    where one per statement made six (every round trip costs both processes a system call
+    (three when the commit before it began it, ``bot.db.PgDrivers.transaction``) where one
+    per statement made six (every round trip costs both processes a system call
     and a wake-up, more than the statements themselves). A write that fails thus fails at
     the end of the step's block, which rolls the transaction back as before. Two updates of
     one statement (the game row of two steps in one transaction) never share a statement:
