@@ -221,7 +221,8 @@ class PgDrivers:
         try:
             return await waiter
         except BaseException:
-            if waiter.cancelled():
+            if not waiter.done() or waiter.cancelled():
+                waiter.cancel()  # a commit that took it out of line meanwhile sees it gave up
                 with contextlib.suppress(ValueError):  # not still in line: taken out by a commit
                     self._waiting.remove(entry)
             else:  # its turn came, then it was interrupted before it could take it
