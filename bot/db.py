@@ -18,6 +18,7 @@ begun again on a fresh one (tests/bot/test_pg_reconnect.py).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import sqlite3
 import threading
@@ -141,7 +142,11 @@ class PgDrivers:
         self._idle: list[Any] = []
         self._born: dict[Any, float] = {}  # connection -> when it was opened (time.monotonic)
         self.recycle_s = recycle_s
-        self._slots = asyncio.Semaphore(size)
+        self._free = size  # connections that may be opened or taken besides those in use
+        # who waits for a connection, in turn: (for a transaction?, the future it waits on)
+        self._waiting: collections.deque[tuple[bool, asyncio.Future[Any]]] = collections.deque()
+        self.handed_over = 0
+        """Transactions begun in the round trip of the commit before them (:meth:`transaction`)."""
         self._closed = False
 
     async def _connect(self) -> Any:
@@ -181,7 +186,8 @@ class PgDrivers:
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
         """The rows of one read-only statement, outside any transaction (autocommit: one
         round trip). Run again on a fresh connection if the connection turns out dropped."""
-        async with self._slots:
+        await self._turn(transaction=False)
+        try:
             for attempt in (1, 2):
                 conn = self._take() or await self._connect()
                 try:
@@ -198,7 +204,59 @@ class PgDrivers:
                     raise
                 self._give_back(conn)
                 return rows
+        finally:
+            self._release()
         raise AssertionError("unreachable")
+
+    async def _turn(self, transaction: bool) -> Any:
+        """Wait for a connection's turn (at most ``size`` in use). None, or for a transaction
+        (``transaction``), possibly a connection the transaction before it handed over
+        already begun (:meth:`transaction`), which takes the turn with it."""
+        if self._free > 0 and not self._waiting:
+            self._free -= 1
+            return None
+        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        entry = (transaction, waiter)
+        self._waiting.append(entry)
+        try:
+            return await waiter
+        except BaseException:
+            if not waiter.done() or waiter.cancelled():
+                waiter.cancel()  # a commit that took it out of line meanwhile sees it gave up
+                with contextlib.suppress(ValueError):  # not still in line: taken out by a commit
+                    self._waiting.remove(entry)
+            else:  # its turn came, then it was interrupted before it could take it
+                handed = waiter.result()
+                if handed is not None:
+                    self._drop(handed)  # begun: the server rolls it back
+                self._release()
+            raise
+
+    def _release(self) -> None:
+        """The end of a turn: the next one waiting takes it."""
+        while self._waiting:
+            _transaction, waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self._free += 1
+
+    def _next_transaction(self, conn: Any) -> asyncio.Future[Any] | None:
+        """The next one waiting, taken out of line, if it waits for a transaction and ``conn``
+        may serve it (open, and young enough: ``recycle_s``)."""
+        now = time.monotonic()
+        if self._closed or conn.is_closed() or now - self._born.get(conn, now) > self.recycle_s:
+            return None
+        while self._waiting:
+            transaction, waiter = self._waiting[0]
+            if waiter.done():
+                self._waiting.popleft()
+                continue
+            if not transaction:
+                return None
+            self._waiting.popleft()
+            return waiter
+        return None
 
     async def _begun(self) -> Any:
         """A connection in a new transaction. BEGIN is the first statement a connection taken
@@ -230,9 +288,18 @@ class PgDrivers:
         it raises. A connection whose commit or rollback did not finish is closed, never
         reused (the server then rolls back whatever it did not commit). ``notify``: a channel
         to NOTIFY with the commit (sent in the COMMIT's own round trip), which listeners in
-        other processes (the web pages, ``bot.web``) hear once the transaction committed."""
-        async with self._slots:
-            conn = await self._begun()
+        other processes (the web pages, ``bot.web``) hear once the transaction committed.
+
+        When the next one in line for a connection waits for a transaction (steps of many
+        games at once), the commit begins its transaction in the same round trip
+        (``COMMIT; BEGIN``) and hands it the connection and its turn: a step is then three
+        round trips instead of four, and a connection is never left idle in a transaction.
+        The commit has returned, as always, before the step that made it returns."""
+        conn = await self._turn(transaction=True)
+        passed = False  # whether this turn went on to the next transaction
+        try:
+            if conn is None:
+                conn = await self._begun()
             try:
                 yield conn
             except BaseException as exc:
@@ -246,12 +313,32 @@ class PgDrivers:
                 else:  # interrupted (cancelled) mid-statement, or dropped: never reused
                     self._drop(conn)
                 raise
+            end = f"NOTIFY {notify}; COMMIT" if notify else "COMMIT"
+            waiter = self._next_transaction(conn)
             try:
-                await conn.execute(f"NOTIFY {notify}; COMMIT" if notify else "COMMIT")
+                await conn.execute(end if waiter is None else end + "; BEGIN")
             except BaseException:
                 self._drop(conn)
+                if waiter is not None and not waiter.done():
+                    waiter.set_result(None)  # its turn, with no connection
+                    passed = True
                 raise
-            self._give_back(conn)
+            if waiter is None:
+                self._give_back(conn)
+            elif not waiter.done():
+                waiter.set_result(conn)
+                passed = True
+                self.handed_over += 1
+            else:  # it stopped waiting meanwhile: the transaction just begun is not needed
+                try:
+                    await conn.execute("ROLLBACK")
+                except BaseException:
+                    self._drop(conn)
+                    raise
+                self._give_back(conn)
+        finally:
+            if not passed:
+                self._release()
 
     async def close(self) -> None:
         self._closed = True

@@ -184,11 +184,21 @@ class _RawWrite:
         self.shared: dict[int, tuple[int, State, int]] = {} if shared is None else shared
 
     def _get(self, statement: sa.Executable, keys: Iterable[str]) -> _Prepared:
-        names = tuple(sorted(keys))
-        found = self._prepared.get((statement, *names))
+        """The statement prepared for the parameters ``keys``. Found by the keys in the order
+        given (each caller gives its values in one order), so a step's statements are found
+        without sorting their names; compiled for the sorted names, once for any order."""
+        given = (statement, *keys)
+        found = self._prepared.get(given)
         if found is None:
-            found = self._prepared[(statement, *names)] = _Prepared(statement, self.dialect, names)
+            names = tuple(sorted(cast(tuple[str, ...], given[1:])))
+            found = self._prepared.get((statement, *names))
+            if found is None:
+                found = self._prepared[(statement, *names)] = self._compile(statement, names)
+            self._prepared[given] = found
         return found
+
+    def _compile(self, statement: sa.Executable, names: tuple[str, ...]) -> _Prepared:
+        return _Prepared(statement, self.dialect, names)
 
     async def run(self, statement: sa.Executable, values: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
         if isinstance(values, Mapping):
@@ -274,7 +284,8 @@ class _PgWrite(_RawWrite):
 
     The writes wait, and go as one statement (:func:`_one_statement`) before the next read
     or the commit: a step is BEGIN, the locked read, its writes and COMMIT, four round trips
-    where one per statement made six (every round trip costs both processes a system call
+    (three when the commit before it began it, ``bot.db.PgDrivers.transaction``) where one
+    per statement made six (every round trip costs both processes a system call
     and a wake-up, more than the statements themselves). A write that fails thus fails at
     the end of the step's block, which rolls the transaction back as before. Two updates of
     one statement (the game row of two steps in one transaction) never share a statement:
@@ -287,14 +298,10 @@ class _PgWrite(_RawWrite):
         self._queued: list[tuple[_Prepared, list[tuple[Any, ...]]]] = []
         self._updates: set[sa.Executable] = set()
 
-    def _get(self, statement: sa.Executable, keys: Iterable[str]) -> _Prepared:
-        names = tuple(sorted(keys))
-        found = self._prepared.get((statement, *names))
-        if found is None:
-            # An INSERT without RETURNING: a step never needs the new rows' ids back.
-            bare = statement.inline() if isinstance(statement, sa.Insert) else statement
-            found = self._prepared[(statement, *names)] = _Prepared(bare, self.dialect, names)
-        return found
+    def _compile(self, statement: sa.Executable, names: tuple[str, ...]) -> _Prepared:
+        # An INSERT without RETURNING: a step never needs the new rows' ids back.
+        bare = statement.inline() if isinstance(statement, sa.Insert) else statement
+        return _Prepared(bare, self.dialect, names)
 
     async def run(self, statement: sa.Executable, values: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
         rows = [values] if isinstance(values, Mapping) else list(values)

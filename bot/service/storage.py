@@ -444,9 +444,15 @@ class Storage(Transactions):
         if result is not None:
             values.update(status="finished", result=quick_dumps(result))
         await _run(session, _UPDATE_GAME, {"game_pk": game.id, **values})
-        for name, value in values.items():
-            # The row object says what the database now holds, without an ORM flush.
-            set_committed_value(game, name, value)
+        # The row object says what the database now holds, without an ORM flush. A step on
+        # the driver has its game row made by ``_look_kept`` (``_detached``: in no session,
+        # nothing changed or expired), whose attributes are its dict's values, which
+        # set_committed_value would only write there at several times the cost.
+        if isinstance(session, _RawWrite):
+            game.__dict__.update(values)
+        else:
+            for name, value in values.items():
+                set_committed_value(game, name, value)
         return version, snapshot
 
     @staticmethod
