@@ -20,6 +20,7 @@ cheaply as the rules ask for it, and never stored (a derived view of ``state["bl
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from collections import OrderedDict
 from typing import Any
@@ -123,6 +124,19 @@ def by_location(state: State) -> dict[str, list[str]]:
 # come from elsewhere (setup, storage, a test's position, a clone) is looked at by a scan.
 _SEALED: OrderedDict[int, tuple[Any, Any, Any]] = OrderedDict()
 _SEALED_SIZE = 64
+# The same entries kept per game, for the state a game steps to, which its next view lists a
+# whole round of the service later: 64 states made lately were emptied by 200 games stepping
+# in turn, and each view then scanned (issue 33). A game's states share their log's entries
+# (apply copies the log entry by entry), so the first entry's identity names the lineage: id
+# of that entry -> (the entry, the records' dict of the input the states were made from,
+# {id of a records' dict -> entry as in _SEALED}). It holds the states made from one input (a
+# view's marking applies each action offered, and the service steps to one of them), at most
+# _LINEAGE_STATES; when a step starts from one of them (the game stepped to it), the next
+# input's states replace them, that one kept. The lineages used least lately leave first:
+# more than the service keeps hot (bot/service/storage.py, _STATE_CACHE_SIZE).
+_LINEAGES: OrderedDict[int, tuple[Any, Any, dict[int, tuple[Any, Any, Any]]]] = OrderedDict()
+_LINEAGES_SIZE = 320
+_LINEAGE_STATES = 64
 # id of an index -> its placement (ids, locations, index), for the indexes made lately: how a
 # step finds the placement its listing's index came from
 _ENTRIES: OrderedDict[int, tuple[Any, Any, Any]] = OrderedDict()
@@ -137,17 +151,71 @@ def _known(state: State) -> dict[str, list[str]]:
     blocks = state["blocks"]
     known = _SEALED.get(id(blocks))
     if known is None or known[0] is not blocks:
+        known = None
+    log = state.get("log")
+    if log:
+        # the game's states (_LINEAGES): the one looked at is where the game is now (the
+        # others made with it, the actions its view did not take, leave)
+        first = log[0]
+        lineage = _LINEAGES.get(id(first))
+        if lineage is not None and lineage[0] is first:
+            mine = lineage[2].get(id(blocks))
+            if mine is not None and mine[0] is blocks:
+                if known is None:
+                    known = mine
+                    entry = known[1]
+                    if entry is not None and _ENTRIES.get(id(entry[2])) is not entry:
+                        # made a while ago: where a step from this state finds the placement
+                        # its index came from (by_location), to shift it
+                        _keep(_ENTRIES, id(entry[2]), entry, 2 * _SEALED_SIZE)
+                if lineage[1] is not blocks or len(lineage[2]) > 1:
+                    _LINEAGES[id(first)] = (first, blocks, {id(blocks): known})
+                with contextlib.suppress(KeyError):     # another thread removed it meanwhile
+                    _LINEAGES.move_to_end(id(first))
+    if known is None:
         return _by_location(state)
     entry = known[1]
     if entry is None:
         entry = _shift(*known[2])
-        _SEALED[id(blocks)] = (blocks, entry, None)
+        known = (blocks, entry, None)
+        if id(blocks) in _SEALED:
+            _SEALED[id(blocks)] = known
+        if log:
+            lineage = _LINEAGES.get(id(log[0]))
+            if lineage is not None and lineage[1] is blocks:
+                lineage[2][id(blocks)] = known
     index: dict[str, list[str]] = entry[2]
     if VERIFY:
         scanned = _scan(blocks)
         assert index == scanned and list(index) == list(scanned), (
             "a state apply returned was edited in place (states are values: clone it first)")
     return index
+
+
+def _keep_lineage(first: Any, src: dict[str, Any], sealed: dict[str, Any], known: tuple[Any, Any, Any]) -> None:
+    """Keep ``known``, the entry of ``sealed`` made from the input records ``src``, with the
+    states of its game (:data:`_LINEAGES`, whose first log entry is ``first``)."""
+    table = _LINEAGES
+    lineage = table.get(id(first))
+    if lineage is not None and lineage[0] is first:
+        states = lineage[2]
+        if lineage[1] is not src:
+            kept = states.get(id(src))
+            if kept is not None and kept[0] is src:
+                # the game stepped to one of its states: the states made from it replace them
+                table.pop(id(first), None)
+                table[id(first)] = (first, src, {id(src): kept, id(sealed): known})
+                return
+            return      # made from an input from elsewhere (such as a re-deal): not the game's
+        if len(states) < _LINEAGE_STATES:
+            states[id(sealed)] = known
+        return
+    table[id(first)] = (first, src, {id(sealed): known})
+    while len(table) > _LINEAGES_SIZE:
+        try:
+            table.popitem(last=False)
+        except KeyError:        # another thread emptied it first
+            break
 
 
 def _entry_of(index: dict[str, list[str]]) -> tuple[Any, ...] | None:
@@ -214,6 +282,9 @@ def remember(step: Any, records: Any, sealed: dict[str, Any]) -> None:
             table.popitem(last=False)
         except KeyError:        # another thread emptied it first
             break
+    log = dict.get(step, "log") or step._src.get("log")
+    if log:
+        _keep_lineage(log[0], records._src, sealed, known)
 
 
 # The indexes of the placements seen last, most recent first: the same placement comes back
