@@ -92,16 +92,13 @@ def test_a_games_state_is_found_after_other_games_stepped(monkeypatch: pytest.Mo
     assert index == expected and list(index) == list(expected)
 
 
-def test_the_games_kept_are_bounded() -> None:
-    for seed in range(placement._LINEAGES_SIZE + 5):
-        state = g.setup(seed, {})
-        # a state of its own lineage (its own first log entry), stepped from once
-        state["log"] = [{"text": f"game {seed}"}]
-        role = g.active(state)[0]
-        st.by_location(state)
-        for action in g.legal_actions(state, role)[:3]:
-            g.apply(state, role, action)
-    assert len(placement._LINEAGES) <= placement._LINEAGES_SIZE
+def test_the_games_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(placement, "_LINEAGES", type(placement._LINEAGES)())
+    monkeypatch.setattr(placement, "_LINEAGES_SIZE", 6)
+    monkeypatch.setattr(placement, "_LINEAGE_STATES", 3)
+    for seed in range(40, 52):
+        _played(seed, 80)
+    assert len(placement._LINEAGES) == placement._LINEAGES_SIZE
     assert all(len(kept[2]) <= placement._LINEAGE_STATES for kept in placement._LINEAGES.values())
 
 
