@@ -140,7 +140,7 @@ _SEALED_SIZE = 64
 # (bot/service/storage.py, _STATE_CACHE_SIZE).
 _LINEAGES: OrderedDict[int, list[Any]] = OrderedDict()
 _LINEAGES_SIZE = 320
-_LINEAGE_STATES = 64
+_LINEAGE_STATES = 16
 # id of an index -> its placement (ids, locations, index), for the indexes made lately: how a
 # step finds the placement its listing's index came from
 _ENTRIES: OrderedDict[int, tuple[Any, Any, Any]] = OrderedDict()
