@@ -20,6 +20,7 @@ cheaply as the rules ask for it, and never stored (a derived view of ``state["bl
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from collections import OrderedDict
 from typing import Any
@@ -118,11 +119,28 @@ def by_location(state: State) -> dict[str, list[str]]:
 
 # The placements of the states apply returned, by the identity of their records' dict (issue
 # 33): id -> (the dict, its index, or None and what it is worked out from: the placement
-# of the step's input and where the blocks it moved went). Each entry holds its dict, so its
-# id cannot pass to another while it is here; the oldest leave first. A state whose records
+# of the step's input and where the blocks it moved went; then, for _LINEAGES, the first
+# entry of the input's log and the input's records). Each entry holds its dict, so its id
+# cannot pass to another while it is here; the oldest leave first. A state whose records
 # come from elsewhere (setup, storage, a test's position, a clone) is looked at by a scan.
-_SEALED: OrderedDict[int, tuple[Any, Any, Any]] = OrderedDict()
+_SEALED: OrderedDict[int, tuple[Any, ...]] = OrderedDict()
 _SEALED_SIZE = 64
+# The entries another game's states pushed out of _SEALED, kept per game: the service plays
+# hundreds of games in turn, and the state a game stepped to, listed again by its next view a
+# whole round later, had left _SEALED (64 states) long before, so each view scanned (issue
+# 33). A game's states share their log's entries (apply copies the log entry by entry), so
+# the first entry's identity names the game: id of that entry -> [the entry, the records of
+# the input its states were made from, {id of a records' dict -> its entry}]. Those are the
+# states made from one input (a view's marking applies each action offered, and the service
+# steps to one of them), at most _LINEAGE_STATES; a state looked at here is where the game is
+# now, and the others leave (_kept); when a step starts from one of them, the states made
+# from it replace them, that one kept. An entry pushed out by its own game's newer states is
+# dropped, as before (a single game, the engine's benchmarks and searches, keeps none here).
+# The games looked at least lately leave first: more than the service keeps hot
+# (bot/service/storage.py, _STATE_CACHE_SIZE).
+_LINEAGES: OrderedDict[int, list[Any]] = OrderedDict()
+_LINEAGES_SIZE = 320
+_LINEAGE_STATES = 16
 # id of an index -> its placement (ids, locations, index), for the indexes made lately: how a
 # step finds the placement its listing's index came from
 _ENTRIES: OrderedDict[int, tuple[Any, Any, Any]] = OrderedDict()
@@ -135,19 +153,83 @@ def _known(state: State) -> dict[str, list[str]]:
     """The index of a plain state: its step's own when apply returned these records, else a
     scan's (:func:`_by_location`)."""
     blocks = state["blocks"]
-    known = _SEALED.get(id(blocks))
+    table: dict[int, tuple[Any, ...]] = _SEALED
+    known = table.get(id(blocks))
     if known is None or known[0] is not blocks:
-        return _by_location(state)
+        # made longer ago: with the states of its game (_LINEAGES), if it is one
+        table, known = _kept(state, blocks)
+        if known is None:
+            return _by_location(state)
     entry = known[1]
     if entry is None:
         entry = _shift(*known[2])
-        _SEALED[id(blocks)] = (blocks, entry, None)
+        table[id(blocks)] = (blocks, entry, None, *known[3:])
     index: dict[str, list[str]] = entry[2]
     if VERIFY:
         scanned = _scan(blocks)
         assert index == scanned and list(index) == list(scanned), (
             "a state apply returned was edited in place (states are values: clone it first)")
     return index
+
+
+def _kept(state: State, blocks: dict[str, Any]) -> tuple[dict[int, tuple[Any, Any, Any]], Any]:
+    """The states kept with the game of ``state`` and the entry of ``blocks`` there (None when
+    it is not one of them). The one looked at is where the game is now: the others made with
+    it (the actions its view did not take) leave."""
+    log = state.get("log")
+    if not log:
+        return {}, None
+    first = log[0]
+    lineage = _LINEAGES.get(id(first))
+    if lineage is None or lineage[0] is not first:
+        return {}, None
+    states = lineage[2]
+    known = states.get(id(blocks))
+    if known is None or known[0] is not blocks:
+        return {}, None
+    if len(states) > 1:
+        src = lineage[1]
+        states.clear()
+        states[id(blocks)] = known
+        if src is not blocks:
+            lineage[1] = blocks
+    with contextlib.suppress(KeyError):     # another thread removed it meanwhile
+        _LINEAGES.move_to_end(id(first))
+    entry = known[1]
+    if entry is not None and _ENTRIES.get(id(entry[2])) is not entry:
+        # made a while ago: where a step from this state finds the placement its index came
+        # from (by_location), to shift it
+        _keep(_ENTRIES, id(entry[2]), entry, 2 * _SEALED_SIZE)
+    return states, known
+
+
+def _keep_lineage(first: Any, src: dict[str, Any], sealed: dict[str, Any], known: tuple[Any, Any, Any]) -> None:
+    """Keep ``known``, the entry of ``sealed`` made from the input records ``src``, with the
+    states of its game (:data:`_LINEAGES`, whose first log entry is ``first``)."""
+    table = _LINEAGES
+    lineage = table.get(id(first))
+    if lineage is None or lineage[0] is not first:
+        table[id(first)] = [first, src, {id(sealed): known}]
+        while len(table) > _LINEAGES_SIZE:
+            try:
+                table.popitem(last=False)
+            except KeyError:        # another thread emptied it first
+                break
+        return
+    states = lineage[2]
+    if lineage[1] is not src:
+        kept = states.get(id(src))
+        if kept is not None and kept[0] is src:
+            # the game stepped to one of its states: the states made from it replace them
+            states.clear()
+            states[id(src)] = kept
+            lineage[1] = src
+            with contextlib.suppress(KeyError):     # another thread removed it meanwhile
+                table.move_to_end(id(first))
+        # (else an input from elsewhere, such as a re-deal: what it made joins the others, and
+        # the input is not kept, since it may be edited in place)
+    if len(states) < _LINEAGE_STATES:
+        states[id(sealed)] = known
 
 
 def _entry_of(index: dict[str, list[str]]) -> tuple[Any, ...] | None:
@@ -195,6 +277,11 @@ def remember(step: Any, records: Any, sealed: dict[str, Any]) -> None:
         entry = _entry_of(base)
         if entry is None:
             return
+    # with it, for _LINEAGES: the game's first log entry (the input's: the same object when it
+    # has one) and the input's records
+    src = records._src
+    log = step._src.get("log")
+    first = log[0] if log else None
     if moved:
         went = {b: dict.__getitem__(records, b)["loc"] for b in moved}
         seen = step.shifted
@@ -204,16 +291,20 @@ def remember(step: Any, records: Any, sealed: dict[str, Any]) -> None:
             after = _ENTRIES.get(id(shifted))
             if after is None or after[2] is not shifted:
                 after = _entry_of(shifted)
-        known: tuple[Any, Any, Any] = (sealed, after, None) if after is not None else (sealed, None, (entry, went))
+        known: tuple[Any, ...] = ((sealed, after, None, first, src) if after is not None
+                                  else (sealed, None, (entry, went), first, src))
     else:
-        known = (sealed, entry, None)
+        known = (sealed, entry, None, first, src)
     table = _SEALED
     table[id(sealed)] = known
     while len(table) > _SEALED_SIZE:
         try:
-            table.popitem(last=False)
+            gone = table.popitem(last=False)[1]
         except KeyError:        # another thread emptied it first
             break
+        if gone[3] is not first and gone[3] is not None:
+            # pushed out by another game's states: kept with its own game
+            _keep_lineage(gone[3], gone[4], gone[0], gone)
 
 
 # The indexes of the placements seen last, most recent first: the same placement comes back

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import engine.granada as g
+from engine.granada import placement
 from engine.granada import state as st
 from tests.engine.granada.core_helpers import random_states
 
@@ -50,3 +51,67 @@ def test_a_step_that_moves_nothing_keeps_the_index_it_was_given() -> None:
     step = g._StepState(state, index)
     step["blocks"][next(iter(state["blocks"]))]["moved"] = True
     assert st.by_location(step) is index
+
+
+def _played(seed: int, steps: int) -> list[dict[str, Any]]:
+    """The states of a game of random legal orders, each listed before its step (as a view
+    lists them), the first after setup."""
+    state = g.setup(seed, {})
+    pick = random.Random(seed)
+    out = [state]
+    for _ in range(steps):
+        if g.result(state) is not None:
+            break
+        role = g.active(state)[0]
+        st.by_location(state)
+        state = g.apply(state, role, pick.choice(g.legal_actions(state, role)))
+        out.append(state)
+    return out
+
+
+def test_a_games_state_is_found_after_other_games_stepped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service plays hundreds of games in turn: the state a game stepped to is found at
+    its next view without a scan however many states other games made meanwhile."""
+    mine = [s for s in _played(21, 120) if id(s["blocks"]) in placement._SEALED]
+    assert mine, "some step of the game moved blocks"
+    state = mine[-1]
+    others = 0
+    seed = 100
+    while id(state["blocks"]) in placement._SEALED:       # until the recent states forgot it
+        others += len(_played(seed, 60))
+        seed += 1
+        assert seed < 140
+    assert others > placement._SEALED_SIZE
+
+    def no_scan(_state: Any) -> dict[str, list[str]]:
+        raise AssertionError("scanned")
+
+    monkeypatch.setattr(placement, "_by_location", no_scan)
+    index = st.by_location(state)
+    expected = _scanned(state["blocks"])
+    assert index == expected and list(index) == list(expected)
+
+
+def test_the_games_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(placement, "_LINEAGES", type(placement._LINEAGES)())
+    monkeypatch.setattr(placement, "_LINEAGES_SIZE", 6)
+    monkeypatch.setattr(placement, "_LINEAGE_STATES", 3)
+    for seed in range(40, 52):
+        _played(seed, 80)
+    assert len(placement._LINEAGES) == placement._LINEAGES_SIZE
+    assert all(len(kept[2]) <= placement._LINEAGE_STATES for kept in placement._LINEAGES.values())
+
+
+def test_a_state_from_elsewhere_edited_in_place_is_scanned_again() -> None:
+    """An input that apply did not return (setup, storage, a test's position) is never kept:
+    a test may edit it in place after a step from it."""
+    states = _played(5, 40)
+    state = states[-1]
+    position = {**state, "blocks": {b: dict(r) for b, r in state["blocks"].items()}}
+    role = g.active(position)[0]
+    st.by_location(position)
+    for action in g.legal_actions(position, role):
+        g.apply(position, role, action)
+    moved = next(iter(position["blocks"]))
+    position["blocks"][moved]["loc"] = "nowhere_yet"
+    assert st.by_location(position) == _scanned(position["blocks"])
