@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,3 +55,34 @@ async def pg_service() -> AsyncIterator[GameService]:
     service = GameService.open(PG_URL)
     yield service
     await service.close()
+
+
+class NotingConnection:
+    """An asyncpg connection that notes each statement it sends (one round trip each), and
+    may run a hook (``before``) as a statement is sent: the PostgreSQL tests count a step's
+    round trips and interrupt a transaction at a chosen statement through it."""
+
+    def __init__(self, conn: Any, sent: list[str]) -> None:
+        self.conn = conn
+        self.sent = sent
+        self.before: Callable[[str], None] | None = None
+
+    def _note(self, sql: str) -> None:
+        self.sent.append(sql)
+        if self.before is not None:
+            self.before(sql)
+
+    async def execute(self, sql: str, *args: Any) -> Any:
+        self._note(sql)
+        return await self.conn.execute(sql, *args)
+
+    async def executemany(self, sql: str, args: Any) -> Any:
+        self._note(sql)
+        return await self.conn.executemany(sql, args)
+
+    async def fetch(self, sql: str, *args: Any) -> Any:
+        self._note(sql)
+        return await self.conn.fetch(sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.conn, name)

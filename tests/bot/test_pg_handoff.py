@@ -17,31 +17,10 @@ from typing import Any
 import pytest
 
 from bot.db import PgDrivers, make_engine
+from tests.bot.conftest import NotingConnection
 
 pytestmark = pytest.mark.postgres
 PG_URL = os.environ.get("ALCAZABA_TEST_PG_URL", "")
-
-
-class _Noting:
-    """An asyncpg connection that notes each statement it sends, and may run a hook first."""
-
-    def __init__(self, conn: Any, sent: list[str]) -> None:
-        self.conn = conn
-        self.sent = sent
-        self.before: Any = None
-
-    async def execute(self, sql: str, *args: Any) -> Any:
-        self.sent.append(sql)
-        if self.before is not None:
-            self.before(sql)
-        return await self.conn.execute(sql, *args)
-
-    async def fetch(self, sql: str, *args: Any) -> Any:
-        self.sent.append(sql)
-        return await self.conn.fetch(sql, *args)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.conn, name)
 
 
 @pytest.fixture
@@ -55,7 +34,7 @@ async def one() -> AsyncIterator[tuple[PgDrivers, list[str], str]]:
     connect = drivers._connect
 
     async def noting() -> Any:
-        return _Noting(await connect(), sent)
+        return NotingConnection(await connect(), sent)
 
     drivers._connect = noting  # type: ignore[method-assign]
     table = f"handoff_{secrets.token_hex(4)}"

@@ -14,33 +14,10 @@ import pytest
 
 from bot.db import PgDrivers
 from bot.service import GameService
-from tests.bot.conftest import fresh_pg_database
+from tests.bot.conftest import NotingConnection, fresh_pg_database
 
 pytestmark = pytest.mark.postgres
 PG_URL = os.environ.get("ALCAZABA_TEST_PG_URL", "")
-
-
-class _Counting:
-    """An asyncpg connection that notes each statement it sends (one round trip each)."""
-
-    def __init__(self, conn: Any, sent: list[str]) -> None:
-        self.conn = conn
-        self.sent = sent
-
-    async def execute(self, sql: str, *args: Any) -> Any:
-        self.sent.append(sql)
-        return await self.conn.execute(sql, *args)
-
-    async def executemany(self, sql: str, args: Any) -> Any:
-        self.sent.append(sql)
-        return await self.conn.executemany(sql, args)
-
-    async def fetch(self, sql: str, *args: Any) -> Any:
-        self.sent.append(sql)
-        return await self.conn.fetch(sql, *args)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.conn, name)
 
 
 @pytest.fixture
@@ -50,7 +27,7 @@ async def counted(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[GameSe
     connect = PgDrivers._connect
 
     async def counting(self: PgDrivers) -> Any:
-        return _Counting(await connect(self), sent)
+        return NotingConnection(await connect(self), sent)
 
     monkeypatch.setattr(PgDrivers, "_connect", counting)
     service = GameService.open(PG_URL)
