@@ -294,13 +294,14 @@ _PLAIN_TYPE = re.compile(r"\(.*\)")
 
 def _cast_row(row: str, table: sa.Table, names: Sequence[str], dialect: sa.Dialect) -> str:
     """The parameters of one row of VALUES, ``($1, $2, ...)``, each cast to its column's type
-    without length (an explicit cast to VARCHAR(64) would cut a longer text, where the
-    INSERT refuses it): a list of VALUES in a SELECT does not take its columns' types from the
-    table it is inserted into, and its parameters would be taken for text."""
+    (asyncpg's dialect casts them already; any it does not, to the type without length: an
+    explicit cast to VARCHAR(64) would cut a longer text, where the INSERT refuses it): a list
+    of VALUES in a SELECT does not take its columns' types from the table it is inserted
+    into, and parameters of no type would be taken for text."""
     params = row[1:-1].split(", ")
     if len(params) != len(names) or not all(p.startswith("$") for p in params):
         raise ValueError(f"not a row of parameters: {row}")
-    return "(" + ", ".join(f"{p}::{_PLAIN_TYPE.sub('', table.c[n].type.compile(dialect=dialect))}"
+    return "(" + ", ".join(p if "::" in p else f"{p}::{_PLAIN_TYPE.sub('', table.c[n].type.compile(dialect=dialect))}"
                            for p, n in zip(params, names, strict=True)) + ")"
 
 
@@ -431,7 +432,11 @@ class _PgWrite(_RawWrite):
     async def finish(self) -> None:
         """The end of the step's block: in a transaction, its last writes (the caller commits);
         optimistic, its writes as one statement guarded by the game row as read, which commits
-        by itself (WriteConflict if the game changed: nothing written)."""
+        by itself (WriteConflict if the game changed: nothing written). It goes through
+        ``PgDrivers.fetch``, which sends it once more on a fresh connection when the first
+        turns out dropped: the guard makes that safe, since a write that did commit the first
+        time finds no row the second (WriteConflict, and the step made again under the lock
+        sees the game at its new version)."""
         if self.driver is not None or not self._queued:
             await self.flush()
             return

@@ -136,7 +136,7 @@ async def test_a_step_meeting_another_is_refused_and_writes_nothing(
         moves = await service.moves(pk)
         assert [(m["seq"], m["action"]) for m in moves] == [(1, {"type": "add", "n": 2})]
         keys = await _outbox_keys(service, pk)
-        assert len(keys) == len(set(keys)) and "g%d:v1:turn:red" % pk in keys
+        assert len(keys) == len(set(keys)) and f"g{pk}:v1:turn:red" in keys
         # the service that lost reads the game's new state and steps from it
         step = await service.apply(pk, "red", {"type": "add", "n": 1}, 1, 7)
         assert step.version == 2 and (await service.replay_check(pk)).ok
