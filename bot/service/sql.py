@@ -69,6 +69,11 @@ _GAME_AS_READ = (_GAME.c.id == sa.bindparam("game_pk"), _GAME.c.version == sa.bi
                  _GAME.c.updated_at == sa.bindparam("read_updated_at"))
 _LOCK_GAME_AS_READ = sa.select(_GAME.c.id).where(*_GAME_AS_READ).with_for_update()
 _UPDATE_GAME_AS_READ = sa.update(_GAME).where(*_GAME_AS_READ).returning(_GAME.c.id)
+# The game row as a step wrote it (its new version and the time it wrote): found after a guarded
+# write found no row, it says that write was this step's own, sent twice (``_PgWrite.finish``).
+_GAME_AS_WRITTEN = sa.select(_GAME.c.id).where(_GAME.c.id == sa.bindparam("game_pk"),
+                                                _GAME.c.version == sa.bindparam("version"),
+                                                _GAME.c.updated_at == sa.bindparam("updated_at"))
 _Row = TypeVar("_Row", Game, Seat)
 _GAME_FIELDS = tuple(c.name for c in _GAME.c)
 _MARK_AT = len(_GAME_FIELDS)
@@ -435,8 +440,8 @@ class _PgWrite(_RawWrite):
         by itself (WriteConflict if the game changed: nothing written). It goes through
         ``PgDrivers.fetch``, which sends it once more on a fresh connection when the first
         turns out dropped: the guard makes that safe, since a write that did commit the first
-        time finds no row the second (WriteConflict, and the step made again under the lock
-        sees the game at its new version)."""
+        time finds no row the second, and the game row then holds exactly what this step
+        wrote (its version and time: ``_GAME_AS_WRITTEN``), which says the step is done."""
         if self.driver is not None or not self._queued:
             await self.flush()
             return
@@ -460,7 +465,16 @@ class _PgWrite(_RawWrite):
         if sql is None:
             sql = self._combined[key] = _guarded_statement([(s, p, len(rows)) for s, p, rows in parts],
                                                            self.dialect, self._notify)
-        if not await self._autocommit(sql, *(value for _s, _p, rows in parts for row in rows for value in row)):
+        if await self._autocommit(sql, *(value for _s, _p, rows in parts for row in rows for value in row)):
+            return
+        # No row: the game changed since it was read, or this very write committed the first
+        # time and PgDrivers.fetch sent it again because the connection dropped before the
+        # answer came. The game row then holds exactly what this step wrote (its version, its
+        # time); the step is done, and making it again under the lock would refuse it as stale
+        # or, for an order given without a version, make it a second time.
+        mine = {"game_pk": pk, "version": values["version"], "updated_at": values["updated_at"]}
+        written = self._get(_GAME_AS_WRITTEN, mine)
+        if not await self._autocommit(written.sql, *written.params(mine)):
             raise WriteConflict(pk)
 
     async def all(self, statement: sa.Executable, values: Mapping[str, Any]) -> list[Any]:

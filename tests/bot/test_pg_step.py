@@ -13,6 +13,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+import asyncpg
 import pytest
 
 from bot.db import PgDrivers
@@ -171,3 +172,57 @@ async def test_a_step_meeting_a_seat_handed_over_is_refused(
         assert await service.moves(pk) == []
     finally:
         await other.close()
+
+
+class _AnswerLost(NotingConnection):
+    """A connection that runs the first guarded write of a step (it commits on the server) and
+    then drops before its answer arrives: PgDrivers.fetch sends it again on a fresh connection."""
+
+    lost: list[bool] = []
+
+    async def fetch(self, sql: str, *args: Any) -> Any:
+        if not sql.startswith("WITH g AS (UPDATE game") or self.lost:
+            return await super().fetch(sql, *args)
+        self._note(sql)
+        await self.conn.fetch(sql, *args)
+        self.lost.append(True)
+        await self.conn.close()
+        raise asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed in the middle of operation")
+
+
+@pytest.mark.parametrize("expected", [0, None], ids=["with its version", "without a version"])
+async def test_a_guarded_write_sent_twice_after_its_answer_was_lost_is_one_step(
+        monkeypatch: pytest.MonkeyPatch, expected: int | None) -> None:
+    """The write committed, the connection dropped before its answer, and the resend found the
+    game at the step's own new version (no row: changed since the read). The step is done: not
+    refused as stale, and (an order given without a version) not made a second time."""
+    await fresh_pg_database()
+    sent: list[str] = []
+    connect = PgDrivers._connect
+    monkeypatch.setattr(_AnswerLost, "lost", [])
+
+    async def losing(self: PgDrivers) -> Any:
+        return _AnswerLost(await connect(self), sent)
+
+    monkeypatch.setattr(PgDrivers, "_connect", losing)
+    service = GameService.open(PG_URL)
+    try:
+        info = await service.create_game("toy", {"target": 20}, seed=3, channel_id=5)
+        await service.join(info.id, 7, "Ann", role="red")
+        await service.join(info.id, 8, "Bob", role="blue")
+        await service.start(info.id)
+        assert (await service.view(info.id, "red", user_id=7)).version == 0
+        if expected is not None:
+            step = await service.apply(info.id, "red", {"type": "add", "n": 1}, expected, 7)
+        else:  # a typed order for the game as it stands
+            [step] = await service.apply_order(info.id, "red", "add 1", None, 7)
+        assert _AnswerLost.lost == [True]
+        assert len([s for s in sent if s.startswith("WITH g AS (UPDATE game")]) == 2  # sent twice
+        assert step.version == 1
+        assert [(m["seq"], m["action"]) for m in await service.moves(info.id)] == [(1, {"type": "add", "n": 1})]
+        keys = await _outbox_keys(service, info.id)
+        assert len(keys) == len(set(keys))
+        assert (await service.replay_check(info.id)).ok
+        assert (await service.apply(info.id, "red", {"type": "bank"}, 1, 7)).version == 2
+    finally:
+        await service.close()
