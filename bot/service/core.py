@@ -433,14 +433,13 @@ class ServiceCore(Storage):
         or a seat that just stopped asking to confirm them. Nothing when none waits. Not for
         after an undo: undo takes a forced step back together with the step that led to it,
         so that none waits there unless the seat's preference changed meanwhile."""
-        async with self._write_step() as session:
+        async def block(session: _Sql) -> tuple[list[StepResult], _Loaded | None]:
             loaded = await self._load(session, game_pk, lock=True, attach=False)
             if loaded.game.status != "running":
-                return []
+                return [], None
             taken = await self._take_forced(session, loaded, self._forced_next(loaded, loaded.state), None)
-        if taken:
-            self._keep(loaded)
-        return taken
+            return taken, loaded if taken else None
+        return await self._stepping(block)
 
     async def _take_forced(self, session: _Sql, loaded: _Loaded, after: tuple[str, Action, State] | None,
                            role: str | None, prompt_again: bool = True) -> list[StepResult]:

@@ -37,6 +37,7 @@ from bot.service.sql import (
     _STATUS_AT,
     _VERSION_AT,
     _look_parts,
+    _Sql,
 )
 from bot.service.storage import _Hot, _Loaded
 from bot.service.types import (
@@ -174,16 +175,15 @@ class PlayCommands(ServiceCore):
         A page turn (``engine.api.is_nav``) is refused: navigation is the front end's and never
         a move, so it never reaches the log, undo, the deadlines or the clock.
         """
-        async with self._write_step() as session:
+        async def block(session: _Sql) -> tuple[StepResult, _Loaded]:
             loaded = await self._load(session, game_pk, lock=True, attach=False)
             self._require_status(loaded.game, "running")
             self._require_holder(loaded, role, user_id)
             self._require_version(loaded, expected_version, role)
             if loaded.module.is_nav(action):
                 raise RuleError("Turning the page of a list is no move: the front end pages the choices itself.")
-            step = await self._step(session, loaded, role, action, user_id, prompt_again)
-        self._keep(loaded)
-        return step
+            return await self._step(session, loaded, role, action, user_id, prompt_again), loaded
+        return await self._stepping(block)
 
     async def apply_order(self, game_pk: int, role: str, text: str, expected_version: int | None = None,
                           user_id: int | None = None) -> list[StepResult]:
@@ -196,7 +196,7 @@ class PlayCommands(ServiceCore):
 
         ``expected_version`` (None: the game as it stands) and ``user_id`` are checked as by
         :meth:`apply`."""
-        async with self._write_step() as session:
+        async def block(session: _Sql) -> tuple[list[StepResult], _Loaded]:
             loaded = await self._load(session, game_pk, lock=True, attach=False)
             self._require_status(loaded.game, "running")
             self._require_holder(loaded, role, user_id)
@@ -215,8 +215,8 @@ class PlayCommands(ServiceCore):
                     loaded.reached = {**(loaded.reached or {}), role: marking}
                 step = await self._step(session, loaded, role, action, user_id, settle=n == len(steps) - 1)
                 done.append(replace(step, action=action))
-        self._keep(loaded)
-        return done
+            return done, loaded
+        return await self._stepping(block)
 
     @staticmethod
     def _order_view(loaded: _Loaded, markings: dict[int, Reached]) -> Callable[[State, str], View]:
@@ -319,8 +319,8 @@ class PlayCommands(ServiceCore):
     async def _play_easy(self, game_pk: int, limit: int) -> list[StepResult]:
         """Consecutive moves of ``easy`` seats in one transaction, until a person or a
         searching seat must act (or ``limit`` moves)."""
-        made: list[StepResult] = []
-        async with self._write_step() as session:
+        async def block(session: _Sql) -> tuple[list[StepResult], _Loaded | None]:
+            made: list[StepResult] = []
             loaded = await self._load(session, game_pk, lock=True, attach=False)
             while len(made) < limit:
                 found = self._next_bot(loaded)
@@ -330,20 +330,18 @@ class PlayCommands(ServiceCore):
                 seed = _bot_seed(loaded.game.seed, loaded.game.version, role)
                 action = choose(loaded.module, loaded.state, role, seed)
                 made.append(await self._step(session, loaded, role, action, None))
-        if made:
-            self._keep(loaded)
-        return made
+            return made, loaded if made else None
+        return await self._stepping(block)
 
     async def _play_decision(self, decision: Decision, action: dict[str, Any]) -> list[StepResult]:
         """Apply a decision made outside the transaction, if the game is still where it was
         when the decision was asked for (else nothing: the caller asks again)."""
-        async with self._write_step() as session:
+        async def block(session: _Sql) -> tuple[list[StepResult], _Loaded | None]:
             loaded = await self._load(session, decision.game_pk, lock=True, attach=False)
             if loaded.game.version != decision.version or self._next_bot(loaded) != (decision.role, decision.level):
-                return []
-            step = await self._step(session, loaded, decision.role, action, None)
-        self._keep(loaded)
-        return [step]
+                return [], None
+            return [await self._step(session, loaded, decision.role, action, None)], loaded
+        return await self._stepping(block)
 
     async def set_levels(self, game_pk: int, levels: dict[str, str]) -> GameInfo:
         """Record the level the built-in player plays (or would take over) each named seat at

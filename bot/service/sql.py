@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import namedtuple
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
@@ -62,6 +62,18 @@ _INSERT_MOVE = sa.insert(_MOVE)
 _INSERT_OUTBOX = sa.insert(_OUTBOX)
 _UPDATE_GAME = sa.update(_GAME).where(_GAME.c.id == sa.bindparam("game_pk"))
 _UPDATE_SNAPSHOT = sa.update(_GAME_STATE).where(_GAME_STATE.c.game_pk == sa.bindparam("snapshot_pk"))
+# PostgreSQL, a step written without a lock (``_PgWrite``): the game row as the step read it,
+# by its version and the time of its last change (a seat that changes hands, a game that ends
+# or moves changes ``updated_at``: bot/service/web.py ``change_stamp``).
+_GAME_AS_READ = (_GAME.c.id == sa.bindparam("game_pk"), _GAME.c.version == sa.bindparam("read_version"),
+                 _GAME.c.updated_at == sa.bindparam("read_updated_at"))
+_LOCK_GAME_AS_READ = sa.select(_GAME.c.id).where(*_GAME_AS_READ).with_for_update()
+_UPDATE_GAME_AS_READ = sa.update(_GAME).where(*_GAME_AS_READ).returning(_GAME.c.id)
+# The game row as a step wrote it (its new version and the time it wrote): found after a guarded
+# write found no row, it says that write was this step's own, sent twice (``_PgWrite.finish``).
+_GAME_AS_WRITTEN = sa.select(_GAME.c.id).where(_GAME.c.id == sa.bindparam("game_pk"),
+                                                _GAME.c.version == sa.bindparam("version"),
+                                                _GAME.c.updated_at == sa.bindparam("updated_at"))
 _Row = TypeVar("_Row", Game, Seat)
 _GAME_FIELDS = tuple(c.name for c in _GAME.c)
 _MARK_AT = len(_GAME_FIELDS)
@@ -277,57 +289,197 @@ def _one_statement(parts: Sequence[tuple[_Prepared, int]]) -> str:
     return "WITH " + ", ".join(f"w{i} AS ({text})" for i, text in enumerate(texts[:-1])) + " " + texts[-1]
 
 
-class _PgWrite(_RawWrite):
-    """PostgreSQL: the write transaction of a step on one of the service's own asyncpg
-    connections (:class:`bot.db.PgDrivers`), its statements run on the driver as prepared
-    statements, with no pool checkout, ping or reset around them.
+class WriteConflict(Exception):
+    """A step written without a lock (``_PgWrite``) found its game changed since it read it:
+    nothing was written; the step is made again under the game's lock (``Storage._stepping``)."""
 
-    The writes wait, and go as one statement (:func:`_one_statement`) before the next read
-    or the commit: a step is BEGIN, the locked read, its writes and COMMIT, four round trips
-    (three when the commit before it began it, ``bot.db.PgDrivers.transaction``) where one
-    per statement made six (every round trip costs both processes a system call
-    and a wake-up, more than the statements themselves). A write that fails thus fails at
-    the end of the step's block, which rolls the transaction back as before. Two updates of
-    one statement (the game row of two steps in one transaction) never share a statement:
-    PostgreSQL would apply only one of them."""
+
+_PLAIN_TYPE = re.compile(r"\(.*\)")
+
+
+def _cast_row(row: str, table: sa.Table, names: Sequence[str], dialect: sa.Dialect) -> str:
+    """The parameters of one row of VALUES, ``($1, $2, ...)``, each cast to its column's type
+    (asyncpg's dialect casts them already; any it does not, to the type without length: an
+    explicit cast to VARCHAR(64) would cut a longer text, where the INSERT refuses it): a list
+    of VALUES in a SELECT does not take its columns' types from the table it is inserted
+    into, and parameters of no type would be taken for text."""
+    params = row[1:-1].split(", ")
+    if len(params) != len(names) or not all(p.startswith("$") for p in params):
+        raise ValueError(f"not a row of parameters: {row}")
+    return "(" + ", ".join(p if "::" in p else f"{p}::{_PLAIN_TYPE.sub('', table.c[n].type.compile(dialect=dialect))}"
+                           for p, n in zip(params, names, strict=True)) + ")"
+
+
+def _guarded_statement(parts: Sequence[tuple[sa.Executable, _Prepared, int]], dialect: sa.Dialect,
+                       notify: str | None) -> str:
+    """The writes ``parts`` (a statement, compiled, and how many rows of it) as one statement
+    that makes them only if the first, the update of the game row guarded by its version as
+    read (``_UPDATE_GAME_AS_READ``), finds its row: each a data-modifying WITH query that
+    reads the guard's ``g``, the last one selecting from it (and, with ``notify``, notifying
+    the channel at the commit, as NOTIFY would). No row back: the game changed, nothing was
+    written. Several rows of one INSERT stay one INSERT, in their order."""
+    texts: list[str] = []
+    offset = 0
+    for n, (statement, prepared, rows) in enumerate(parts):
+        width = len(prepared.names)
+        sql = prepared.sql
+        if n == 0:
+            if statement is not _UPDATE_GAME_AS_READ or rows != 1:
+                raise ValueError(f"not the guard of the game row: {sql}")
+            texts.append(_renumbered(sql, offset, width))
+        elif isinstance(statement, sa.Insert):
+            head, values, row = sql.partition(" VALUES ")
+            if not values or not row.startswith("(") or not row.endswith(")"):
+                raise ValueError(f"not a one-row INSERT: {sql}")
+            if rows == 1:
+                texts.append(f"{head} SELECT {_renumbered(row, offset, width)[1:-1]} FROM g")
+            else:
+                table = cast(sa.Table, statement.table)
+                listed = [_renumbered(row, offset + k * width, width) for k in range(rows)]
+                listed[0] = _cast_row(listed[0], table, prepared.names, dialect)
+                texts.append(f"{head} SELECT * FROM (VALUES {', '.join(listed)}) AS v WHERE EXISTS (SELECT FROM g)")
+        elif isinstance(statement, sa.Update) and " WHERE " in sql and " RETURNING " not in sql and rows == 1:
+            texts.append(f"{_renumbered(sql, offset, width)} AND EXISTS (SELECT FROM g)")
+        else:
+            raise ValueError(f"not a write a step makes: {sql}")
+        offset += rows * width
+    end = f"SELECT pg_notify('{notify}', '') FROM g" if notify else "SELECT id FROM g"
+    return "WITH g AS (" + texts[0] + ")" + "".join(f", w{i} AS ({t})" for i, t in enumerate(texts[1:])) + " " + end
+
+
+class _PgWrite(_RawWrite):
+    """PostgreSQL: the write of a step on the service's own asyncpg connections
+    (:class:`bot.db.PgDrivers`), its statements run on the driver as prepared statements,
+    with no pool checkout, ping or reset around them.
+
+    Optimistic first (``driver`` None): the step reads its game without a lock, outside any
+    transaction (``Storage._load``, which notes the game's ``guard``: its id, version and
+    ``updated_at`` as read), when the game is hot at the version read, and its writes wait;
+    :meth:`finish` sends them as one statement guarded by that version (:func:`_guarded_statement`),
+    which commits by itself, NOTIFY included. A step is then two round trips, the read and
+    the write, where a transaction made it four (BEGIN, the locked read, the writes,
+    NOTIFY and COMMIT; three when the commit before began it): every round trip costs both
+    processes a system call and a wake-up, more than the statements themselves. If the game
+    changed meanwhile (another process stepped it, a seat changed hands), the guard finds no
+    row, nothing is written, and :class:`WriteConflict` has the step made again under the
+    lock, as every step was. A step that needs more (a game not hot: its state is read; a
+    game that ends: its ratings are read and written; another step after a forced one is
+    fine, its game row update replaces the first's) begins the transaction first
+    (:meth:`begin`), which locks the game row as read or raises WriteConflict.
+
+    In a transaction, the writes also wait and go as one statement (:func:`_one_statement`)
+    before the next read or the commit. A write that fails thus fails at the end of the
+    step's block, which rolls the transaction back as before. Two updates of one statement
+    (the game row of two steps in one transaction) never share a statement: PostgreSQL would
+    apply only one of them."""
 
     def __init__(self, driver: Any, dialect: sa.Dialect, prepared: dict[tuple[Any, ...], _Prepared],
-                 combined: dict[tuple[Any, ...], str]) -> None:
+                 combined: dict[tuple[Any, ...], str], *, begin: Callable[[], Awaitable[Any]] | None = None,
+                 autocommit: Callable[..., Awaitable[list[Any]]] | None = None, notify: str | None = None) -> None:
         super().__init__(driver, dialect, prepared)
         self._combined = combined
-        self._queued: list[tuple[_Prepared, list[tuple[Any, ...]]]] = []
+        self._queued: list[tuple[sa.Executable, _Prepared, list[tuple[Any, ...]], Mapping[str, Any]]] = []
         self._updates: set[sa.Executable] = set()
+        self._begin = begin
+        self._autocommit = autocommit
+        self._notify = notify
+        self.guard: tuple[int, int, datetime] | None = None
+        """Optimistic: the game's id, version and ``updated_at`` as the step read them."""
 
     def _compile(self, statement: sa.Executable, names: tuple[str, ...]) -> _Prepared:
         # An INSERT without RETURNING: a step never needs the new rows' ids back.
         bare = statement.inline() if isinstance(statement, sa.Insert) else statement
         return _Prepared(bare, self.dialect, names)
 
+    async def begin(self) -> None:
+        """Optimistic: begin the transaction, and lock the game row as the step read it
+        (WriteConflict if it changed since: the step is made again, under the lock)."""
+        if self.driver is not None:
+            return
+        assert self._begin is not None
+        self.driver = await self._begin()
+        if self.guard is not None:
+            pk, version, updated_at = self.guard
+            values = {"game_pk": pk, "read_version": version, "read_updated_at": updated_at}
+            prepared = self._get(_LOCK_GAME_AS_READ, values)
+            if not await self.driver.fetch(prepared.sql, *prepared.params(values)):
+                raise WriteConflict(pk)
+
     async def run(self, statement: sa.Executable, values: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> None:
         rows = [values] if isinstance(values, Mapping) else list(values)
         if not rows:
             return
         if statement in self._updates:
-            await self.flush()
+            if self.driver is None:  # optimistic: one statement; the later update takes over
+                earlier = next(q for q in self._queued if q[0] is statement)
+                self._queued.remove(earlier)
+                rows = [{**earlier[3], **rows[0]}]
+            else:
+                await self.flush()
         prepared = self._get(statement, rows[0])
-        self._queued.append((prepared, [prepared.params(v) for v in rows]))
+        self._queued.append((statement, prepared, [prepared.params(v) for v in rows], rows[0]))
         if isinstance(statement, sa.Update):
             self._updates.add(statement)
 
     async def flush(self) -> None:
-        """Run the writes waiting, in one statement."""
+        """Run the writes waiting, in one statement (optimistic: in the transaction it begins)."""
+        if not self._queued:
+            return
+        await self.begin()
         queued, self._queued = self._queued, []
         self._updates.clear()
-        if not queued:
-            return
-        key = tuple((prepared, len(rows)) for prepared, rows in queued)
+        key = tuple((prepared, len(rows)) for _statement, prepared, rows, _values in queued)
         sql = self._combined.get(key)
         if sql is None:
             sql = self._combined[key] = _one_statement(key)
-        await self.driver.execute(sql, *(value for _prepared, rows in queued for row in rows for value in row))
+        await self.driver.execute(sql, *(value for _s, _p, rows, _v in queued for row in rows for value in row))
+
+    async def finish(self) -> None:
+        """The end of the step's block: in a transaction, its last writes (the caller commits);
+        optimistic, its writes as one statement guarded by the game row as read, which commits
+        by itself (WriteConflict if the game changed: nothing written). It goes through
+        ``PgDrivers.fetch``, which sends it once more on a fresh connection when the first
+        turns out dropped: the guard makes that safe, since a write that did commit the first
+        time finds no row the second, and the game row then holds exactly what this step
+        wrote (its version and time: ``_GAME_AS_WRITTEN``), which says the step is done."""
+        if self.driver is not None or not self._queued:
+            await self.flush()
+            return
+        game = [q for q in self._queued if q[0] is _UPDATE_GAME]
+        if self.guard is None or len(game) != 1 or self._autocommit is None:
+            await self.flush()  # writes of another kind: in the transaction, under the lock
+            return
+        pk, version, updated_at = self.guard
+        values = {**game[0][3], "read_version": version, "read_updated_at": updated_at}
+        if values.get("game_pk") != pk:
+            await self.flush()
+            return
+        guard = self._get(_UPDATE_GAME_AS_READ, values)
+        parts: list[tuple[sa.Executable, _Prepared, list[tuple[Any, ...]]]] = [
+            (_UPDATE_GAME_AS_READ, guard, [guard.params(values)])]
+        parts += [(s, p, rows) for s, p, rows, _v in self._queued if s is not _UPDATE_GAME]
+        self._queued = []
+        self._updates.clear()
+        key = ("guarded", *((p, len(rows)) for _s, p, rows in parts))
+        sql = self._combined.get(key)
+        if sql is None:
+            sql = self._combined[key] = _guarded_statement([(s, p, len(rows)) for s, p, rows in parts],
+                                                           self.dialect, self._notify)
+        if await self._autocommit(sql, *(value for _s, _p, rows in parts for row in rows for value in row)):
+            return
+        # No row: the game changed since it was read, or this very write committed the first
+        # time and PgDrivers.fetch sent it again because the connection dropped before the
+        # answer came. The game row then holds exactly what this step wrote (its version, its
+        # time); the step is done, and making it again under the lock would refuse it as stale
+        # or, for an order given without a version, make it a second time.
+        mine = {"game_pk": pk, "version": values["version"], "updated_at": values["updated_at"]}
+        written = self._get(_GAME_AS_WRITTEN, mine)
+        if not await self._autocommit(written.sql, *written.params(mine)):
+            raise WriteConflict(pk)
 
     async def all(self, statement: sa.Executable, values: Mapping[str, Any]) -> list[Any]:
         await self.flush()
+        await self.begin()
         prepared = self._get(statement, values)
         rows = await self.driver.fetch(prepared.sql, *prepared.params(values))
         shape = prepared.shape

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import gc
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
@@ -37,6 +37,8 @@ from bot.service.sql import (
     _SNAPSHOT_ROW,
     _UPDATE_GAME,
     _UPDATE_SNAPSHOT,
+    _VERSION_AT,
+    WriteConflict,
     _detached,
     _fetch,
     _look_parts,
@@ -48,6 +50,8 @@ from bot.service.sql import (
 from bot.service.transactions import Transactions
 from bot.service.types import GameInfo, GameNotFound, ServiceError
 from engine.api import GameModule, State
+
+_T = TypeVar("_T")
 
 _STATE_CACHE_SIZE = 256
 """Games kept hot (a Granada state is some 0.2-0.5 MB of Python objects)."""
@@ -351,6 +355,11 @@ class Storage(Transactions):
         a view: ``_record`` writes through Core statements), with the hot cache's undo facts."""
         if isinstance(session, _PgWrite):
             await session.flush()
+            if session.driver is None:
+                loaded = await self._load_unlocked(session, game_pk) if lock and session.guard is None else None
+                if loaded is not None:
+                    return loaded
+                await session.begin()  # not hot at the version read: read it all under the lock
             found = await session.driver.fetch(self._look_locked_sql if lock else self._look_sql, game_pk)
             if not found:
                 raise GameNotFound(f"There is no game {game_pk}.")
@@ -375,6 +384,45 @@ class Storage(Transactions):
             return _Loaded(game, seats, module, state, snapshot, cold=cold)
         conn = await session.connection()
         return await self._loaded(conn, *_look_parts(await self._look(conn, game_pk, lock)))
+
+    async def _load_unlocked(self, session: _PgWrite, game_pk: int) -> _Loaded | None:
+        """PostgreSQL, a step written optimistically (``_PgWrite``): the game read without a lock
+        in one statement outside any transaction, its state the hot cache's, with the game row
+        as read noted as the step's ``guard``; None when the game is not hot (none of it was
+        read: the step reads it under the lock) or not hot at the version read."""
+        if game_pk not in self._states:
+            return None
+        assert self._pg is not None
+        found = await self._pg.fetch(self._look_sql, game_pk)
+        if not found:
+            raise GameNotFound(f"There is no game {game_pk}.")
+        rows = [tuple(row) for row in found]
+        hot = self._states.get(game_pk)
+        if hot is None or hot.version != rows[0][_VERSION_AT]:
+            return None
+        game, seats, mark = self._look_kept(game_pk, rows, True)
+        session.guard = (game_pk, game.version, game.updated_at)
+        return await self._loaded(session, game, seats, mark)
+
+    async def _stepping(self, block: Callable[[_Sql], Awaitable[tuple[_T, _Loaded | None]]]) -> _T:
+        """Run a step's ``block`` in its write transaction (:meth:`_write_step`) and keep the
+        game it returns hot once committed. PostgreSQL: optimistically first, then, if the game
+        changed between its read and its write (``WriteConflict``: nothing was written), once
+        more under the game's lock, which reads the game again and checks again what the block
+        checks (the version a player expected, whose turn it is), as when two steps meet."""
+        optimistic = self._pg is not None
+        while True:
+            try:
+                async with self._write_step(optimistic) as session:
+                    value, loaded = await block(session)
+            except WriteConflict:
+                if not optimistic:
+                    raise
+                optimistic = False
+                continue
+            if loaded is not None:
+                self._keep(loaded)
+            return value
 
     def _look_kept(self, game_pk: int, rows: Sequence[Any], typed: bool) -> tuple[Game, dict[str, Seat], int]:
         """``_look_parts`` of the rows of ``_LOOK`` a step read on the driver (SQLite's not

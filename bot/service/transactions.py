@@ -133,19 +133,27 @@ class Transactions:
             yield conn
 
     @asynccontextmanager
-    async def _write_step(self) -> AsyncIterator[AsyncConnection | _RawWrite]:
+    async def _write_step(self, optimistic: bool = False) -> AsyncIterator[AsyncConnection | _RawWrite]:
         """The write transaction of a step (or a batch of them): on SQLite, BEGIN IMMEDIATE
         on the service's own writing connection, with the statements run on the driver (the
         write gate makes it this process's only writer meanwhile); on PostgreSQL, one of the
-        service's own connections, the statements also run on the driver (:class:`_PgWrite`).
+        service's own connections, the statements also run on the driver (:class:`_PgWrite`),
+        and with ``optimistic``, no transaction until the step needs one: its writes go as one
+        statement guarded by the game's version as read, which raises WriteConflict when the
+        game changed (``Storage._stepping`` makes the step again, not optimistic).
         Committed if the block succeeds, rolled back otherwise, as :meth:`_write`."""
         gate = self._write_gate
         if gate is None:
             if self._pg is not None:
-                async with self._pg.transaction(notify=MOVES_CHANNEL) as driver:  # bot.web listens
-                    write = _PgWrite(driver, self.db.dialect, self._prepared, self._combined)
+                pg = self._pg
+                async with contextlib.AsyncExitStack() as stack:
+                    async def begin() -> Any:
+                        return await stack.enter_async_context(pg.transaction(notify=MOVES_CHANNEL))  # bot.web listens
+
+                    write = _PgWrite(None if optimistic else await begin(), self.db.dialect, self._prepared,
+                                     self._combined, begin=begin, autocommit=pg.fetch, notify=MOVES_CHANNEL)
                     yield write
-                    await write.flush()
+                    await write.finish()
                 return
             async with self.db.connect() as conn, conn.begin():
                 yield conn
