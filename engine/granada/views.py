@@ -408,6 +408,7 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
     flagged = _FLAGS
     copy = dict.copy
     control, castle = state["control"].get, state["castle"].get
+    alhambra = st.ALHAMBRA       # the only place st.guard_defends asks more of (10.10)
     disks_at: dict[str, list[str]] = {}
     for disk in st.DISKS:                      # st.disks_at for every location at once
         where = state["disks"].get(disk)
@@ -442,7 +443,7 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
                 disks = disks_at.get(loc) if disks_at else None
                 if mus or disks:
                     contested.append({"loc": loc, "siege": inside or bool(disks and not mus)})
-                elif st.guard_defends(state, loc, "christian", idx):
+                elif loc == alhambra and st.guard_defends(state, loc, "christian", idx):
                     contested.append({"loc": loc, "siege": False})  # the Palace Guard will appear (10.10)
         else:
             shown = {"christian": [], "muslim": []}
