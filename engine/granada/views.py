@@ -327,6 +327,34 @@ def _log(log: list[dict[str, Any]], role: str | None) -> list[dict[str, Any]]:
 # location reads the same is drawn by copying the kept dicts. Nothing of a state is kept (its
 # flags are copied into the key), so editing a state in place cannot fool it.
 _DRAWN = _Memo(8192)    # a few hundred bytes an entry; a generation: some 150 games, two roles each
+# The drawings a game's map had at its last view for a role (issue 33), by game (the identity
+# of its log's first entry, which the memo keeps alive, so that its id names it meanwhile; 0
+# for a state without a log) and role key: location -> (its ids, copies of their records, the
+# drawing). Asked first: between two views of a game most locations hold the same records,
+# and comparing them with the copies (dict equality, in C) costs less than building the
+# flags key of _DRAWN and hashing it; a location that compares unequal is looked up in
+# _DRAWN. The copies are the state's content, not its objects, so editing a state in place
+# cannot fool this memo either. Some 30 locations of a few records each per entry.
+_PLACED: OrderedDict[tuple[int, str | None], tuple[Any, dict[str, Any]]] = OrderedDict()
+_PLACED_KEPT = 512      # more than the games a server keeps hot, each for both roles
+
+
+def _placed(state: State, key: str | None) -> dict[str, Any]:
+    """The game's entry of :data:`_PLACED` for ``key`` (a new one if none), to read and fill."""
+    log = state["log"]
+    first = log[0] if log else None
+    at = (id(first) if log else 0, key)
+    kept = _PLACED.get(at)
+    if kept is not None and kept[0] is first:
+        _PLACED.move_to_end(at)
+        return kept[1]
+    mine: dict[str, Any] = {}
+    _PLACED[at] = (first, mine)
+    if len(_PLACED) > _PLACED_KEPT:
+        _PLACED.popitem(last=False)
+    return mine
+
+
 _OVER = "over"          # the role key of a finished game's views (every role sees everything)
 
 
@@ -367,17 +395,20 @@ def _draw(ids: list[str], flags: tuple[tuple[Any, ...], ...], known: frozenset[s
 def _map(state: State, role: str | None, idx: dict[str, list[str]],
          over: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The "locations" and "contested" keys, in one pass over the map: each location's
-    blocks from :data:`_DRAWN` when it kept a drawing of what they read, else
-    :func:`_draw`."""
+    blocks from :data:`_PLACED` when its records are those of the game's last view, else
+    from :data:`_DRAWN` when it kept a drawing of what they read, else :func:`_draw`."""
     faces = _faces()
     known = faces.every if over else faces.seen_by[role]
     key = _OVER if over else role
     drawn = _DRAWN
     kept_drawing = drawn.new.get
+    placed = _placed(state, key)
+    placed_get = placed.get
     record = state["blocks"].__getitem__
     flagged = _FLAGS
     copy = dict.copy
     control, castle = state["control"].get, state["castle"].get
+    alhambra = st.ALHAMBRA       # the only place st.guard_defends asks more of (10.10)
     disks_at: dict[str, list[str]] = {}
     for disk in st.DISKS:                      # st.disks_at for every location at once
         where = state["disks"].get(disk)
@@ -388,15 +419,21 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
     for loc, has_castle in faces.locations:
         ids = idx.get(loc)
         if ids:
-            flags = tuple(map(flagged, map(record, ids)))
-            what = (key, loc, tuple(ids), flags)
-            kept = kept_drawing(what)
-            if kept is None:
-                kept = drawn.old_get(what)
+            recs = tuple(map(record, ids))
+            last = placed_get(loc)
+            if last is not None and last[0] == ids and last[1] == recs:
+                kept = last[2]
+            else:
+                flags = tuple(map(flagged, recs))
+                what = (key, loc, tuple(ids), flags)
+                kept = kept_drawing(what)
                 if kept is None:
-                    kept = _draw(ids, flags, known, loc)
-                    drawn.put(what, kept)
-                kept_drawing = drawn.new.get        # a new generation may have begun
+                    kept = drawn.old_get(what)
+                    if kept is None:
+                        kept = _draw(ids, flags, known, loc)
+                        drawn.put(what, kept)
+                    kept_drawing = drawn.new.get        # a new generation may have begun
+                placed[loc] = (ids[:], tuple(map(copy, recs)), kept)
             christian, muslim, chris, inside = kept
             shown = {"christian": list(map(copy, christian)) if christian else [],
                      "muslim": list(map(copy, muslim)) if muslim else []}
@@ -406,7 +443,7 @@ def _map(state: State, role: str | None, idx: dict[str, list[str]],
                 disks = disks_at.get(loc) if disks_at else None
                 if mus or disks:
                     contested.append({"loc": loc, "siege": inside or bool(disks and not mus)})
-                elif st.guard_defends(state, loc, "christian", idx):
+                elif loc == alhambra and st.guard_defends(state, loc, "christian", idx):
                     contested.append({"loc": loc, "siege": False})  # the Palace Guard will appear (10.10)
         else:
             shown = {"christian": [], "muslim": []}
@@ -444,20 +481,32 @@ def _seas(state: State, role: str | None, idx: dict[str, list[str]], over: bool)
 # (:data:`_FLAGS`), as :data:`_DRAWN` keeps the map's: the eliminated and captured blocks
 # pile up over a game, and a box is the same at most steps.
 _BOXES = _Memo(1024)     # some 200 games' boxes (eliminated: dozens of blocks, a few KB)
+# Asked first, as _PLACED is for the map: a box's ids -> (copies of their records, its
+# drawing), which a box that compares equal takes without building the flags key.
+_BOXED = _Memo(1024)
 
 
 def _box(records: dict[str, Any], ids: list[str] | tuple[str, ...]) -> list[dict[str, Any]]:
-    """:func:`_fulls` of a box's ``ids``, from :data:`_BOXES` when it holds the same."""
+    """:func:`_fulls` of a box's ``ids``, from :data:`_BOXED` or :data:`_BOXES` when it
+    holds the same."""
     if not ids:
         return []
     ids = tuple(ids)
-    what = (ids, tuple(map(_FLAGS, map(records.__getitem__, ids))))
-    kept = _BOXES.new.get(what)
-    if kept is None:
-        kept = _BOXES.old_get(what)
+    recs = tuple(map(records.__getitem__, ids))
+    last = _BOXED.new.get(ids)
+    if last is None:
+        last = _BOXED.old_get(ids)
+    if last is not None and last[0] == recs:
+        kept = last[1]
+    else:
+        what = (ids, tuple(map(_FLAGS, recs)))
+        kept = _BOXES.new.get(what)
         if kept is None:
-            kept = list(map(_shown, ids, what[1]))
-            _BOXES.put(what, kept)
+            kept = _BOXES.old_get(what)
+            if kept is None:
+                kept = list(map(_shown, ids, what[1]))
+                _BOXES.put(what, kept)
+        _BOXED.put(ids, (tuple(map(dict.copy, recs)), kept))
     return list(map(dict.copy, kept))
 
 
