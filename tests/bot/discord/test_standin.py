@@ -192,7 +192,14 @@ async def test_the_history_of_a_channel_is_read_as_discord_gives_it(bare: Bare) 
     anchors at once are refused."""
     si = bare.si
     channel = bare.client.get_partial_messageable(bare.channel)
-    sent = [await channel.send(f"m{i}") for i in range(6)]
+    sent = []
+    for i in range(6):
+        # a millisecond apart at least, as messages in a channel are: a timestamp (and the
+        # time in a snowflake, which ``after=<datetime>`` compares) counts milliseconds, so two
+        # messages sent within one would be equal in time and the order asserted below unknown
+        if sent:
+            await asyncio.sleep(0.002)
+        sent.append(await channel.send(f"m{i}"))
     await sent[2].delete()
     assert [m.content async for m in channel.history(limit=3)] == ["m5", "m4", "m3"]
     assert [m.content async for m in channel.history(after=sent[0], limit=2)] == ["m1", "m3"]
