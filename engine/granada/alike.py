@@ -362,44 +362,44 @@ def one_per_effect(state: dict[str, Any], acts: list[Action]) -> tuple[list[Acti
     effect (module docstring), the first of each in the order given. Entries that read alike
     and still differ get new labels that tell them apart (:func:`_told_apart`), in both lists
     (new dicts: the rules' own may be shared). Without alike entries, ``acts`` both times."""
-    # most lists name no two pieces of one printed face in one field: then no class can have
-    # two members, whatever the rest of the orders says, and the answer is ``acts`` (issue
-    # 33: the full keys below were a fifth of a step)
-    for action in acts:
-        if "block" in action or "card" in action or "fleet" in action:     # (PIECE_FIELDS)
-            break
-    else:
-        # no order names a piece: three looks an order count fewer instructions than a
-        # chain over every key of every order (issue 33)
-        return acts, acts
-    # one pass, each piece's face looked up in a plain dict (no call, no key tuple per order:
-    # this loop runs at most listings, issue 33)
-    known = _FACE_OF
-    blocks: set[str | None] = set()
-    cards: set[str | None] = set()
-    fleets: set[str | None] = set()
+    # most lists name no two pieces of one printed face: then no class can have two members,
+    # whatever the rest of the orders says, and the answer is ``acts`` (issue 33: the full
+    # keys below were a fifth of a step). One pass, each piece's face looked up in a plain
+    # dict (no call per order), the faces of all three fields in one set: two pieces of one
+    # face in different fields are no class, but only :func:`_classes` decides so, and such
+    # a list is rare (a twentieth of a step was this loop and the one before it, issue 33)
+    known = _FACE_OF or _faces()
+    seen: set[Any] = set()
     for action in acts:
         # the first of PIECE_FIELDS the order has, unrolled
         if "block" in action:
-            piece, seen = action["block"], blocks
+            piece = action["block"]
         elif "card" in action:
-            piece, seen = action["card"], cards
+            piece = action["card"]
         elif "fleet" in action:
-            piece, seen = action["fleet"], fleets
+            piece = action["fleet"]
         else:
             continue
-        if isinstance(piece, str):
-            face = known.get(piece, _UNSET)
-            if face is _UNSET:
-                face = known[piece] = _face(piece)
-            if face in seen:
-                return _classes(state, acts)
-            seen.add(face)
+        if piece.__class__ is not str and not isinstance(piece, str):
+            continue
+        try:
+            face = known[piece]
+        except KeyError:
+            face = None             # (what _face says of a string that names no piece)
+        if face in seen:
+            return _classes(state, acts)
+        seen.add(face)
     return acts, acts
 
 
 _FACE_OF: dict[str, Any] = {}
-"""piece -> :func:`_face` (a dict: its look is no call)."""
+"""Every piece of the data -> :func:`_face` (filled at the first list, :func:`_faces`)."""
+
+
+def _faces() -> dict[str, Any]:
+    d = st.data()
+    _FACE_OF.update((piece, _face(piece)) for piece in chain(d.blocks, d.cards, d.optional_cards))
+    return _FACE_OF
 
 
 def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], list[Action]]:
