@@ -164,10 +164,15 @@ def _list(state: State, role: str) -> tuple[list[Action], list[Action]]:
                 placement._MEMO = saved
             index = memo[1]
     acts, shown = alike.one_per_effect(state, acts)
-    stack = state.get("stack") or ()   # _stamp, inline (a call is a thousand instructions)
-    _LEGAL_MEMO[role] = (state, (len(state.get("log") or ()), state.get("rng"), state.get("reveals"), len(stack),
-                                 builtins.id(stack[-1]) if stack else None),
-                         acts, list(map(dict.copy, acts)), index, shown)
+    # _stamp, inline (a call is a thousand instructions), with subscripts where the state has
+    # its keys (a dict's look is no call; state.get was four of them)
+    try:
+        stack = state["stack"]
+        stamp = (len(state["log"]), state["rng"], state["reveals"], len(stack),
+                 builtins.id(stack[-1]) if stack else None)
+    except (KeyError, TypeError):     # (a position built without them)
+        stamp = _stamp(state)
+    _LEGAL_MEMO[role] = (state, stamp, acts, list(map(dict.copy, acts)), index, shown)
     return acts, shown
 
 
@@ -189,9 +194,13 @@ def _listed(state: State, role: str, action: Action) -> Action | None:
             return None
     if action != hit[3][i]:
         return None
-    stack = state.get("stack") or ()   # _stamp, inline
-    return action if hit[1] == (len(state.get("log") or ()), state.get("rng"), state.get("reveals"), len(stack),
-                                builtins.id(stack[-1]) if stack else None) else None
+    try:                                # _stamp, inline (as _list)
+        stack = state["stack"]
+        stamp = (len(state["log"]), state["rng"], state["reveals"], len(stack),
+                 builtins.id(stack[-1]) if stack else None)
+    except (KeyError, TypeError):     # (a position built without them)
+        stamp = _stamp(state)
+    return action if hit[1] == stamp else None
 
 
 # How apply copies each top-level key of the state (STATE SHAPE in state.py). A generic deep
