@@ -259,7 +259,9 @@ class _CopyOnAccess(dict):
 
     def __init__(self, records: dict[str, Any]) -> None:
         dict.__init__(self, records)
-        self._own: set[str] = set()
+        # the records this step reached, each the very dict this one holds (read by moved
+        # with plain looks, not a dict.__getitem__ call per record, issue 33)
+        self._own: dict[str, Any] = {}
         self._src = records
 
     def moved(self) -> list[str] | None:
@@ -267,11 +269,10 @@ class _CopyOnAccess(dict):
         (st.by_location shifts the input's index by them); None if the step added a block."""
         src = self._src
         out = []
-        for bid in self._own:
-            old = src.get(bid)
-            if old is None:
+        for bid, rec in self._own.items():
+            if bid not in src:
                 return None
-            if dict.__getitem__(self, bid)["loc"] != old["loc"]:
+            if rec["loc"] != src[bid]["loc"]:
                 out.append(bid)
         return out
 
@@ -281,16 +282,16 @@ class _CopyOnAccess(dict):
         return dict.copy(self) if self._own else self._src
 
     def __getitem__(self, key: str) -> Any:
-        rec = dict.__getitem__(self, key)
-        if key not in self._own:
-            rec = rec.copy()
-            dict.__setitem__(self, key, rec)
-            self._own.add(key)
+        own = self._own
+        if key in own:
+            return own[key]
+        rec = own[key] = dict.__getitem__(self, key).copy()
+        dict.__setitem__(self, key, rec)
         return rec
 
     def __setitem__(self, key: str, value: Any) -> None:
         dict.__setitem__(self, key, value)
-        self._own.add(key)
+        self._own[key] = value
 
     def get(self, key: str, default: Any = None) -> Any:
         return self[key] if key in self else default  # noqa: SIM401 (self.get would recurse)
@@ -304,7 +305,8 @@ class _CopyOnAccess(dict):
     def _refuse(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("block records are edited one by one during a step")
 
-    pop = popitem = setdefault = update = copy = __ior__ = __or__ = __ror__ = _refuse
+    # (and none leaves the game: moved() reads the records reached, _own)
+    pop = popitem = setdefault = update = copy = __delitem__ = __ior__ = __or__ = __ror__ = _refuse
 
 
 _HOW: dict[str, Any] = {"log": list.copy, "removed_cards": list.copy, "entries": _entries}
