@@ -143,7 +143,11 @@ def _list(state: State, role: str) -> tuple[list[Action], list[Action]]:
     """:func:`_every` and :func:`_legal` at once, remembered for apply (read only)."""
     acts: list[Action]
     index = None
-    if state.get("result") is not None:
+    try:
+        over = state["result"] is not None     # (a subscript: state.get is a call)
+    except KeyError:
+        over = False
+    if over:
         acts = []
     else:
         stack = state["stack"]
@@ -530,7 +534,10 @@ def view(state: State, role: str | None) -> View:
 
 
 def result(state: State) -> dict[str, Any] | None:
-    res: dict[str, Any] | None = state.get("result")
+    try:
+        res: dict[str, Any] | None = state["result"]     # (asked before every step: no call)
+    except KeyError:
+        return None
     return res
 
 
