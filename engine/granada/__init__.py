@@ -268,16 +268,18 @@ class _CopyOnAccess(dict):
         self._own: dict[str, Any] = {}
         self._src = records
 
-    def moved(self) -> list[str] | None:
-        """The blocks whose record the step reached and put elsewhere than the input had it
-        (st.by_location shifts the input's index by them); None if the step added a block."""
+    def moved(self) -> dict[str, str] | None:
+        """The blocks whose record the step reached and put elsewhere than the input had it,
+        each with where it is now (st.by_location shifts the input's index by them); None if
+        the step added a block."""
         src = self._src
-        out = []
+        out = {}
         for bid, rec in self._own.items():
             if bid not in src:
                 return None
-            if rec["loc"] != src[bid]["loc"]:
-                out.append(bid)
+            loc = rec["loc"]
+            if loc != src[bid]["loc"]:
+                out[bid] = loc
         return out
 
     def sealed(self) -> dict[str, Any]:
