@@ -227,7 +227,11 @@ _LISTS = frozenset({"hands", "decks", "discards", "battle_discard", "surrender",
 
 
 def _lists(value: dict[str, list[Any]]) -> dict[str, list[Any]]:
-    return {k: v[:] for k, v in value.items()}
+    # a loop over a copy rather than a comprehension, which is a call of its own (issue 33)
+    out = value.copy()
+    for k, v in value.items():
+        out[k] = v[:]
+    return out
 
 
 def _entries(value: dict[str, dict[str, list[Any]]]) -> dict[str, dict[str, list[Any]]]:
