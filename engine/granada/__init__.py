@@ -143,7 +143,11 @@ def _list(state: State, role: str) -> tuple[list[Action], list[Action]]:
     """:func:`_every` and :func:`_legal` at once, remembered for apply (read only)."""
     acts: list[Action]
     index = None
-    if state.get("result") is not None:
+    try:
+        over = state["result"] is not None     # (a subscript: state.get is a call)
+    except KeyError:
+        over = False
+    if over:
         acts = []
     else:
         stack = state["stack"]
@@ -164,10 +168,15 @@ def _list(state: State, role: str) -> tuple[list[Action], list[Action]]:
                 placement._MEMO = saved
             index = memo[1]
     acts, shown = alike.one_per_effect(state, acts)
-    stack = state.get("stack") or ()   # _stamp, inline (a call is a thousand instructions)
-    _LEGAL_MEMO[role] = (state, (len(state.get("log") or ()), state.get("rng"), state.get("reveals"), len(stack),
-                                 builtins.id(stack[-1]) if stack else None),
-                         acts, list(map(dict.copy, acts)), index, shown)
+    # _stamp, inline (a call is a thousand instructions), with subscripts where the state has
+    # its keys (a dict's look is no call; state.get was four of them)
+    try:
+        stack = state["stack"]
+        stamp = (len(state["log"]), state["rng"], state["reveals"], len(stack),
+                 builtins.id(stack[-1]) if stack else None)
+    except (KeyError, TypeError):     # (a position built without them)
+        stamp = _stamp(state)
+    _LEGAL_MEMO[role] = (state, stamp, acts, list(map(dict.copy, acts)), index, shown)
     return acts, shown
 
 
@@ -189,9 +198,13 @@ def _listed(state: State, role: str, action: Action) -> Action | None:
             return None
     if action != hit[3][i]:
         return None
-    stack = state.get("stack") or ()   # _stamp, inline
-    return action if hit[1] == (len(state.get("log") or ()), state.get("rng"), state.get("reveals"), len(stack),
-                                builtins.id(stack[-1]) if stack else None) else None
+    try:                                # _stamp, inline (as _list)
+        stack = state["stack"]
+        stamp = (len(state["log"]), state["rng"], state["reveals"], len(stack),
+                 builtins.id(stack[-1]) if stack else None)
+    except (KeyError, TypeError):     # (a position built without them)
+        stamp = _stamp(state)
+    return action if hit[1] == stamp else None
 
 
 # How apply copies each top-level key of the state (STATE SHAPE in state.py). A generic deep
@@ -214,7 +227,11 @@ _LISTS = frozenset({"hands", "decks", "discards", "battle_discard", "surrender",
 
 
 def _lists(value: dict[str, list[Any]]) -> dict[str, list[Any]]:
-    return {k: v[:] for k, v in value.items()}
+    # a loop over a copy rather than a comprehension, which is a call of its own (issue 33)
+    out = value.copy()
+    for k, v in value.items():
+        out[k] = v[:]
+    return out
 
 
 def _entries(value: dict[str, dict[str, list[Any]]]) -> dict[str, dict[str, list[Any]]]:
@@ -250,20 +267,23 @@ class _CopyOnAccess(dict):
 
     def __init__(self, records: dict[str, Any]) -> None:
         dict.__init__(self, records)
-        self._own: set[str] = set()
+        # the records this step reached, each the very dict this one holds (read by moved
+        # with plain looks, not a dict.__getitem__ call per record, issue 33)
+        self._own: dict[str, Any] = {}
         self._src = records
 
-    def moved(self) -> list[str] | None:
-        """The blocks whose record the step reached and put elsewhere than the input had it
-        (st.by_location shifts the input's index by them); None if the step added a block."""
+    def moved(self) -> dict[str, str] | None:
+        """The blocks whose record the step reached and put elsewhere than the input had it,
+        each with where it is now (st.by_location shifts the input's index by them); None if
+        the step added a block."""
         src = self._src
-        out = []
-        for bid in self._own:
-            old = src.get(bid)
-            if old is None:
+        out = {}
+        for bid, rec in self._own.items():
+            if bid not in src:
                 return None
-            if dict.__getitem__(self, bid)["loc"] != old["loc"]:
-                out.append(bid)
+            loc = rec["loc"]
+            if loc != src[bid]["loc"]:
+                out[bid] = loc
         return out
 
     def sealed(self) -> dict[str, Any]:
@@ -272,16 +292,16 @@ class _CopyOnAccess(dict):
         return dict.copy(self) if self._own else self._src
 
     def __getitem__(self, key: str) -> Any:
-        rec = dict.__getitem__(self, key)
-        if key not in self._own:
-            rec = rec.copy()
-            dict.__setitem__(self, key, rec)
-            self._own.add(key)
+        own = self._own
+        if key in own:
+            return own[key]
+        rec = own[key] = dict.__getitem__(self, key).copy()
+        dict.__setitem__(self, key, rec)
         return rec
 
     def __setitem__(self, key: str, value: Any) -> None:
         dict.__setitem__(self, key, value)
-        self._own.add(key)
+        self._own[key] = value
 
     def get(self, key: str, default: Any = None) -> Any:
         return self[key] if key in self else default  # noqa: SIM401 (self.get would recurse)
@@ -295,7 +315,8 @@ class _CopyOnAccess(dict):
     def _refuse(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("block records are edited one by one during a step")
 
-    pop = popitem = setdefault = update = copy = __ior__ = __or__ = __ror__ = _refuse
+    # (and none leaves the game: moved() reads the records reached, _own)
+    pop = popitem = setdefault = update = copy = __delitem__ = __ior__ = __or__ = __ror__ = _refuse
 
 
 _HOW: dict[str, Any] = {"log": list.copy, "removed_cards": list.copy, "entries": _entries}
@@ -519,7 +540,10 @@ def view(state: State, role: str | None) -> View:
 
 
 def result(state: State) -> dict[str, Any] | None:
-    res: dict[str, Any] | None = state.get("result")
+    try:
+        res: dict[str, Any] | None = state["result"]     # (asked before every step: no call)
+    except KeyError:
+        return None
     return res
 
 

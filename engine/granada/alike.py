@@ -103,7 +103,11 @@ def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None,
     :func:`_invariant`, and only a part that names one of the two ids is swapped.
     ``in_records`` (:func:`_record_values` of this very state, unchanged since) lets the
     block records pass without a look when neither id stands in one: a menu compares
-    several pairs in one state, and the records were most of a pair's look (issue 33)."""
+    several pairs in one state, and the records were most of a pair's look (issue 33).
+    The parts that by their shape hold no id of the two pieces' kind (:func:`_free_parts`:
+    the hands for two blocks, the records for two cards) are passed without a look, which
+    was most of what was left (issue 33); under the tests (placement.VERIFY) they are looked
+    at anyway, and one that breaks its shape fails."""
     if a == b:
         return True
     printed = _printed(a)
@@ -112,8 +116,18 @@ def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None,
     blocks = state.get("blocks", {})
     if blocks.get(a) != blocks.get(b) or _noted(state, a) != _noted(state, b):
         return False
+    # the parts that by their shape hold no id of a piece of this kind (cards in a hand for two
+    # blocks, the control pieces for any two pieces): most of a pair's look (issue 33)
+    table = _free_parts()
+    free = table.get(a, ())
+    if table.get(b) is not free:
+        free = ()
     for key, value in state.items():
         if key in _IGNORED:
+            continue
+        if key in free:
+            if placement.VERIFY:
+                assert _invariant(value, a, b), f"state[{key!r}] holds the id {a} or {b} (STATE SHAPE)"
             continue
         if key in (a, b):       # a part named by one of the ids: the definition itself
             return _same_swapped(state, a, b)
@@ -134,6 +148,38 @@ def interchangeable(state: dict[str, Any], a: str, b: str, position: Any = None,
         if key not in _UNORDERED or _as_set(_swap(value, a, b)) != _as_set(value):
             return False
     return True
+
+
+# the parts of the state (STATE SHAPE, engine.granada.state) that by their shape hold no id
+# of a piece of a kind: their strings are places, sides, disks, card ids, or (known,
+# boabdil) block ids and the words of a Boabdil placement. The block records name no block
+# but a fleet (carried_by): for two other blocks whose records are equal, swapping them
+# leaves the records as they are
+_HOLD_NO_BLOCK = frozenset({"disks", "control", "castle", "hands", "decks", "discards", "battle_discard",
+                            "surrender", "hand_known", "bids", "entries", "removed_cards"})
+_HOLD_NO_CARD = frozenset({"disks", "control", "castle", "known", "entries", "boabdil", "blocks"})
+# what those parts hold besides ids (STATE SHAPE): where a block stands, and the words above
+_WORDS = frozenset({"muster", "place", "wait", "return", "palace", "boabdil_box", "eliminated", "aside",
+                    "captured", "removed"})
+
+
+@functools.cache
+def _free_parts() -> dict[str, frozenset[str]]:
+    """piece id -> the parts of the state that hold no id of a piece of its kind (static
+    data): fleets, the other blocks, cards. Empty when an id of the kind is also a word
+    those parts hold otherwise (a place, a side...): then no part is passed unlooked."""
+    d = st.data()
+    words = set(_WORDS) | set(d.locations) | set(d.disks) | set(st.SIDES) | set(st.DISKS)
+    words |= {f"sea:{z}" for z in d.sea_zones} | {f"{box}:{side}" for box in ("bag", "recruit") for side in st.SIDES}
+    fleets = {b for b, blk in d.blocks.items() if blk.fleet}
+    others = set(d.blocks) - fleets
+    cards = set(d.cards) | set(d.optional_cards)
+    out: dict[str, frozenset[str]] = {}
+    for ids, free, beside in ((fleets, _HOLD_NO_BLOCK, cards | others), (others, _HOLD_NO_BLOCK | {"blocks"}, cards | fleets),
+                              (cards, _HOLD_NO_CARD, fleets | others)):
+        if not ids & (words | beside):
+            out.update(dict.fromkeys(ids, free))
+    return out
 
 
 def _same_counts(value: dict[str, Any], a: str, b: str) -> bool | None:
@@ -316,44 +362,44 @@ def one_per_effect(state: dict[str, Any], acts: list[Action]) -> tuple[list[Acti
     effect (module docstring), the first of each in the order given. Entries that read alike
     and still differ get new labels that tell them apart (:func:`_told_apart`), in both lists
     (new dicts: the rules' own may be shared). Without alike entries, ``acts`` both times."""
-    # most lists name no two pieces of one printed face in one field: then no class can have
-    # two members, whatever the rest of the orders says, and the answer is ``acts`` (issue
-    # 33: the full keys below were a fifth of a step)
-    for action in acts:
-        if "block" in action or "card" in action or "fleet" in action:     # (PIECE_FIELDS)
-            break
-    else:
-        # no order names a piece: three looks an order count fewer instructions than a
-        # chain over every key of every order (issue 33)
-        return acts, acts
-    # one pass, each piece's face looked up in a plain dict (no call, no key tuple per order:
-    # this loop runs at most listings, issue 33)
-    known = _FACE_OF
-    blocks: set[str | None] = set()
-    cards: set[str | None] = set()
-    fleets: set[str | None] = set()
+    # most lists name no two pieces of one printed face: then no class can have two members,
+    # whatever the rest of the orders says, and the answer is ``acts`` (issue 33: the full
+    # keys below were a fifth of a step). One pass, each piece's face looked up in a plain
+    # dict (no call per order), the faces of all three fields in one set: two pieces of one
+    # face in different fields are no class, but only :func:`_classes` decides so, and such
+    # a list is rare (a twentieth of a step was this loop and the one before it, issue 33)
+    known = _FACE_OF or _faces()
+    seen: set[Any] = set()
     for action in acts:
         # the first of PIECE_FIELDS the order has, unrolled
         if "block" in action:
-            piece, seen = action["block"], blocks
+            piece = action["block"]
         elif "card" in action:
-            piece, seen = action["card"], cards
+            piece = action["card"]
         elif "fleet" in action:
-            piece, seen = action["fleet"], fleets
+            piece = action["fleet"]
         else:
             continue
-        if isinstance(piece, str):
-            face = known.get(piece, _UNSET)
-            if face is _UNSET:
-                face = known[piece] = _face(piece)
-            if face in seen:
-                return _classes(state, acts)
-            seen.add(face)
+        if piece.__class__ is not str and not isinstance(piece, str):
+            continue
+        try:
+            face = known[piece]
+        except KeyError:
+            face = None             # (what _face says of a string that names no piece)
+        if face in seen:
+            return _classes(state, acts)
+        seen.add(face)
     return acts, acts
 
 
 _FACE_OF: dict[str, Any] = {}
-"""piece -> :func:`_face` (a dict: its look is no call)."""
+"""Every piece of the data -> :func:`_face` (filled at the first list, :func:`_faces`)."""
+
+
+def _faces() -> dict[str, Any]:
+    d = st.data()
+    _FACE_OF.update((piece, _face(piece)) for piece in chain(d.blocks, d.cards, d.optional_cards))
+    return _FACE_OF
 
 
 def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], list[Action]]:
@@ -367,7 +413,9 @@ def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], l
     # an order whose piece's face no other order names is a class of its own, whatever the
     # rest of it says: its full key (a sorted repr of the order) is not worked out (issue 33)
     seen: dict[tuple[str, str | None], int] = {}
-    in_records: Any = _UNSET     # _record_values, worked out at the first pair compared
+    # _record_strings, worked out at the first pair compared whose records may name one of them
+    # (a pair of fleets: the carried blocks name theirs)
+    in_records: Any = _UNSET
     for action, field in zip(acts, fields):
         if field is not None and isinstance(action[field], str):
             face = (field, _face(action[field]))
@@ -382,10 +430,11 @@ def _classes(state: dict[str, Any], acts: list[Action]) -> tuple[list[Action], l
         rest = tuple(sorted((k, repr(v)) for k, v in action.items() if k != field and k not in MARKERS))
         key = (field, rest, _printed(action[field]))
         kept = classes.setdefault(key, [])
-        if kept and in_records is _UNSET:
-            in_records = _record_strings(state)
+        if kept and in_records is _UNSET and "blocks" not in _free_parts().get(action[field], ()):
+            in_records = _record_strings(state)     # (the records name no other piece)
         for other in kept:      # (a loop, not any() over a generator left before its end)
-            if interchangeable(state, other[field], action[field], in_records=in_records):
+            if interchangeable(state, other[field], action[field],
+                               in_records=None if in_records is _UNSET else in_records):
                 break
         else:
             kept.append(action)

@@ -122,14 +122,14 @@ def deploy_special(card: comp.Card, b: comp.Block, ctx: Context, friendly_factio
     """
     kind = card.kind
     launched: list[str] = []
-    if kind == "faction":
-        if not (any_faction(b) or b.faction in card.factions):
+    if kind == "faction" or kind == "double":
+        # any_faction, inline (asked for every block and card of a deployment menu, and a
+        # call is a thousand instructions, issue 33)
+        if not (b.faction in card.factions or b.special in ANY_FACTION_SPECIALS or b.leader == 2
+                or (b.colour == "grey" and b.faction == "banu_sarray")):
             return None
-        if card.trumpet:
+        if kind == "faction" and card.trumpet:
             launched = [s for s in _symbols(b) if special_allowed(s, ctx)]
-    elif kind == "double":
-        if not (any_faction(b) or b.faction in card.factions):
-            return None
     elif kind == "commander":
         launched = [s for s in _symbols(b) if special_allowed(s, ctx)]
     elif kind == "cavalry_charge":

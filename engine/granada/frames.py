@@ -163,8 +163,11 @@ def finish_frame(state: State, outcome: dict[str, Any] | None = None) -> dict[st
 
 
 def active_roles(state: State) -> list[str]:
-    if state.get("result") is not None:
-        return []
+    try:
+        if state["result"] is not None:     # (a subscript: state.get is a call)
+            return []
+    except KeyError:
+        pass
     stack = state["stack"]
     if not stack:
         return []

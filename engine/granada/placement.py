@@ -87,7 +87,7 @@ def by_location(state: State) -> dict[str, list[str]]:
         # _moved, inline (a call is a thousand instructions; this runs at every look of a step)
         blocks: Any = dict.get(state, "blocks")
         if blocks is None:
-            moved: list[str] | None = []        # no record reached yet
+            moved: dict[str, str] | None = {}   # no record reached yet
         else:
             of = getattr(blocks, "moved", None)
             moved = of() if of is not None else None
@@ -100,7 +100,7 @@ def by_location(state: State) -> dict[str, list[str]]:
                 return base
             # a step asks again and again after its moves: the same moves, the same index
             # (where each moved block went: a dict, equal whatever the order of the moves)
-            went = {b: dict.__getitem__(blocks, b)["loc"] for b in moved}
+            went = moved
             seen = getattr(state, "shifted", None)
             if seen is not None and seen[0] == went and seen[1] is base:
                 again: dict[str, list[str]] = seen[2]
@@ -283,7 +283,7 @@ def remember(step: Any, records: Any, sealed: dict[str, Any]) -> None:
     log = step._src.get("log")
     first = log[0] if log else None
     if moved:
-        went = {b: dict.__getitem__(records, b)["loc"] for b in moved}
+        went = moved            # (where each block the step moved went)
         seen = step.shifted
         shifted = seen[2] if seen is not None and seen[1] is base and seen[0] == went else None
         after = None

@@ -297,7 +297,11 @@ def blocks_at(state: State, loc: str, side: str | None = None,
     if side is None:
         return list(ids)
     own = _OWNER or _owners()
-    return [b for b in ids if own[b] == side]
+    out = []        # (a loop, not a comprehension: that is a call of its own, issue 33)
+    for b in ids:
+        if own[b] == side:
+            out.append(b)
+    return out
 
 
 def add_entry(state: State, loc: str, side: str, came: str) -> None:
