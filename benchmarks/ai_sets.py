@@ -417,7 +417,7 @@ def think_budget(think: Sequence[float], cpu: Sequence[float], budget: float | N
 
 def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None, iterations: int | None,
                workers: int, out: Callable[[dict[str, Any]], None], ledger: Ledger | None = None,
-               stop_at: float | None = None, options: Options | None = None) -> None:
+               stop_at: float | None = None, options: Options | None = None, code: str | None = None) -> None:
     """``ai.winrate.<game>.<level>`` (with its 95% Wilson interval) and ``ai.think_s.<game>.<level>``:
     the level against the easy player (``easy_vs_random``: the easy player against random ones;
     ``easy``: the easy player against the game's automaton, solo Sabika's Yusuf), in the
@@ -427,7 +427,12 @@ def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None
     ``options`` (``--option``, checked by :func:`parse_options`) go into every game's setup, the
     ledger key (only when given: the sets of the default options keep their ledgers) and the
     figure's name (``ai.winrate.sabika[players=1].normal``, :func:`set_name`). A set that
-    :func:`refusal` refuses raises ValueError before any game is played."""
+    :func:`refusal` refuses raises ValueError before any game is played.
+
+    ``code`` (``--code``): the ledger's games of that fingerprint instead of the code's own
+    (:func:`ai_code`), to report again a set whose code has changed since it was played (the
+    README cites each set with the code that played it). Games of another code than this one
+    cannot be played now: a set short of games is reported as it is, incomplete."""
 
     from engine.ai import SECONDS
 
@@ -448,13 +453,15 @@ def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None
             jobs: list[AiJob] = [(game_id, level, 1 + k // len(roles), roles[k % len(roles)], iterations, given)
                                  for k in range(total)]
             started = time.perf_counter()
+            current = ai_code(game_id)
             key: dict[str, Any] = {"game": game_id, "level": level, "iterations": iterations,
-                                   "code": ai_code(game_id)}
+                                   "code": code or current}
             if given:
                 key["options"] = given
             held = ledger.games(key) if ledger is not None else {}
             earlier = [held[(j[2], j[3])] for j in jobs if (j[2], j[3]) in held]
-            todo = [j for j in jobs if (j[2], j[3]) not in held]
+            # another code's games are the ledger's only: this code cannot play them
+            todo = [j for j in jobs if (j[2], j[3]) not in held] if key["code"] == current else []
             speed = 1.0
             if ledger is not None and todo and held and (stop_at is None or time.perf_counter() < stop_at):
                 speed = round(machine_speed(next(iter(held.values()))), 3)
@@ -486,6 +493,8 @@ def ai_figures(games: Sequence[str], levels: Sequence[str], per_side: int | None
             if ledger is not None:
                 line |= {"ledger": str(ledger.path), "code": key["code"], "from_ledger": len(earlier),
                          "complete": len(done) == len(jobs), "set": len(jobs)}
+                if key["code"] != current:
+                    line["current_code"] = current
             automaton = engine.get(game_id).SOLO_OPPONENT if len(roles) == 1 else None
             opponent = automaton.capitalize() if automaton else "easy"
             if given:

@@ -94,6 +94,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ledger", metavar="FILE",
                         help="with --ai: keep each finished game in FILE and play only the games it does not "
                              "hold for the same code (a long run goes on where it stopped)")
+    parser.add_argument("--code", metavar="FINGERPRINT",
+                        help="with --ai, --ledger and one --game: report the ledger's games of this code "
+                             "(a set played before its code changed; printed as the figure's \"code\"); "
+                             "plays no game unless it is the current code")
     parser.add_argument("--stop-after", type=float, metavar="MINUTES",
                         help="with --ai: start no game after MINUTES (the figures cover the games finished)")
 
@@ -183,6 +187,11 @@ def ai_main(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"bench --ai: {exc}", file=sys.stderr)
         return 2
+    code = getattr(args, "code", None)
+    if code is not None and (len(games) != 1 or not getattr(args, "ledger", None)):
+        print("bench --ai: --code reports a ledger's set: give --ledger and one --game (a fingerprint is one "
+              "game's code)", file=sys.stderr)
+        return 2
     per_side = args.games if args.games is not None else (2 if args.quick else None)
     workers = args.workers or os.cpu_count() or 1
     ledger = Ledger(Path(args.ledger)) if getattr(args, "ledger", None) else None
@@ -190,7 +199,7 @@ def ai_main(args: argparse.Namespace) -> int:
     stop_at = None if stop_after is None else started + 60 * stop_after
     try:
         ai_figures(games, args.level or ["normal", "hard"], per_side, args.iterations, workers, print_line, ledger,
-                   stop_at, options)
+                   stop_at, options, code)
     except ValueError as exc:  # a set refused before any game (ai_sets.refusal)
         print(f"bench --ai: {exc}", file=sys.stderr)
         return 2

@@ -429,12 +429,19 @@ def mark_steps(module: GameModule, state: State, role: str, actions: list[Action
     marked_steps(module, state, role, actions)
 
 
-def marked_steps(module: GameModule, state: State, role: str, actions: list[Action]) -> list[State | None]:
+def marked_steps(module: GameModule, state: State, role: str, actions: list[Action], *,
+                 remember: bool = True) -> list[State | None]:
     """:func:`mark_steps`, returning the state each of ``actions`` leads to (None for a page
     turn or an action the game refused): marking applied them all already, so a caller about
     to take one of them (the service's next step) need not apply it again. The states are
-    shared with later callers: never change them (``apply`` never changes its input either)."""
-    marking = _marking(module, state, role, actions)
+    shared with later callers: never change them (``apply`` never changes its input either).
+
+    ``remember=False`` marks without the memo of recent markings (:data:`_MARKS`), neither
+    looked up nor added to: for a caller that keeps its markings itself (the service keeps
+    each with the very state object of a hot game), for which the memo's key, marshal's text
+    of the whole state and its actions, costs a third to a half of applying the actions and
+    is never found."""
+    marking = _marking(module, state, role, actions) if remember else _applied(module, state, role, actions)
     for action, mark in zip(actions, marking.marks, strict=True):
         if mark:
             action[mark] = True

@@ -17,8 +17,8 @@ from engine.api import (
     GameModule,
     State,
     View,
-    _applied,
     adapt,
+    marked_steps,
     view_actions,
 )
 
@@ -64,23 +64,6 @@ class Reached:
         return True
 
 
-def marked_steps(module: GameModule, state: State, role: str, actions: list[Action]) -> list[State | None]:
-    """``engine.api.marked_steps`` (the one marking: the same marks, the same states reached)
-    without its memo of recent markings (``engine.api._MARKS``).
-
-    The service keeps each marking itself, with the game kept hot, by the very state object
-    (:class:`Reached`), so the engine's memo is never found for a view of the service: it is a
-    view's second lookup, keyed on marshal's text of the whole state and of its actions, which
-    cost a third to a half of applying the actions. engine/api.py cannot change while issue
-    31's AI sets run (its fingerprint): once its ``marked_steps`` can be asked not to remember
-    (session 19's proposal, ``remember=False``), call that instead of its private ``_applied``."""
-    marking = _applied(module, state, role, actions)
-    for action, mark in zip(actions, marking.marks, strict=True):
-        if mark:
-            action[mark] = True
-    return list(marking.afters)
-
-
 def _unmarked(action: Action) -> Action:
     return {k: v for k, v in action.items() if k not in ADDED_MARKS}
 
@@ -110,7 +93,7 @@ def _marking(module: GameModule, state: State, role: str, actions: list[Action])
     (:func:`marked_steps`), and what it reached is returned."""
     reached = Reached(state)
     reached.offered = [action.copy() for action in actions]
-    afters = marked_steps(module, state, role, actions)
+    afters = marked_steps(module, state, role, actions, remember=False)
     for index, (action, offered, after) in enumerate(zip(actions, reached.offered, afters, strict=True)):
         if len(action) != len(offered):
             reached.marks.extend((index, key) for key in action if key not in offered)

@@ -30,19 +30,15 @@ from __future__ import annotations
 import functools
 import json
 import marshal
-import operator
 import re
-import sys
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from engine import rng
 from engine.api import State
 from engine.granada import state as st
 from engine.granada.frames import deep_copy
-
-_MASK = (1 << 64) - 1
 
 
 @functools.cache
@@ -67,59 +63,6 @@ def canonical(state: State, role: str) -> State:
 
 def _fixed_order(items: list[Any]) -> None:
     items.sort()
-
-
-_STEP, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB   # engine.rng._next's
-_LITTLE = sys.byteorder == "little"
-
-
-@functools.cache
-def _lanes(m: int) -> tuple[int, int, int]:
-    """For ``m`` draws at once, ints of ``m`` lanes of 128 bits: ones, the steps 1..m of the
-    generator's state, the 64-bit mask."""
-    ones = sum(1 << (128 * k) for k in range(m))
-    return ones, sum(((_STEP * (k + 1)) & _MASK) << (128 * k) for k in range(m)), ones * _MASK
-
-
-def _draws(x: int, m: int) -> list[int]:
-    """The next ``m`` outputs of engine.rng's generator from state ``x`` (``_next``, its
-    SplitMix64), all at once: each lane of 128 bits holds one state, wide enough for its
-    product by a 64-bit constant, so one operation on the whole int is that operation on every
-    lane (masks drop what a shift brings in from the next lane). An output costs a few
-    hundred instructions instead of a few thousand: most of a re-deal's, one at a time."""
-    ones, steps, mask = _lanes(m)
-    v = (x * ones + steps) & mask
-    v ^= (v >> 30) & mask
-    v = (v * _MIX1) & mask
-    v ^= (v >> 27) & mask
-    v = (v * _MIX2) & mask
-    v ^= (v >> 31) & mask
-    return memoryview(v.to_bytes(16 * m, "little")).cast("Q")[::2].tolist()
-
-
-def _shuffler(gen: rng.Generator) -> Callable[[list[Any]], None]:
-    """``gen.shuffle`` (engine.rng's Fisher-Yates: the same swaps, the same state after), its
-    draws made at once by :func:`_draws`. ``randbelow(n)`` refuses an output of the last
-    ``2**64 % n`` (less than n) values and draws again; when an output is that high (about
-    once in 2**56 draws), the generator's own shuffle does the work."""
-    holder = gen._holder
-
-    def shuffle(items: list[Any]) -> None:
-        size = len(items)
-        if size < 2:
-            return
-        x = holder["rng"]
-        outputs = _draws(x, size - 1) if _LITTLE else []
-        if not outputs or max(outputs) >= (1 << 64) - size:
-            rng.shuffle(holder, items)
-            return
-        # operator.mod, not int.__mod__: a slot wrapper called by map takes a slower path
-        # (6% of a re-deal, issue 33)
-        for i, j in zip(range(size - 1, 0, -1), map(operator.mod, outputs, range(size, 1, -1))):
-            items[i], items[j] = items[j], items[i]
-        holder["rng"] = (x + (size - 1) * _STEP) & _MASK
-
-    return shuffle
 
 
 # The JSON text (sorted keys) of a block record, by its items: records take a few hundred
@@ -249,7 +192,7 @@ def deal(state: State, role: str, gen: rng.Generator | None) -> State:
     fixed order (the records by content and by where the decision frames name their holder).
     The steps, and the generator's draws, are those of the plain re-deal, in its order."""
     new: State = dict(state)          # the input's key order; each changed part replaced
-    order = _shuffler(gen) if gen is not None else _fixed_order
+    order = gen.shuffle if gen is not None else _fixed_order
     cands, public = _tables()
     opp = st.other(role)
     blocks = state["blocks"]

@@ -283,10 +283,11 @@ async def test_a_second_view_of_the_same_version_takes_the_first_views_marks(
 
 
 def test_the_services_marking_is_the_engines_without_its_memo() -> None:
-    """The service marks a view's actions as ``engine.api.marked_steps`` does (the same marks,
-    states equal to those it reaches), over the states of a random Granada game, and leaves
-    the engine's memo of markings as it was: the service keeps its markings itself, by the
-    very state (bot/service/marks.py)."""
+    """The service marks a view's actions as the engine's adapter does (the same marks, and
+    the states it reached equal to those ``engine.api.marked_steps`` reaches), over the states
+    of a random Granada game, and leaves the engine's memo of markings as it was: the service
+    keeps its markings itself, by the very state (bot/service/marks.py), and asks the engine
+    not to remember (``remember=False``)."""
     from bot.service import marks
     from engine import api
     from tests.engine.games import random_game
@@ -295,14 +296,15 @@ def test_the_services_marking_is_the_engines_without_its_memo() -> None:
     compared = 0
     for state in random_game("granada", 4, {}, stop=80):
         for role in module.active(state):
-            ours = [dict(a) for a in module.own_view(state, role)["actions"]]
-            theirs = [dict(a) for a in ours]
             memo = dict(api._MARKS)
-            reached = marks.marked_steps(module, state, role, ours)
+            seen, reached = marks.marked_view(module, state, role)
             assert memo == api._MARKS, "the engine's memo untouched"
-            assert reached == api.marked_steps(module, state, role, theirs)
-            assert ours == theirs
-            compared += sum(after is not None for after in reached)
+            assert reached is not None
+            assert seen["actions"] == module.view(state, role)["actions"]
+            offered = [dict(a) for a in module.own_view(state, role)["actions"]]
+            afters = [after for after in api.marked_steps(module, state, role, offered) if after is not None]
+            assert [after for _action, after in reached.steps] == afters
+            compared += len(afters)
     assert compared > 100
 
 

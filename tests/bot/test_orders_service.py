@@ -89,7 +89,7 @@ async def test_an_order_after_a_view_takes_that_views_marks_and_the_state_they_r
     applied: list[int] = []
     game = engine.get(toygame.id)  # the adapter every caller applies through
     real_marking, real_apply = marks.marked_steps, game.apply
-    monkeypatch.setattr(marks, "marked_steps", lambda *a: marked.append(1) or real_marking(*a))
+    monkeypatch.setattr(marks, "marked_steps", lambda *a, **k: marked.append(1) or real_marking(*a, **k))
     monkeypatch.setattr(game, "apply", lambda *a: applied.append(1) or real_apply(*a))
     pk, other = await toy_game(service), await toy_game(service)
     seen = await service.view(pk, "red", ANN)

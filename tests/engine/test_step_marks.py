@@ -16,6 +16,7 @@ import pytest
 
 import engine
 from bot.viewkeys import FINAL_NOTE, entry_text
+from engine import api
 from engine.api import find_action, marked_steps, undo_barrier, view_actions
 from tests.engine.games import random_game
 
@@ -81,7 +82,8 @@ def test_the_states_marking_reached_are_those_apply_makes_and_a_second_marking_a
         game_id: str, options: dict[str, Any], seeds: tuple[int, ...], stop: int) -> None:
     """``marked_steps`` hands the service the states its marking reached (so the step need not
     apply again): each is the very state ``apply`` makes, page turns have none, and a view of
-    the same content later (kept markings) gives the same marks and states."""
+    the same content later (kept markings) gives the same marks and states, as does a marking
+    made without the memo (``remember=False``), which leaves the memo as it was."""
     module = engine.get(game_id)
     compared = 0
     for state in random_game(game_id, seeds[0], options, stop=60):
@@ -91,6 +93,10 @@ def test_the_states_marking_reached_are_those_apply_makes_and_a_second_marking_a
             afters = marked_steps(module, state, role, actions)
             assert marked_steps(module, copy.deepcopy(state), role, again) == afters
             assert actions == again
+            unkept = [dict(a) for a in module.own_view(state, role)["actions"]]
+            memo = dict(api._MARKS)
+            assert marked_steps(module, state, role, unkept, remember=False) == afters
+            assert unkept == actions and memo == api._MARKS, "remember=False: the same marking, the memo untouched"
             for action, after in zip(actions, afters, strict=True):
                 if module.is_nav(action):
                     assert after is None

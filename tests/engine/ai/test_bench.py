@@ -104,6 +104,34 @@ def test_a_ledger_run_goes_on_where_it_stopped(tmp_path: Path, capsys: pytest.Ca
     assert (alone["wins"], alone["by_side"]) == (resumed["wins"], resumed["by_side"])
 
 
+def test_a_set_played_on_other_code_is_reported_with_its_code(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``--code``: a set whose code has changed since it was played is reported from the ledger
+    under the code that played it, and nothing is played for it (this code cannot play another
+    code's games); without ``--code`` the same ledger holds none of the current code's."""
+    ledger = tmp_path / "ai.jsonl"
+    old = "0123456789abcdef"
+    games = [{"game": "navas", "level": "normal", "iterations": None, "code": old, "seed": seed, "ai_role": role,
+              "think": [0.25, 0.5], "cpu": [0.2, 0.4], "winners": [winner], "winner": winner, "finished": True,
+              "steps": 90, "speed": 1.0}
+             for seed, role, winner in [(1, "christian", "christian"), (1, "muslim", "christian")]]
+    ledger.write_text("".join(json.dumps(g) + "\n" for g in games))
+    args = ["bench", "--ai", "--game", "navas", "--level", "normal", "--games", "2", "--workers", "1",
+            "--ledger", str(ledger)]
+    assert cli.main([*args, "--code", old]) == 0
+    out = capsys.readouterr()
+    rate = _winrate(out.out, "ai.winrate.navas.normal")
+    assert (rate["games"], rate["wins"], rate["from_ledger"], rate["complete"], rate["set"]) == (2, 1, 2, False, 4)
+    assert rate["code"] == old and rate["current_code"] == ai_sets.ai_code("navas")
+    assert "bench --ai: navas normal " not in out.err, "no game played"
+    assert len(ledger.read_text().splitlines()) == 2
+
+    assert cli.main([*args, "--stop-after", "0"]) == 0  # the current code's set: none of these games
+    assert "no game finished" in capsys.readouterr().out
+    assert cli.main(["bench", "--ai", "--game", "navas", "--level", "normal", "--code", old]) == 2
+    assert "--ledger" in capsys.readouterr().err
+
+
 def test_a_ledger_does_not_count_games_of_other_code(tmp_path: Path) -> None:
     ledger = ai_sets.Ledger(tmp_path / "ai.jsonl")
     key = {"game": "navas", "level": "normal", "iterations": None, "code": ai_sets.ai_code("navas")}

@@ -24,7 +24,6 @@ from engine import rng
 from engine.api import clone
 from engine.granada import seabattle, views
 from engine.granada import state as st
-from engine.granada.redealing import _draws, _shuffler
 from tests.engine.granada.core_helpers import random_states
 from tests.engine.granada.test_battle import example_battle
 from tests.engine.granada.test_battle_impacts import act
@@ -232,64 +231,6 @@ def test_a_sea_battle_secret_choice() -> None:
     compare(s)
     drawn = {g.redeal(s, "muslim", k)["stack"][-1]["secret"]["christian"] for k in range(20)}
     assert len(drawn) > 1, "the secret choice is drawn again"
-
-
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 10, 60, 137, 256, 257, 300])
-def test_the_shuffle_draws_what_the_generator_draws(n: int) -> None:
-    for seed in [*SEEDS, *range(40)]:
-        mine, theirs = rng.Generator(seed), rng.Generator(seed)
-        a, b = list(range(n)), list(range(n))
-        _shuffler(mine)(a)
-        theirs.shuffle(b)
-        assert a == b
-        assert mine.randbelow(1 << 62) == theirs.randbelow(1 << 62)
-
-
-def test_the_outputs_at_once_are_the_generators_one_at_a_time() -> None:
-    for seed in [*SEEDS, *range(20)]:
-        x = rng.seed_state(seed)
-        want = []
-        y = x
-        for _ in range(150):
-            y, out = rng._next(y)
-            want.append(out)
-        assert _draws(x, 150) == want
-        assert _draws(x, 1) == want[:1]
-
-
-def _unmix(z: int) -> int:
-    """The generator state whose output is ``z`` (SplitMix64's mixing undone)."""
-    mask = (1 << 64) - 1
-
-    def unshift(v: int, s: int) -> int:
-        x = v
-        for _ in range(64 // s + 1):
-            x = v ^ (x >> s)
-        return x
-
-    z = unshift(z, 31)
-    z = (z * pow(0x94D049BB133111EB, -1, 1 << 64)) & mask
-    z = unshift(z, 27)
-    z = (z * pow(0xBF58476D1CE4E5B9, -1, 1 << 64)) & mask
-    return unshift(z, 30)
-
-
-@pytest.mark.parametrize("at", [0, 1, 5])
-def test_an_output_the_generator_refuses_is_drawn_again(at: int) -> None:
-    """randbelow(n) refuses the last 2**64 % n outputs (once in 2**56 draws): a state whose
-    ``at``-th draw gives the highest output, refused by randbelow(3), shuffles as the
-    generator does."""
-    x = _unmix((1 << 64) - 1)
-    mask = (1 << 64) - 1
-    assert rng._next((x - 0x9E3779B97F4A7C15) & mask)[1] == mask
-    size = 3 + at            # the draw for n = 3 is the at-th of the shuffle
-    start = (x - (at + 1) * 0x9E3779B97F4A7C15) & mask
-    mine, theirs = rng.Generator(0), rng.Generator(0)
-    mine._holder["rng"] = theirs._holder["rng"] = start
-    a, b = list(range(size)), list(range(size))
-    _shuffler(mine)(a)
-    theirs.shuffle(b)
-    assert a == b and mine._holder == theirs._holder
 
 
 def test_the_ids_a_value_may_name_include_every_id_it_names() -> None:
